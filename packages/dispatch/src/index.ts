@@ -1,0 +1,14 @@
+/**
+ * @waves/dispatch — turns a plan into agent work: leases, agent commands, worker prompts, model
+ * routing, spawning and run records. This first slice names the tier every issue gets until
+ * routing is configured; the rest lands with the dispatch issues.
+ */
+import type { Plan } from '@waves/planner';
+
+/** The cheap tier every issue routes to when no routing is configured. */
+export const DEFAULT_TIER = 'default';
+
+/** Issues of a plan's waves in dispatch order: wave by wave, rank order within a wave. */
+export function dispatchOrder(plan: Plan): { wave: number; number: number; title: string }[] {
+  return plan.waves.flatMap((wave) => wave.issues.map((issue) => ({ wave: wave.index, number: issue.number, title: issue.title })));
+}
