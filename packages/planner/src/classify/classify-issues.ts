@@ -1,0 +1,207 @@
+/**
+ * Puts every selected issue in exactly one bucket — triage, subdivide, held, deferred or
+ * dispatchable (serial or not) — with the reason, from its scope, the leases and the backlog.
+ * Dependency cycles are found with Tarjan's strongly-connected-components algorithm; an issue
+ * that depends on one that cannot run in this plan is deferred, transitively.
+ */
+import type { PlanOptions } from '../schema/options-schema.js';
+import type { IssueScope, ScopeLeaf } from '../scope/extract-scope.js';
+import { containsPath, type RepoTree } from '../scope/repo-tree.js';
+import { resolveLaneName } from '../scope/resolve-lane.js';
+import { matchSerial, type SerialMatch } from '../scope/serial-paths.js';
+import type { ActiveLease, BacklogIssue, IssueNumber, RepoPath } from '../types.js';
+
+export type Bucket =
+  | { bucket: 'triage'; reason: string }
+  | { bucket: 'subdivide'; reason: string; childBudget: number }
+  | { bucket: 'held'; lease: ActiveLease; leasePath: RepoPath }
+  | { bucket: 'deferred'; reason: string; waitsFor: IssueNumber[] }
+  | { bucket: 'dispatchable'; serial: SerialMatch | null };
+
+export interface ClassifyInput {
+  /** Selected issues in rank order, with their scopes. */
+  selected: readonly { issue: BacklogIssue; scope: IssueScope }[];
+  /** The whole backlog (open and closed), to tell satisfied dependencies from pending ones. */
+  backlog: ReadonlyMap<IssueNumber, BacklogIssue>;
+  tree: RepoTree;
+  leases: readonly ActiveLease[];
+  now: number;
+  options: Pick<PlanOptions, 'maxFiles' | 'maxSubsystems' | 'maxSteps' | 'requireAcceptanceCriteria' | 'serial' | 'holder'>;
+}
+
+export interface Classification {
+  buckets: Map<IssueNumber, Bucket>;
+  /** Dependencies on selected issues, per issue (cycle members included). */
+  internalDeps: Map<IssueNumber, IssueNumber[]>;
+  /** Notes about dependencies treated as satisfied. */
+  notes: { number: IssueNumber; message: string }[];
+}
+
+/** Strongly connected components of the dependency graph that contain a cycle. */
+export function dependencyCycles(deps: ReadonlyMap<IssueNumber, readonly IssueNumber[]>): IssueNumber[][] {
+  let index = 0;
+  const indices = new Map<IssueNumber, number>();
+  const low = new Map<IssueNumber, number>();
+  const onStack = new Set<IssueNumber>();
+  const stack: IssueNumber[] = [];
+  const cycles: IssueNumber[][] = [];
+  const strongConnect = (v: IssueNumber): void => {
+    indices.set(v, index);
+    low.set(v, index);
+    index++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of deps.get(v) ?? []) {
+      if (!indices.has(w)) {
+        strongConnect(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, indices.get(w)!));
+    }
+    if (low.get(v) === indices.get(v)) {
+      const component: IssueNumber[] = [];
+      let w: IssueNumber;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) cycles.push(component.sort((a, b) => a - b));
+    }
+  };
+  for (const v of [...deps.keys()].sort((a, b) => a - b)) if (!indices.has(v)) strongConnect(v);
+  return cycles.sort((a, b) => a[0]! - b[0]!);
+}
+
+function describeSize(scope: IssueScope, options: ClassifyInput['options']): string | null {
+  const parts: string[] = [];
+  const tooManyFiles = scope.fileCount > options.maxFiles;
+  const tooManySubsystems = scope.subsystems.length > options.maxSubsystems;
+  if (tooManyFiles || tooManySubsystems) {
+    parts.push(`${scope.fileCount} file(s) across ${scope.subsystems.length} subsystem(s)`);
+  }
+  if (scope.steps > options.maxSteps) parts.push(`${scope.steps} steps`);
+  if (parts.length === 0) return null;
+  const limits = `limits: ${options.maxFiles} files, ${options.maxSubsystems} subsystems, ${options.maxSteps} steps`;
+  return `${parts.join(', ')} (${limits})`;
+}
+
+function childBudget(scope: IssueScope, options: ClassifyInput['options']): number {
+  return Math.max(
+    2,
+    Math.ceil(scope.fileCount / options.maxFiles),
+    scope.subsystems.length > options.maxSubsystems ? scope.subsystems.length : 1,
+    Math.ceil(scope.steps / options.maxSteps),
+  );
+}
+
+function leasePath(lease: ActiveLease, tree: RepoTree): RepoPath {
+  const lane = lease.lane.replace(/^\.\/+/, '').replace(/\/+$/, '');
+  if (tree.isFile(lane) || tree.isDir(lane)) return lane;
+  return resolveLaneName(lane, tree) ?? lane;
+}
+
+function heldBy(leaves: readonly ScopeLeaf[], leases: readonly { lease: ActiveLease; path: RepoPath }[]): { lease: ActiveLease; path: RepoPath } | null {
+  for (const entry of leases) {
+    if (leaves.some((leaf) => containsPath(entry.path, leaf.path) || containsPath(leaf.path, entry.path))) return entry;
+  }
+  return null;
+}
+
+function triageReason(scope: IssueScope): string {
+  if (scope.unresolved.length > 0) {
+    const names = scope.unresolved.slice(0, 3).map((u) => u.text);
+    return `no path, lane or label resolves to the repository (unresolved: ${names.join(', ')}${scope.unresolved.length > 3 ? ', …' : ''})`;
+  }
+  return 'no path, lane or label names what it touches';
+}
+
+export function classifyIssues(input: ClassifyInput): Classification {
+  const { selected, backlog, tree, options } = input;
+  const selectedNumbers = new Set(selected.map((s) => s.issue.number));
+  const buckets = new Map<IssueNumber, Bucket>();
+  const notes: Classification['notes'] = [];
+  const internalDeps = new Map<IssueNumber, IssueNumber[]>();
+  const externalWaits = new Map<IssueNumber, IssueNumber[]>();
+
+  for (const { issue, scope } of selected) {
+    const internal: IssueNumber[] = [];
+    const waits: IssueNumber[] = [];
+    for (const dep of scope.dependsOn) {
+      if (selectedNumbers.has(dep)) internal.push(dep);
+      else {
+        const other = backlog.get(dep);
+        if (!other) notes.push({ number: issue.number, message: `depends on #${dep}, which is not in the backlog: treated as done` });
+        else if (other.state === 'closed') notes.push({ number: issue.number, message: `depends on #${dep}, which is closed: satisfied` });
+        else waits.push(dep);
+      }
+    }
+    internalDeps.set(issue.number, internal);
+    externalWaits.set(issue.number, waits);
+  }
+
+  const inCycle = new Map<IssueNumber, IssueNumber[]>();
+  for (const cycle of dependencyCycles(internalDeps)) for (const n of cycle) inCycle.set(n, cycle);
+
+  const activeLeases = input.leases
+    .filter((lease) => Date.parse(lease.until) > input.now && lease.holder !== options.holder)
+    .map((lease) => ({ lease, path: leasePath(lease, tree) }))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.lease.holder < b.lease.holder ? -1 : 1));
+
+  for (const { issue, scope } of selected) {
+    const cycle = inCycle.get(issue.number);
+    if (scope.leaves.length === 0) {
+      buckets.set(issue.number, { bucket: 'triage', reason: triageReason(scope) });
+      continue;
+    }
+    if (cycle) {
+      buckets.set(issue.number, { bucket: 'triage', reason: `dependency cycle: ${[...cycle, cycle[0]!].map((n) => `#${n}`).join(' → ')}` });
+      continue;
+    }
+    if (options.requireAcceptanceCriteria && !scope.hasAcceptanceCriteria) {
+      buckets.set(issue.number, { bucket: 'triage', reason: 'no acceptance-criteria section (required by the config)' });
+      continue;
+    }
+    const size = describeSize(scope, options);
+    if (size) {
+      buckets.set(issue.number, { bucket: 'subdivide', reason: size, childBudget: childBudget(scope, options) });
+      continue;
+    }
+    const held = heldBy(scope.leaves, activeLeases);
+    if (held) {
+      buckets.set(issue.number, { bucket: 'held', lease: held.lease, leasePath: held.path });
+      continue;
+    }
+    const waits = externalWaits.get(issue.number)!;
+    if (waits.length > 0) {
+      buckets.set(issue.number, {
+        bucket: 'deferred',
+        reason: `waits for ${waits.map((n) => `#${n}`).join(', ')} (open, not in this plan)`,
+        waitsFor: waits,
+      });
+      continue;
+    }
+    let serial: SerialMatch | null = null;
+    for (const leaf of scope.leaves) {
+      serial = matchSerial(leaf, tree, options.serial);
+      if (serial) break;
+    }
+    buckets.set(issue.number, { bucket: 'dispatchable', serial });
+  }
+
+  // An issue that depends on a selected issue that cannot run in this plan waits for it.
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (const { issue } of selected) {
+      const bucket = buckets.get(issue.number)!;
+      if (bucket.bucket !== 'dispatchable') continue;
+      const blocked = internalDeps.get(issue.number)!.filter((dep) => buckets.get(dep)!.bucket !== 'dispatchable');
+      if (blocked.length > 0) {
+        const why = blocked.map((dep) => `#${dep} (${buckets.get(dep)!.bucket})`).join(', ');
+        buckets.set(issue.number, { bucket: 'deferred', reason: `waits for ${why}`, waitsFor: blocked });
+        changed = true;
+      }
+    }
+  }
+  return { buckets, internalDeps, notes };
+}

@@ -1,0 +1,157 @@
+/**
+ * Finds every pair of dispatchable issues that may not share a wave, with evidence:
+ * - `path`: the same path, or one contains the other;
+ * - `import`: a file of one imports a file of the other within `contentionDepth` hops;
+ * - `dependency`: one depends on the other;
+ * - `serial`: one of them must run alone.
+ *
+ * NOTE: no pairwise comparison of leaves. Paths are indexed by their ancestors and imports are
+ * followed from each issue's files to the owners of what they reach, so the cost grows with the
+ * number of leaves and edges, not with the square of the number of issues.
+ */
+import type { ConflictKind } from '../schema/plan-schema.js';
+import { parentDir, type RepoTree } from '../scope/repo-tree.js';
+import type { SerialMatch } from '../scope/serial-paths.js';
+import type { IssueNumber, RepoGraph, RepoPath } from '../types.js';
+import { leafLabel, type Leaf } from './roll-up-leaves.js';
+
+export interface ConflictUnit {
+  number: IssueNumber;
+  leaves: readonly Leaf[];
+  /** Dispatchable issues this one depends on. */
+  dependsOn: readonly IssueNumber[];
+  serial: SerialMatch | null;
+}
+
+export interface Conflict {
+  /** The smaller issue number. */
+  a: IssueNumber;
+  b: IssueNumber;
+  kind: ConflictKind;
+  detail: string;
+  /** For `import`: the chain of files from one issue's file to the other's. */
+  chain?: RepoPath[];
+}
+
+const KIND_ORDER: readonly ConflictKind[] = ['dependency', 'serial', 'path', 'import'];
+
+export function describeSerial(number: IssueNumber, serial: SerialMatch): string {
+  const rule = serial.builtin ? 'a root file every package depends on' : `serial path ${serial.rule}`;
+  return `#${number} touches ${serial.path} (${rule}) and runs alone`;
+}
+
+class ConflictSet {
+  private readonly byKey = new Map<string, Conflict>();
+  add(x: IssueNumber, y: IssueNumber, kind: ConflictKind, detail: string, chain?: RepoPath[]): void {
+    if (x === y) return;
+    const a = Math.min(x, y);
+    const b = Math.max(x, y);
+    const key = `${a}:${b}:${kind}`;
+    if (!this.byKey.has(key)) this.byKey.set(key, chain ? { a, b, kind, detail, chain } : { a, b, kind, detail });
+  }
+  list(): Conflict[] {
+    return [...this.byKey.values()].sort((p, q) => p.a - q.a || p.b - q.b || KIND_ORDER.indexOf(p.kind) - KIND_ORDER.indexOf(q.kind));
+  }
+}
+
+/** Files of the graph an issue stands for: its file leaves and every file under its directory leaves. */
+function graphFiles(unit: ConflictUnit, graph: RepoGraph, tree: RepoTree): RepoPath[] {
+  const out = new Set<RepoPath>();
+  for (const leaf of unit.leaves) {
+    if (leaf.dir) {
+      for (const file of tree.filesUnder(leaf.path)) if (graph.hasNode(file)) out.add(file);
+    } else if (graph.hasNode(leaf.path)) out.add(leaf.path);
+  }
+  return [...out].sort();
+}
+
+export interface FindConflictsInput {
+  units: readonly ConflictUnit[];
+  graph: RepoGraph;
+  tree: RepoTree;
+  contentionDepth: number;
+}
+
+export function findConflicts({ units, graph, tree, contentionDepth }: FindConflictsInput): Conflict[] {
+  const conflicts = new ConflictSet();
+  const sorted = [...units].sort((x, y) => x.number - y.number);
+  const numbers = new Set(sorted.map((u) => u.number));
+
+  // Dependencies and serial issues.
+  for (const unit of sorted) {
+    for (const dep of unit.dependsOn) if (numbers.has(dep)) conflicts.add(unit.number, dep, 'dependency', `#${unit.number} depends on #${dep}`);
+  }
+  for (const unit of sorted) {
+    if (!unit.serial) continue;
+    const detail = describeSerial(unit.number, unit.serial);
+    for (const other of sorted) if (other !== unit) conflicts.add(unit.number, other.number, 'serial', detail);
+  }
+
+  // Paths: for each leaf, the owners of itself and its ancestors.
+  const owners = new Map<RepoPath, { number: IssueNumber; leaf: Leaf }[]>();
+  for (const unit of sorted) {
+    for (const leaf of unit.leaves) {
+      let list = owners.get(leaf.path);
+      if (!list) owners.set(leaf.path, (list = []));
+      list.push({ number: unit.number, leaf });
+    }
+  }
+  for (const unit of sorted) {
+    for (const leaf of unit.leaves) {
+      for (let path: RepoPath | null = leaf.path; path !== null; path = path === '' ? null : parentDir(path)) {
+        for (const owner of owners.get(path) ?? []) {
+          if (owner.number === unit.number) continue;
+          if (path === leaf.path) conflicts.add(unit.number, owner.number, 'path', `both touch ${leafLabel(leaf)}`);
+          else if (owner.leaf.dir) conflicts.add(unit.number, owner.number, 'path', `${leafLabel(owner.leaf)} contains ${leafLabel(leaf)}`);
+        }
+      }
+    }
+  }
+
+  // Imports: follow each issue's files forward up to the depth; whoever owns a reached file conflicts.
+  if (contentionDepth > 0) {
+    const fileOwners = new Map<RepoPath, IssueNumber[]>();
+    const dirOwners = new Map<RepoPath, IssueNumber[]>();
+    for (const unit of sorted) {
+      for (const leaf of unit.leaves) {
+        const map = leaf.dir ? dirOwners : fileOwners;
+        let list = map.get(leaf.path);
+        if (!list) map.set(leaf.path, (list = []));
+        list.push(unit.number);
+      }
+    }
+    const ownersOf = (file: RepoPath): IssueNumber[] => {
+      const out = [...(fileOwners.get(file) ?? [])];
+      for (let dir = parentDir(file); ; dir = parentDir(dir)) {
+        out.push(...(dirOwners.get(dir) ?? []));
+        if (dir === '') break;
+      }
+      return out;
+    };
+    for (const unit of sorted) {
+      const start = graphFiles(unit, graph, tree);
+      const previous = new Map<RepoPath, RepoPath | null>(start.map((f) => [f, null]));
+      let frontier = start;
+      for (let depth = 1; depth <= contentionDepth && frontier.length > 0; depth++) {
+        const next: RepoPath[] = [];
+        for (const file of frontier) {
+          const targets = graph.outNeighbors(file).sort();
+          for (const target of targets) {
+            if (previous.has(target)) continue;
+            previous.set(target, file);
+            next.push(target);
+            for (const owner of ownersOf(target)) {
+              if (owner === unit.number) continue;
+              const chain: RepoPath[] = [target];
+              for (let p = previous.get(target) ?? null; p !== null; p = previous.get(p) ?? null) chain.unshift(p);
+              const detail = chain.length === 2 ? `${chain[0]} imports ${chain[1]}` : chain.join(' → ');
+              conflicts.add(unit.number, owner, 'import', detail, chain);
+            }
+          }
+        }
+        frontier = next;
+      }
+    }
+  }
+  return conflicts.list();
+}

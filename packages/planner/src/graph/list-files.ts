@@ -1,0 +1,85 @@
+/**
+ * Adapter: the file list of a repository. In a git checkout, `git ls-files` (tracked files plus
+ * untracked ones that are not ignored, minus deleted ones), so ignores are honoured; elsewhere a
+ * walk that skips dependency and build output folders. Paths are POSIX and relative to the root.
+ */
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { execa } from 'execa';
+import type { RepoPath } from '../types.js';
+
+/** Folders a walk never enters (git checkouts use ignores instead). */
+export const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'build', 'coverage', '.git', '.waves', '.dispatch-runs']);
+
+export interface RepoListing {
+  files: RepoPath[];
+  /** The commit checked out, or null outside git or before the first commit. */
+  head: string | null;
+  git: boolean;
+  /** Blob ids of tracked files whose content matches the index (used by the graph cache). */
+  blobIds: Map<RepoPath, string>;
+}
+
+function splitZ(stdout: string): string[] {
+  return stdout.split('\0').filter((s) => s.length > 0);
+}
+
+async function gitTopLevel(root: string): Promise<string | null> {
+  const result = await execa('git', ['rev-parse', '--show-toplevel'], { cwd: root, reject: false, stdin: 'ignore' });
+  return result.exitCode === 0 ? result.stdout.trim() : null;
+}
+
+async function listGit(root: string): Promise<RepoListing> {
+  const git = (args: string[]) => execa('git', ['-c', 'core.quotepath=off', ...args], { cwd: root, stdin: 'ignore', maxBuffer: 1024 * 1024 * 1024, stripFinalNewline: false });
+  const [staged, others, deleted, modified, head] = await Promise.all([
+    git(['ls-files', '-z', '--stage']),
+    git(['ls-files', '-z', '--others', '--exclude-standard']),
+    git(['ls-files', '-z', '--deleted']),
+    git(['ls-files', '-z', '--modified']),
+    execa('git', ['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: root, reject: false, stdin: 'ignore' }),
+  ]);
+  const gone = new Set(splitZ(deleted.stdout));
+  const changed = new Set(splitZ(modified.stdout));
+  const files = new Set<RepoPath>();
+  const blobIds = new Map<RepoPath, string>();
+  for (const entry of splitZ(staged.stdout)) {
+    // <mode> <object> <stage>\t<path>
+    const tab = entry.indexOf('\t');
+    const [mode, object] = entry.slice(0, tab).split(' ');
+    const file = entry.slice(tab + 1);
+    if (mode === '160000' || gone.has(file)) continue; // submodules, deleted files
+    files.add(file);
+    if (!changed.has(file) && object) blobIds.set(file, object);
+  }
+  for (const file of splitZ(others.stdout)) files.add(file);
+  return {
+    files: [...files].sort(),
+    head: head.exitCode === 0 ? head.stdout.trim() || null : null,
+    git: true,
+    blobIds,
+  };
+}
+
+async function walk(root: string): Promise<RepoPath[]> {
+  const out: RepoPath[] = [];
+  const visit = async (rel: string): Promise<void> => {
+    const entries = await readdir(path.join(root, rel), { withFileTypes: true });
+    await Promise.all(
+      entries.map(async (entry) => {
+        const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
+        if (entry.isDirectory()) {
+          if (!SKIPPED_DIRS.has(entry.name)) await visit(child);
+        } else if (entry.isFile()) out.push(child);
+      }),
+    );
+  };
+  await visit('');
+  return out.sort();
+}
+
+/** Lists the files of the repository at `root` (which must exist and be a directory). */
+export async function listRepoFiles(root: string): Promise<RepoListing> {
+  const top = await gitTopLevel(root).catch(() => null);
+  if (top !== null) return listGit(root);
+  return { files: await walk(root), head: null, git: false, blobIds: new Map() };
+}

@@ -1,0 +1,100 @@
+/**
+ * Adapter: finds the workspace packages of a repository from its own configuration
+ * (`pnpm-workspace.yaml`, `package.json` `workspaces`), with no `node_modules` needed.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { globMatcher } from '../scope/globs.js';
+import { parentDir } from '../scope/repo-tree.js';
+import type { RepoPath, WorkspacePackage } from '../types.js';
+
+/** The fields of a package.json that module resolution reads. */
+export interface PackageManifest {
+  name?: unknown;
+  exports?: unknown;
+  imports?: unknown;
+  main?: unknown;
+  module?: unknown;
+  types?: unknown;
+  typings?: unknown;
+  source?: unknown;
+  workspaces?: unknown;
+}
+
+export interface WorkspaceMember extends WorkspacePackage {
+  manifest: PackageManifest;
+}
+
+export interface Workspace {
+  /** Named packages, the root one (dir `""`) included when it has a name. */
+  members: WorkspaceMember[];
+  /** Manifests that could not be read or parsed, by path. */
+  problems: { path: RepoPath; message: string }[];
+}
+
+async function readJson(file: string): Promise<unknown> {
+  return JSON.parse(await readFile(file, 'utf8'));
+}
+
+function workspaceGlobs(manifest: PackageManifest | null, pnpmYaml: unknown): string[] {
+  const globs: string[] = [];
+  if (pnpmYaml && typeof pnpmYaml === 'object' && Array.isArray((pnpmYaml as { packages?: unknown }).packages)) {
+    for (const g of (pnpmYaml as { packages: unknown[] }).packages) if (typeof g === 'string') globs.push(g);
+  }
+  const ws = manifest?.workspaces;
+  const list = Array.isArray(ws) ? ws : ws && typeof ws === 'object' && Array.isArray((ws as { packages?: unknown }).packages) ? (ws as { packages: unknown[] }).packages : [];
+  for (const g of list) if (typeof g === 'string') globs.push(g);
+  return globs.map((g) => g.trim().replace(/^\.\/+/, '').replace(/\/+$/, ''));
+}
+
+/** Reads the workspace of `root` given its file list (only listed manifests are read). */
+export async function readWorkspace(root: string, files: readonly RepoPath[]): Promise<Workspace> {
+  const problems: Workspace['problems'] = [];
+  const fileSet = new Set(files);
+  let rootManifest: PackageManifest | null = null;
+  if (fileSet.has('package.json')) {
+    try {
+      rootManifest = (await readJson(path.join(root, 'package.json'))) as PackageManifest;
+    } catch (error) {
+      problems.push({ path: 'package.json', message: (error as Error).message });
+    }
+  }
+  let pnpmYaml: unknown = null;
+  if (fileSet.has('pnpm-workspace.yaml')) {
+    try {
+      pnpmYaml = parseYaml(await readFile(path.join(root, 'pnpm-workspace.yaml'), 'utf8'));
+    } catch (error) {
+      problems.push({ path: 'pnpm-workspace.yaml', message: (error as Error).message });
+    }
+  }
+  const globs = workspaceGlobs(rootManifest, pnpmYaml);
+  const include = globs.filter((g) => !g.startsWith('!')).map(globMatcher);
+  const exclude = globs.filter((g) => g.startsWith('!')).map((g) => globMatcher(g.slice(1)));
+  const dirs = files
+    .filter((f) => f.endsWith('/package.json') && !f.split('/').includes('node_modules'))
+    .map(parentDir)
+    .filter((dir) => include.some((m) => m(dir)) && !exclude.some((m) => m(dir)));
+
+  const members: WorkspaceMember[] = [];
+  if (rootManifest && typeof rootManifest.name === 'string' && rootManifest.name !== '') {
+    members.push({ name: rootManifest.name, dir: '', manifest: rootManifest });
+  }
+  const manifests = await Promise.all(
+    dirs.map(async (dir) => {
+      try {
+        return { dir, manifest: (await readJson(path.join(root, dir, 'package.json'))) as PackageManifest };
+      } catch (error) {
+        problems.push({ path: `${dir}/package.json`, message: (error as Error).message });
+        return null;
+      }
+    }),
+  );
+  for (const entry of manifests) {
+    if (!entry || !entry.manifest || typeof entry.manifest !== 'object') continue;
+    const name = entry.manifest.name;
+    if (typeof name === 'string' && name !== '') members.push({ name, dir: entry.dir, manifest: entry.manifest });
+  }
+  members.sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
+  return { members, problems };
+}

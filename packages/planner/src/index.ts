@@ -1,0 +1,70 @@
+/**
+ * @waves/planner — backlog → scope → conflicts → waves, plus the repository import graph.
+ * Everything here is pure except the adapters marked so (they read files and run git).
+ */
+export { analyzePlan, planWaves, resolvePlanOptions, scopeOptionsFor, summaryLine } from './plan.js';
+export type { PlanAnalysis, PlanInput } from './plan.js';
+export { verifyPlan } from './verify/verify-plan.js';
+export type { PlanViolation } from './verify/verify-plan.js';
+
+export { parseIssues, IssuesFileSchema, IssueRecordSchema, isPullRequest } from './schema/issues-schema.js';
+export type { IssueRecord } from './schema/issues-schema.js';
+export { PlanOptionsSchema } from './schema/options-schema.js';
+export type { PlanOptions, PlanOptionsInput } from './schema/options-schema.js';
+export { PlanSchema, PlanIssueSchema, WaveSchema, PLAN_SCHEMA_VERSION } from './schema/plan-schema.js';
+export type { ConflictKind, Plan, PlanConflict, PlanIssue, Wave } from './schema/plan-schema.js';
+export { jsonPath } from './schema/schema-errors.js';
+export type { Parsed, SchemaProblem } from './schema/schema-errors.js';
+
+export { rankIssues, selectIssues } from './backlog/select-issues.js';
+export { inferRepoSlug } from './backlog/infer-repo-slug.js';
+export { labelRank, priorityLabel, priorityRank } from './backlog/priority.js';
+
+export { extractScope, resolvePath } from './scope/extract-scope.js';
+export type { IssueScope, LeafKind, ScopeEvidence, ScopeLeaf, ScopeNote, ScopeOptions, ScopeSource } from './scope/extract-scope.js';
+export { extractMentions, checkPathToken, parseGithubFileUrl } from './scope/extract-mentions.js';
+export type { IssueMentions, PathMention } from './scope/extract-mentions.js';
+export { containsPath, createRepoTree } from './scope/repo-tree.js';
+export type { RepoTree } from './scope/repo-tree.js';
+export { categoryFromLabel, laneFromLabel, resolveLaneName } from './scope/resolve-lane.js';
+export { BUILTIN_SERIAL_GLOBS, matchSerial } from './scope/serial-paths.js';
+export type { SerialMatch } from './scope/serial-paths.js';
+
+export { classifyIssues, dependencyCycles } from './classify/classify-issues.js';
+export type { Bucket, Classification } from './classify/classify-issues.js';
+export { findConflicts } from './conflicts/find-conflicts.js';
+export type { Conflict, ConflictUnit } from './conflicts/find-conflicts.js';
+export { leafLabel, rollUpLeaves } from './conflicts/roll-up-leaves.js';
+export type { Leaf } from './conflicts/roll-up-leaves.js';
+export { partitionWaves } from './waves/partition-waves.js';
+export type { PartitionProblem, PartitionResult } from './waves/partition-waves.js';
+
+// Adapters: these read the file system and run git.
+export { loadRepo, assertDirectory } from './graph/load-repo.js';
+export type { LoadRepoOptions } from './graph/load-repo.js';
+export { buildRepoGraph, assembleGraph, IMPORT_KIND_ORDER } from './graph/build-repo-graph.js';
+export type { BuildRepoGraphOptions } from './graph/build-repo-graph.js';
+export { listRepoFiles, SKIPPED_DIRS } from './graph/list-files.js';
+export type { RepoListing } from './graph/list-files.js';
+export { readWorkspace } from './graph/read-workspace.js';
+export type { Workspace, WorkspaceMember } from './graph/read-workspace.js';
+export { ModuleResolver, isSourceFile, packageName } from './graph/module-resolver.js';
+export { scanImports } from './graph/scan-imports.js';
+export type { ScannedImport } from './graph/scan-imports.js';
+
+export { ConfigError, InputError, WavesError } from './errors.js';
+export type {
+  ActiveLease,
+  BacklogIssue,
+  FileNodeAttributes,
+  Granularity,
+  ImportEdgeAttributes,
+  ImportKind,
+  IssueNumber,
+  RepoGraph,
+  RepoGraphAttributes,
+  RepoIndex,
+  RepoPath,
+  UnresolvedImport,
+  WorkspacePackage,
+} from './types.js';

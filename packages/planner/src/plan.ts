@@ -1,0 +1,226 @@
+/**
+ * `planWaves(input) → Plan`: the whole pipeline, pure. Reading the backlog, the repository, the
+ * leases and the clock happens before (adapters); this composes the stages:
+ *
+ *   select → scope → classify → conflicts → partition → (verify, by the caller or the tests)
+ */
+import { priorityLabel } from './backlog/priority.js';
+import { inferRepoSlug } from './backlog/infer-repo-slug.js';
+import { rankIssues, selectIssues } from './backlog/select-issues.js';
+import { classifyIssues, type Bucket } from './classify/classify-issues.js';
+import { findConflicts, type Conflict, type ConflictUnit } from './conflicts/find-conflicts.js';
+import { leafLabel, rollUpLeaves, type Leaf } from './conflicts/roll-up-leaves.js';
+import { InputError } from './errors.js';
+import { PlanOptionsSchema, type PlanOptions, type PlanOptionsInput } from './schema/options-schema.js';
+import { PLAN_SCHEMA_VERSION, type Plan, type PlanIssue } from './schema/plan-schema.js';
+import { problemsOf } from './schema/schema-errors.js';
+import { extractScope, type IssueScope, type ScopeOptions } from './scope/extract-scope.js';
+import { createRepoTree, type RepoTree } from './scope/repo-tree.js';
+import type { ActiveLease, BacklogIssue, IssueNumber, RepoIndex } from './types.js';
+import { partitionWaves } from './waves/partition-waves.js';
+
+export interface PlanInput {
+  /** The backlog: open and closed issues (closed ones only satisfy dependencies). */
+  issues: readonly BacklogIssue[];
+  repo: RepoIndex;
+  /** Active leases of every orchestrator (the fold of the lease journal). */
+  leases?: readonly ActiveLease[];
+  options?: PlanOptionsInput;
+  /** The planning instant: lease expiry is judged against it and it stamps `generatedAt`. */
+  now: Date | string | number;
+}
+
+/** Everything the planner worked out, for `explain` and for tests; `plan` is the JSON contract. */
+export interface PlanAnalysis {
+  plan: Plan;
+  options: PlanOptions;
+  tree: RepoTree;
+  /** Selected issues in rank order. */
+  selected: BacklogIssue[];
+  scopes: Map<IssueNumber, IssueScope>;
+  /** Leaves after the granularity roll-up. */
+  leaves: Map<IssueNumber, Leaf[]>;
+  buckets: Map<IssueNumber, Bucket>;
+  conflicts: Conflict[];
+}
+
+export function resolvePlanOptions(options: PlanOptionsInput = {}): PlanOptions {
+  const parsed = PlanOptionsSchema.safeParse(options);
+  if (!parsed.success) {
+    const [first] = problemsOf(parsed.error);
+    throw new InputError(`invalid planner option ${first!.path.replace(/^\$\.?/, '')}: ${first!.message}`);
+  }
+  return parsed.data;
+}
+
+function toTime(now: PlanInput['now']): number {
+  const ms = now instanceof Date ? now.getTime() : typeof now === 'number' ? now : Date.parse(now);
+  if (Number.isNaN(ms)) throw new InputError(`invalid planning time: ${String(now)}`);
+  return ms;
+}
+
+function ref(issue: BacklogIssue) {
+  return { number: issue.number, title: issue.title, url: issue.url };
+}
+
+export function summaryLine(summary: Plan['summary']): string {
+  const parts = [
+    `${summary.evaluated} total issue(s) evaluated`,
+    `${summary.dispatchable} dispatchable`,
+    `${summary.subdivide} subdivide`,
+    `${summary.triage} triage`,
+  ];
+  if (summary.held > 0) parts.push(`${summary.held} held`);
+  if (summary.deferred > 0) parts.push(`${summary.deferred} deferred`);
+  return parts.join(' · ');
+}
+
+/** Scope options of a plan: the config's lanes, and the repository's slug (given or inferred). */
+export function scopeOptionsFor(options: PlanOptions, issues: readonly BacklogIssue[]): ScopeOptions {
+  return { lanes: options.lanes, repoSlug: options.repoSlug ?? inferRepoSlug(issues) };
+}
+
+export function analyzePlan(input: PlanInput): PlanAnalysis {
+  const options = resolvePlanOptions(input.options);
+  const now = toTime(input.now);
+  const tree = createRepoTree(input.repo.files, input.repo.packages);
+  const backlog = new Map(input.issues.map((issue) => [issue.number, issue]));
+  const selected = selectIssues([...backlog.values()], options.top, options.priorityLabels);
+  const rankOf = new Map(selected.map((issue, i) => [issue.number, i]));
+
+  // 2. scope
+  const scopes = new Map<IssueNumber, IssueScope>();
+  const scopeOptions = scopeOptionsFor(options, input.issues);
+  for (const issue of selected) scopes.set(issue.number, extractScope(issue, tree, scopeOptions));
+
+  // 3. classify
+  const { buckets, internalDeps, notes } = classifyIssues({
+    selected: selected.map((issue) => ({ issue, scope: scopes.get(issue.number)! })),
+    backlog,
+    tree,
+    leases: input.leases ?? [],
+    now,
+    options,
+  });
+
+  // 4. conflicts between dispatchable issues
+  const dispatchable = selected.filter((issue) => buckets.get(issue.number)!.bucket === 'dispatchable');
+  const dispatchableSet = new Set(dispatchable.map((issue) => issue.number));
+  const leaves = new Map<IssueNumber, Leaf[]>();
+  for (const issue of selected) leaves.set(issue.number, rollUpLeaves(scopes.get(issue.number)!.leaves, options.granularity, tree));
+  const units: ConflictUnit[] = dispatchable.map((issue) => {
+    const bucket = buckets.get(issue.number)! as Extract<Bucket, { bucket: 'dispatchable' }>;
+    return {
+      number: issue.number,
+      leaves: leaves.get(issue.number)!,
+      dependsOn: internalDeps.get(issue.number)!.filter((dep) => dispatchableSet.has(dep)),
+      serial: bucket.serial,
+    };
+  });
+  const conflicts = findConflicts({ units, graph: input.repo.graph, tree, contentionDepth: options.contentionDepth });
+
+  // 5. partition (indices in rank order)
+  const index = new Map(dispatchable.map((issue, i) => [issue.number, i]));
+  const partition = partitionWaves({
+    size: dispatchable.length,
+    conflicts: conflicts.filter((c) => c.kind !== 'dependency').map((c) => [index.get(c.a)!, index.get(c.b)!] as const),
+    precedences: units.flatMap((unit) => unit.dependsOn.map((dep) => [index.get(dep)!, index.get(unit.number)!] as const)),
+    serial: units.map((unit) => unit.serial !== null),
+    waveSize: options.waveSize,
+    exactLimit: options.exactLimit,
+    searchBudget: options.searchBudget,
+  });
+
+  const planIssue = (n: number): PlanIssue => {
+    const issue = dispatchable[n]!;
+    const scope = scopes.get(issue.number)!;
+    const unit = units[n]!;
+    return {
+      ...ref(issue),
+      lanes: scope.lanes.length > 0 ? scope.lanes : scope.subsystems,
+      paths: leaves.get(issue.number)!.map(leafLabel),
+      tier: 'default',
+      serial: unit.serial ? `${unit.serial.path} (${unit.serial.builtin ? 'root file' : `serial ${unit.serial.rule}`})` : null,
+      dependsOn: [...unit.dependsOn].sort((a, b) => a - b),
+    };
+  };
+  const waves: Plan['waves'] = [];
+  const deferred: Plan['deferred'] = [];
+  partition.waves.forEach((members, i) => {
+    const ordered = [...members].sort((x, y) => x - y);
+    if (i < options.maxWaves) {
+      waves.push({
+        index: i + 1,
+        kind: ordered.some((n) => units[n]!.serial) ? 'serial_singleton' : 'parallel',
+        issues: ordered.map(planIssue),
+      });
+    } else {
+      for (const n of ordered) {
+        deferred.push({ ...ref(dispatchable[n]!), reason: `beyond --max-waves ${options.maxWaves} (would be wave ${i + 1})`, waitsFor: [] });
+      }
+    }
+  });
+
+  const subdivide: Plan['subdivide'] = [];
+  const triage: Plan['triage'] = [];
+  const held: Plan['held'] = [];
+  for (const issue of selected) {
+    const bucket = buckets.get(issue.number)!;
+    if (bucket.bucket === 'subdivide') {
+      subdivide.push({ ...ref(issue), reason: bucket.reason, childBudget: bucket.childBudget, paths: leaves.get(issue.number)!.map(leafLabel) });
+    } else if (bucket.bucket === 'triage') triage.push({ ...ref(issue), reason: bucket.reason });
+    else if (bucket.bucket === 'held') {
+      held.push({ ...ref(issue), lease: { id: bucket.lease.id ?? null, lane: bucket.lease.lane, holder: bucket.lease.holder, until: bucket.lease.until } });
+    } else if (bucket.bucket === 'deferred') deferred.push({ ...ref(issue), reason: bucket.reason, waitsFor: bucket.waitsFor });
+  }
+  deferred.sort((x, y) => rankOf.get(x.number)! - rankOf.get(y.number)!);
+
+  const warnings: Plan['warnings'] = [];
+  for (const issue of selected) {
+    const scope = scopes.get(issue.number)!;
+    for (const r of scope.rejected) warnings.push({ number: issue.number, message: `dropped ${r.text}: ${r.reason}` });
+    for (const u of scope.unresolved) warnings.push({ number: issue.number, message: `${u.text}${u.line ? ` (line ${u.line})` : ''}: ${u.reason}` });
+  }
+  for (const note of notes) warnings.push(note);
+
+  const inWaves = waves.reduce((sum, wave) => sum + wave.issues.length, 0);
+  const summary: Plan['summary'] = {
+    evaluated: selected.length,
+    dispatchable: inWaves,
+    waves: waves.length,
+    subdivide: subdivide.length,
+    triage: triage.length,
+    held: held.length,
+    deferred: deferred.length,
+    optimal: partition.optimal,
+  };
+  const plan: Plan = {
+    schemaVersion: PLAN_SCHEMA_VERSION,
+    generatedAt: new Date(now).toISOString(),
+    repo: { root: input.repo.root, head: input.repo.head, files: input.repo.files.length, imports: input.repo.graph.size },
+    options: {
+      top: options.top,
+      waveSize: options.waveSize,
+      maxWaves: options.maxWaves,
+      granularity: options.granularity,
+      contentionDepth: options.contentionDepth,
+    },
+    summary,
+    summaryLine: summaryLine(summary),
+    waves,
+    subdivide,
+    triage,
+    held,
+    deferred,
+    conflicts: conflicts.map(({ a, b, kind, detail }) => ({ a, b, kind, detail })),
+    warnings,
+  };
+  return { plan, options, tree, selected, scopes, leaves, buckets, conflicts };
+}
+
+/** Plans the waves of a backlog. Pure: the same input gives the same plan, whatever its order. */
+export function planWaves(input: PlanInput): Plan {
+  return analyzePlan(input).plan;
+}
+
+export { priorityLabel, rankIssues };

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import type { BacklogIssue } from '../types.js';
+import { problemsOf, type Parsed } from './schema-errors.js';
+
+const LabelSchema = z.union([z.string(), z.looseObject({ name: z.string() })]);
+
+/**
+ * One item of the issues file: what `gh issue list --json number,title,body,labels,state,createdAt,url`
+ * prints, and also the REST shape (`created_at`, `html_url`, `pull_request`). Unknown fields are ignored.
+ */
+export const IssueRecordSchema = z.looseObject({
+  number: z.number().int().positive(),
+  title: z.string(),
+  body: z.string().nullish(),
+  labels: z.array(LabelSchema).nullish(),
+  state: z.string().nullish(),
+  createdAt: z.string().nullish(),
+  created_at: z.string().nullish(),
+  url: z.string().nullish(),
+  html_url: z.string().nullish(),
+  sortOrder: z.number().nullish(),
+  /** Present on pull requests in the REST API: such items are skipped. */
+  pull_request: z.unknown().optional(),
+  isPullRequest: z.boolean().nullish(),
+});
+
+export const IssuesFileSchema = z.array(IssueRecordSchema);
+
+export type IssueRecord = z.output<typeof IssueRecordSchema>;
+
+function toBacklogIssue(record: IssueRecord): BacklogIssue {
+  const state = (record.state ?? 'open').toLowerCase() === 'closed' ? 'closed' : 'open';
+  return {
+    number: record.number,
+    title: record.title,
+    body: record.body ?? '',
+    labels: (record.labels ?? []).map((label) => (typeof label === 'string' ? label : label.name)),
+    state,
+    createdAt: record.createdAt ?? record.created_at ?? null,
+    url: record.url ?? record.html_url ?? null,
+    sortOrder: record.sortOrder ?? null,
+  };
+}
+
+/** True for items that are pull requests rather than issues (the REST API lists both). */
+export function isPullRequest(record: IssueRecord): boolean {
+  return (record.pull_request !== undefined && record.pull_request !== null) || record.isPullRequest === true;
+}
+
+/**
+ * Validates an issues file (already parsed from JSON) and turns it into backlog issues,
+ * skipping pull requests. Problems come back as data, each with its JSON path.
+ */
+export function parseIssues(data: unknown): Parsed<BacklogIssue[]> {
+  const result = IssuesFileSchema.safeParse(data);
+  if (!result.success) return { ok: false, value: undefined, problems: problemsOf(result.error) };
+  const seen = new Map<number, number>();
+  const problems = [];
+  for (const [index, record] of result.data.entries()) {
+    const first = seen.get(record.number);
+    if (first !== undefined && !isPullRequest(record)) {
+      problems.push({ path: `$[${index}].number`, message: `issue #${record.number} appears twice (also at $[${first}])` });
+    }
+    if (!isPullRequest(record)) seen.set(record.number, index);
+  }
+  if (problems.length > 0) return { ok: false, value: undefined, problems };
+  return { ok: true, value: result.data.filter((record) => !isPullRequest(record)).map(toBacklogIssue), problems: [] };
+}

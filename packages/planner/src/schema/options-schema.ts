@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+/** How the planner is tuned. Every key has a default; `resolvePlanOptions` fills them in. */
+export const PlanOptionsSchema = z.strictObject({
+  top: z.number().int().min(1).default(10).describe('How many issues of the ranked backlog to evaluate'),
+  waveSize: z.number().int().min(1).default(4).describe('Most issues in one wave'),
+  maxWaves: z.number().int().min(1).default(2).describe('Waves planned; later ones go to deferred'),
+  granularity: z
+    .enum(['file', 'dir', 'package'])
+    .default('file')
+    .describe('What leaves are rolled up to before they are compared'),
+  contentionDepth: z
+    .number()
+    .int()
+    .min(0)
+    .max(8)
+    .default(1)
+    .describe('Import hops between two issues that make them conflict (0 = imports ignored)'),
+  maxFiles: z.number().int().min(1).default(8).describe('More files than this → subdivide'),
+  maxSubsystems: z.number().int().min(1).default(2).describe('More subsystems than this → subdivide'),
+  maxSteps: z.number().int().min(1).default(15).describe('More steps than this → subdivide'),
+  requireAcceptanceCriteria: z
+    .boolean()
+    .default(false)
+    .describe('Issues without an acceptance-criteria section go to triage'),
+  serial: z.array(z.string()).default([]).describe('Globs of high-blast-radius paths, added to the built-in root files'),
+  priorityLabels: z
+    .record(z.string(), z.number().int().min(0))
+    .default({})
+    .describe('Label → rank (0 is the most urgent), added to the built-in P0–P3 and priority:* labels'),
+  lanes: z
+    .record(
+      z.string(),
+      z.strictObject({
+        paths: z.array(z.string()).min(1),
+        keywords: z.array(z.string()).default([]),
+      }),
+    )
+    .default({})
+    .describe('Named lanes: paths or globs, optionally picked by keywords in titles'),
+  holder: z.string().nullable().default(null).describe('Who is planning: leases of this holder do not hold issues back'),
+  repoSlug: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe('owner/name of the repository, to ignore GitHub links to files of other repositories'),
+  exactLimit: z
+    .number()
+    .int()
+    .min(0)
+    .default(20)
+    .describe('Up to this many dispatchable issues, the wave count is proven minimal by exact search'),
+  searchBudget: z
+    .number()
+    .int()
+    .min(1)
+    .default(2_000_000)
+    .describe('Node budget of the exact search before it falls back to the heuristic (keeps plans deterministic)'),
+});
+
+export type PlanOptions = z.output<typeof PlanOptionsSchema>;
+export type PlanOptionsInput = z.input<typeof PlanOptionsSchema>;

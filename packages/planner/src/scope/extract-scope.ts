@@ -1,0 +1,254 @@
+import type { BacklogIssue, IssueNumber, RepoPath } from '../types.js';
+import { extractMentions, type PathMention } from './extract-mentions.js';
+import { expandPattern } from './globs.js';
+import { baseName, containsPath, parentDir, type RepoTree } from './repo-tree.js';
+import { categoryFromLabel, laneFromLabel, resolveLaneName } from './resolve-lane.js';
+
+export type LeafKind = 'file' | 'dir' | 'new-file';
+/** Where a piece of scope came from: the issue's text, one of its labels, or the config's lanes. */
+export type ScopeSource = 'title' | 'body' | 'label' | 'config';
+
+export interface ScopeEvidence {
+  source: ScopeSource;
+  /** How it was found: `backtick`, `anchor`, `github-url`, `label-lane`, `keyword`… */
+  via: string;
+  /** The text that produced it: the token as written, the label, the lane or keyword. */
+  text: string;
+  /** 1-based body line, 0 for the title, null for labels and config. */
+  line: number | null;
+}
+
+export interface ScopeLeaf {
+  path: RepoPath;
+  kind: LeafKind;
+  evidence: ScopeEvidence[];
+}
+
+export interface ScopeNote {
+  text: string;
+  source: ScopeSource;
+  line: number | null;
+  reason: string;
+}
+
+export interface IssueScope {
+  number: IssueNumber;
+  /** What the issue will touch; leaves inside another leaf are folded into it. Sorted by path. */
+  leaves: ScopeLeaf[];
+  /** Distinct files (existing or new) named, before folding. */
+  fileCount: number;
+  /** Packages or top-level directories the leaves lie in. */
+  subsystems: string[];
+  /** Explicit lanes (labels, `Lane:` lines, config keyword lanes). */
+  lanes: string[];
+  /** Names that resolved to nothing (reported, never leaves). */
+  unresolved: ScopeNote[];
+  /** Paths dropped because they would leave the repository. */
+  rejected: ScopeNote[];
+  /** Paths the issue says not to touch. */
+  excluded: RepoPath[];
+  dependsOn: IssueNumber[];
+  parent: IssueNumber | null;
+  hasAcceptanceCriteria: boolean;
+  steps: number;
+  category: string | null;
+}
+
+export interface ScopeOptions {
+  lanes?: Readonly<Record<string, { paths: readonly string[]; keywords?: readonly string[] }>>;
+  repoSlug?: string | null;
+}
+
+type Resolution = { kind: LeafKind; path: RepoPath } | { kind: 'unresolved'; reason: string };
+
+function pickWithin(matches: RepoPath[], laneDirs: readonly RepoPath[]): RepoPath[] {
+  if (matches.length <= 1 || laneDirs.length === 0) return matches;
+  const inLane = matches.filter((m) => laneDirs.some((dir) => containsPath(dir, m)));
+  return inLane.length > 0 ? inLane : matches;
+}
+
+function describeMatches(matches: RepoPath[]): string {
+  const shown = matches.slice(0, 3).join(', ');
+  return matches.length > 3 ? `${shown}, …` : shown;
+}
+
+function hasExtension(path: RepoPath): boolean {
+  const base = baseName(path);
+  const dot = base.lastIndexOf('.');
+  return dot > 0 && dot < base.length - 1;
+}
+
+/** Resolves one candidate path against the tree (see `IssueScope` for the kinds). */
+export function resolvePath(candidate: RepoPath, tree: RepoTree, opts: { directory?: boolean; laneDirs?: readonly RepoPath[] } = {}): Resolution {
+  const laneDirs = opts.laneDirs ?? [];
+  if (!opts.directory && tree.isFile(candidate)) return { kind: 'file', path: candidate };
+  if (tree.isDir(candidate)) return { kind: 'dir', path: candidate };
+  const pkg = tree.packages.find((p) => p.name === candidate && p.dir !== '');
+  if (pkg) return { kind: 'dir', path: pkg.dir };
+  // A path written relative to some package (`src/scope.ts`): accept it when it is unambiguous.
+  const files = opts.directory ? [] : pickWithin(tree.filesEndingWith(candidate), laneDirs);
+  const dirs = pickWithin(tree.dirsEndingWith(candidate), laneDirs);
+  if (files.length + dirs.length === 1) return files.length === 1 ? { kind: 'file', path: files[0]! } : { kind: 'dir', path: dirs[0]! };
+  if (files.length + dirs.length > 1) {
+    return { kind: 'unresolved', reason: `ambiguous: ${files.length + dirs.length} paths end with it (${describeMatches([...files, ...dirs])})` };
+  }
+  if (opts.directory || !hasExtension(candidate)) return { kind: 'unresolved', reason: 'no such file or directory' };
+  const parent = parentDir(candidate);
+  if (parent === '') return { kind: 'unresolved', reason: 'no file of that name, and no directory given for a new one' };
+  if (tree.isDir(parent)) return { kind: 'new-file', path: candidate };
+  const parents = pickWithin(tree.dirsEndingWith(parent), laneDirs);
+  if (parents.length === 1) return { kind: 'new-file', path: `${parents[0]}/${baseName(candidate)}` };
+  if (parents.length > 1) return { kind: 'unresolved', reason: `ambiguous directory: ${describeMatches(parents)}` };
+  return { kind: 'unresolved', reason: `directory ${parent} does not exist` };
+}
+
+function resolveMention(mention: PathMention, tree: RepoTree, laneDirs: readonly RepoPath[]): Resolution {
+  let first: Resolution | null = null;
+  for (const candidate of mention.candidates) {
+    const resolved = resolvePath(candidate, tree, { directory: mention.directory, laneDirs });
+    if (resolved.kind === 'file' || resolved.kind === 'dir') return resolved;
+    first ??= resolved;
+  }
+  return first ?? { kind: 'unresolved', reason: 'no such file or directory' };
+}
+
+class LeafSet {
+  private readonly byPath = new Map<RepoPath, ScopeLeaf>();
+  add(path: RepoPath, kind: LeafKind, evidence: ScopeEvidence): void {
+    const existing = this.byPath.get(path);
+    if (existing) {
+      if (!existing.evidence.some((e) => e.source === evidence.source && e.via === evidence.via && e.text === evidence.text)) {
+        existing.evidence.push(evidence);
+      }
+      return;
+    }
+    this.byPath.set(path, { path, kind, evidence: [evidence] });
+  }
+  get size(): number {
+    return this.byPath.size;
+  }
+  all(): ScopeLeaf[] {
+    return [...this.byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+}
+
+/** Folds leaves that lie inside a directory leaf into it, keeping their evidence. */
+function foldLeaves(leaves: ScopeLeaf[]): ScopeLeaf[] {
+  const dirs = leaves.filter((leaf) => leaf.kind === 'dir');
+  const out: ScopeLeaf[] = [];
+  for (const leaf of leaves) {
+    const outer = dirs.find((dir) => dir !== leaf && containsPath(dir.path, leaf.path));
+    if (outer) {
+      for (const e of leaf.evidence) if (!outer.evidence.includes(e)) outer.evidence.push(e);
+    } else out.push(leaf);
+  }
+  return out;
+}
+
+/**
+ * The scope of one issue: which repository paths it will touch, with the evidence for each, and
+ * what else its text says (dependencies, parent, acceptance criteria, steps). Pure: the tree is
+ * the only view of the repository, and nothing named by the issue is ever read.
+ */
+export function extractScope(
+  issue: Pick<BacklogIssue, 'number' | 'title' | 'body' | 'labels'>,
+  tree: RepoTree,
+  options: ScopeOptions = {},
+): IssueScope {
+  const mentions = extractMentions(issue.title, issue.body, { repoSlug: options.repoSlug ?? null });
+  const configLanes = options.lanes ?? {};
+  const leaves = new LeafSet();
+  const excluded = new Set<RepoPath>();
+  const unresolved: ScopeNote[] = [];
+  const lanes = new Set<string>();
+  const fileLeaves = new Set<RepoPath>();
+
+  // Lanes first: they also disambiguate relative paths in the body.
+  const laneRequests: { name: string; source: ScopeSource; via: string; text: string; line: number | null }[] = [];
+  for (const label of issue.labels) {
+    const lane = laneFromLabel(label);
+    if (lane) laneRequests.push({ name: lane, source: 'label', via: 'label-lane', text: label, line: null });
+  }
+  for (const lane of mentions.lanes) laneRequests.push({ name: lane.name, source: 'body', via: 'lane-line', text: `Lane: ${lane.name}`, line: lane.line });
+  for (const [name, lane] of Object.entries(configLanes).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const keyword = (lane.keywords ?? []).find((kw) => kw.trim() !== '' && new RegExp(`(?:^|\\W)${escapeRegExp(kw.trim())}(?:$|\\W)`, 'i').test(issue.title));
+    if (keyword) laneRequests.push({ name, source: 'config', via: 'keyword', text: keyword, line: null });
+  }
+  const laneDirs: RepoPath[] = [];
+  for (const request of laneRequests) {
+    const configured = configLanes[request.name] ?? Object.entries(configLanes).find(([n]) => n.toLowerCase() === request.name.toLowerCase())?.[1];
+    const evidence: ScopeEvidence = { source: request.source, via: request.via, text: request.text, line: request.line };
+    if (configured) {
+      lanes.add(request.name);
+      let matched = false;
+      for (const pattern of configured.paths) {
+        const expanded = expandPattern(pattern, tree);
+        if (expanded.kind === 'dir') {
+          leaves.add(expanded.path, 'dir', { ...evidence, source: request.source === 'config' ? 'config' : request.source });
+          laneDirs.push(expanded.path);
+          matched = true;
+        } else if (expanded.kind === 'files') {
+          for (const path of expanded.paths) {
+            leaves.add(path, 'file', evidence);
+            fileLeaves.add(path);
+          }
+          matched = true;
+        }
+      }
+      if (!matched) unresolved.push({ text: request.text, source: request.source, line: request.line, reason: `lane ${request.name}: its configured paths match nothing` });
+      continue;
+    }
+    const dir = resolveLaneName(request.name, tree);
+    if (dir === null) {
+      unresolved.push({ text: request.text, source: request.source, line: request.line, reason: `lane ${request.name} matches no workspace package or directory` });
+      continue;
+    }
+    lanes.add(request.name);
+    leaves.add(dir, 'dir', evidence);
+    laneDirs.push(dir);
+  }
+
+  for (const mention of mentions.paths) {
+    if (options.repoSlug && mention.githubRepo && mention.githubRepo.toLowerCase() !== options.repoSlug.toLowerCase()) {
+      unresolved.push({ text: mention.raw, source: mention.in, line: mention.line, reason: `links to another repository (${mention.githubRepo})` });
+      continue;
+    }
+    const resolved = resolveMention(mention, tree, laneDirs);
+    if (resolved.kind === 'unresolved') {
+      if (mention.strong && !mention.excluded) unresolved.push({ text: mention.raw, source: mention.in, line: mention.line, reason: resolved.reason });
+      continue;
+    }
+    if (mention.excluded) {
+      excluded.add(resolved.path);
+      continue;
+    }
+    leaves.add(resolved.path, resolved.kind, { source: mention.in, via: mention.via, text: mention.raw, line: mention.line });
+    if (resolved.kind !== 'dir') fileLeaves.add(resolved.path);
+  }
+
+  const allLeaves = leaves.all();
+  for (const leaf of allLeaves) excluded.delete(leaf.path);
+  const folded = foldLeaves(allLeaves);
+  const subsystems = [...new Set(folded.map((leaf) => tree.subsystemOf(leaf.path)))].sort();
+  const category = issue.labels.map(categoryFromLabel).find((c) => c !== null) ?? null;
+
+  return {
+    number: issue.number,
+    leaves: folded,
+    fileCount: fileLeaves.size,
+    subsystems,
+    lanes: [...lanes].sort(),
+    unresolved,
+    rejected: mentions.rejected.map((r) => ({ text: r.raw, source: r.in, line: r.line, reason: r.reason })),
+    excluded: [...excluded].sort(),
+    dependsOn: mentions.dependsOn.filter((n) => n !== issue.number),
+    parent: mentions.parent,
+    hasAcceptanceCriteria: mentions.hasAcceptanceCriteria,
+    steps: mentions.steps,
+    category,
+  };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,68 @@
+import type { RepoPath } from '../types.js';
+import { globMatcher, normalisePattern } from './globs.js';
+import { parentDir, type RepoTree } from './repo-tree.js';
+
+/**
+ * Root files every package depends on: an agent editing one can break every other agent's work,
+ * so an issue touching one runs alone. Lockfiles count wherever they are.
+ */
+export const BUILTIN_SERIAL_GLOBS: readonly string[] = [
+  'package.json',
+  'pnpm-workspace.yaml',
+  'tsconfig*.json',
+  '.github/**',
+  '.ci/**',
+  '**/pnpm-lock.yaml',
+  '**/package-lock.json',
+  '**/npm-shrinkwrap.json',
+  '**/yarn.lock',
+  '**/bun.lock',
+  '**/bun.lockb',
+];
+
+export interface SerialMatch {
+  /** The path of the issue's scope that matched. */
+  path: RepoPath;
+  /** The serial rule (glob) that matched it. */
+  rule: string;
+  builtin: boolean;
+}
+
+/**
+ * The first serial rule an issue's leaf matches, or null. A directory leaf matches when the
+ * directory itself or any file under it does (editing `.github` touches `.github/workflows/ci.yml`).
+ */
+export function matchSerial(
+  leaf: { path: RepoPath; kind: 'file' | 'dir' | 'new-file' },
+  tree: RepoTree,
+  configured: readonly string[],
+): SerialMatch | null {
+  const rules = [
+    ...BUILTIN_SERIAL_GLOBS.map((rule) => ({ rule, builtin: true })),
+    ...configured.map((rule) => ({ rule: normalisePattern(rule), builtin: false })),
+  ];
+  for (const { rule, builtin } of rules) {
+    const match = globMatcher(rule);
+    if (match(leaf.path) || (leaf.kind === 'dir' && match(`${leaf.path}/`))) return { path: leaf.path, rule, builtin };
+    if (!builtin && leaf.kind !== 'dir' && isUnder(leaf.path, rule)) return { path: leaf.path, rule, builtin };
+  }
+  if (leaf.kind === 'dir') {
+    for (const file of tree.filesUnder(leaf.path)) {
+      for (const { rule, builtin } of rules) {
+        if (globMatcher(rule)(file)) return { path: file, rule, builtin };
+      }
+    }
+  }
+  return null;
+}
+
+/** A configured plain directory (`packages/core`) covers the files under it. */
+function isUnder(path: RepoPath, rule: string): boolean {
+  if (/[*?[\]{}!]/.test(rule)) return false;
+  let dir = parentDir(path);
+  while (dir !== '') {
+    if (dir === rule) return true;
+    dir = parentDir(dir);
+  }
+  return false;
+}

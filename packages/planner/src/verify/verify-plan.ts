@@ -1,0 +1,160 @@
+/**
+ * An independent checker: re-derives every constraint a plan must satisfy from its input and
+ * lists the violations. It shares scope extraction with the planner (the definition of what an
+ * issue touches) but none of the conflict, classification or partition code: overlaps and
+ * import contention are re-checked here by brute force over every pair in a wave.
+ */
+import { selectIssues } from '../backlog/select-issues.js';
+import { rollUpLeaves, type Leaf } from '../conflicts/roll-up-leaves.js';
+import type { PlanInput } from '../plan.js';
+import { resolvePlanOptions, scopeOptionsFor, summaryLine } from '../plan.js';
+import { PLAN_SCHEMA_VERSION, PlanSchema, type Plan } from '../schema/plan-schema.js';
+import { extractScope } from '../scope/extract-scope.js';
+import { containsPath, createRepoTree, type RepoTree } from '../scope/repo-tree.js';
+import { matchSerial } from '../scope/serial-paths.js';
+import type { IssueNumber, RepoGraph, RepoPath } from '../types.js';
+
+export interface PlanViolation {
+  rule: 'schema' | 'exactly-once' | 'wave-size' | 'max-waves' | 'serial' | 'conflict' | 'dependency' | 'summary';
+  message: string;
+}
+
+function filesOf(leaves: readonly Leaf[], tree: RepoTree, graph: RepoGraph): Set<RepoPath> {
+  const out = new Set<RepoPath>();
+  for (const leaf of leaves) {
+    if (leaf.dir) {
+      for (const f of tree.sorted) if (containsPath(leaf.path, f) && graph.hasNode(f)) out.add(f);
+    } else if (graph.hasNode(leaf.path)) out.add(leaf.path);
+  }
+  return out;
+}
+
+/** Files reachable from `from` in 1..depth import hops. */
+function reachable(from: ReadonlySet<RepoPath>, graph: RepoGraph, depth: number): Set<RepoPath> {
+  const seen = new Set<RepoPath>();
+  let frontier = [...from];
+  for (let d = 0; d < depth; d++) {
+    const next: RepoPath[] = [];
+    for (const f of frontier) {
+      graph.forEachOutNeighbor(f, (t) => {
+        if (!seen.has(t)) {
+          seen.add(t);
+          next.push(t);
+        }
+      });
+    }
+    frontier = next;
+  }
+  return seen;
+}
+
+export function verifyPlan(plan: Plan, input: PlanInput): PlanViolation[] {
+  const violations: PlanViolation[] = [];
+  const add = (rule: PlanViolation['rule'], message: string) => violations.push({ rule, message });
+
+  const schema = PlanSchema.safeParse(plan);
+  if (!schema.success) add('schema', `plan does not match the schema: ${schema.error.issues[0]?.message ?? ''}`);
+  if (plan.schemaVersion !== PLAN_SCHEMA_VERSION) add('schema', `schemaVersion ${String(plan.schemaVersion)} is not ${PLAN_SCHEMA_VERSION}`);
+
+  const options = resolvePlanOptions(input.options);
+  const tree = createRepoTree(input.repo.files, input.repo.packages);
+  const graph = input.repo.graph;
+  const selected = selectIssues(input.issues, options.top, options.priorityLabels);
+  const selectedNumbers = new Set(selected.map((i) => i.number));
+
+  // Exactly once across the buckets.
+  const seen = new Map<IssueNumber, number>();
+  const waveOf = new Map<IssueNumber, number>();
+  const count = (n: IssueNumber) => seen.set(n, (seen.get(n) ?? 0) + 1);
+  plan.waves.forEach((wave, i) => wave.issues.forEach((issue) => (count(issue.number), waveOf.set(issue.number, i))));
+  for (const bucket of [plan.subdivide, plan.triage, plan.held, plan.deferred]) for (const item of bucket) count(item.number);
+  for (const [n, times] of seen) {
+    if (!selectedNumbers.has(n)) add('exactly-once', `#${n} is in the plan but not among the selected issues`);
+    else if (times > 1) add('exactly-once', `#${n} appears ${times} times`);
+  }
+  for (const n of selectedNumbers) if (!seen.has(n)) add('exactly-once', `#${n} was selected but appears nowhere`);
+
+  // Caps.
+  if (plan.waves.length > options.maxWaves) add('max-waves', `${plan.waves.length} waves exceed maxWaves ${options.maxWaves}`);
+  plan.waves.forEach((wave, i) => {
+    if (wave.index !== i + 1) add('summary', `wave at position ${i + 1} has index ${wave.index}`);
+    if (wave.issues.length === 0) add('wave-size', `wave ${wave.index} is empty`);
+    if (wave.issues.length > options.waveSize) add('wave-size', `wave ${wave.index} has ${wave.issues.length} issues (cap ${options.waveSize})`);
+  });
+
+  // Per-issue facts, re-derived.
+  const byNumber = new Map(selected.map((i) => [i.number, i]));
+  const facts = new Map<IssueNumber, { leaves: Leaf[]; files: Set<RepoPath>; serial: boolean; deps: IssueNumber[] }>();
+  for (const wave of plan.waves) {
+    for (const item of wave.issues) {
+      const issue = byNumber.get(item.number);
+      if (!issue) continue;
+      const scope = extractScope(issue, tree, scopeOptionsFor(options, input.issues));
+      const leaves = rollUpLeaves(scope.leaves, options.granularity, tree);
+      const serial = scope.leaves.some((leaf) => matchSerial(leaf, tree, options.serial) !== null);
+      facts.set(item.number, { leaves, files: filesOf(leaves, tree, graph), serial, deps: scope.dependsOn });
+    }
+  }
+
+  // Serial issues alone, and wave kinds that say so.
+  for (const wave of plan.waves) {
+    const serials = wave.issues.filter((i) => facts.get(i.number)?.serial);
+    if (serials.length > 0 && wave.issues.length > 1) add('serial', `wave ${wave.index}: serial #${serials[0]!.number} shares its wave`);
+    const expected = serials.length > 0 ? 'serial_singleton' : 'parallel';
+    if (wave.kind !== expected) add('serial', `wave ${wave.index} is ${wave.kind}, expected ${expected}`);
+  }
+
+  // No conflicting pair in a wave.
+  for (const wave of plan.waves) {
+    for (let i = 0; i < wave.issues.length; i++) {
+      for (let j = i + 1; j < wave.issues.length; j++) {
+        const x = wave.issues[i]!.number;
+        const y = wave.issues[j]!.number;
+        const fx = facts.get(x);
+        const fy = facts.get(y);
+        if (!fx || !fy) continue;
+        for (const lx of fx.leaves) {
+          for (const ly of fy.leaves) {
+            const overlap = lx.path === ly.path || (lx.dir && containsPath(lx.path, ly.path)) || (ly.dir && containsPath(ly.path, lx.path));
+            if (overlap) add('conflict', `wave ${wave.index}: #${x} and #${y} overlap on ${lx.path} / ${ly.path}`);
+          }
+        }
+        if (options.contentionDepth > 0) {
+          const fromX = reachable(fx.files, graph, options.contentionDepth);
+          const fromY = reachable(fy.files, graph, options.contentionDepth);
+          const hit = [...fy.files].find((f) => fromX.has(f) && !fx.files.has(f)) ?? [...fx.files].find((f) => fromY.has(f) && !fy.files.has(f));
+          if (hit) add('conflict', `wave ${wave.index}: #${x} and #${y} contend through imports of ${hit}`);
+        }
+        if (fx.deps.includes(y) || fy.deps.includes(x)) add('dependency', `wave ${wave.index}: #${x} and #${y} depend on each other`);
+      }
+    }
+  }
+
+  // Dependencies on selected issues sit in strictly earlier waves.
+  for (const [n, fact] of facts) {
+    for (const dep of fact.deps) {
+      if (!selectedNumbers.has(dep)) continue;
+      const depWave = waveOf.get(dep);
+      if (depWave === undefined) add('dependency', `#${n} depends on #${dep}, which is not in an earlier wave`);
+      else if (depWave >= waveOf.get(n)!) add('dependency', `#${n} (wave ${waveOf.get(n)! + 1}) depends on #${dep} (wave ${depWave + 1})`);
+    }
+  }
+
+  // The summary tells the truth.
+  const inWaves = plan.waves.reduce((s, w) => s + w.issues.length, 0);
+  const s = plan.summary;
+  const expected = {
+    evaluated: selected.length,
+    dispatchable: inWaves,
+    waves: plan.waves.length,
+    subdivide: plan.subdivide.length,
+    triage: plan.triage.length,
+    held: plan.held.length,
+    deferred: plan.deferred.length,
+  };
+  for (const [key, value] of Object.entries(expected)) {
+    if (s[key as keyof typeof expected] !== value) add('summary', `summary.${key} is ${s[key as keyof typeof expected]}, expected ${value}`);
+  }
+  if (plan.summaryLine !== summaryLine(plan.summary)) add('summary', `summaryLine does not match the summary`);
+  return violations;
+}

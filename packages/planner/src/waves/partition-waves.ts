@@ -1,0 +1,406 @@
+/**
+ * Partitions dispatchable issues into ordered waves: no conflicting pair shares a wave, at most
+ * `waveSize` issues a wave, a serial issue alone in its wave, every dependency in a strictly
+ * earlier wave. Objective: fewest waves first, then higher-priority issues earlier (the vector of
+ * wave indices in rank order, lexicographically smallest).
+ *
+ * Algorithms:
+ * - Upper bound: the better of two greedy constructions that build one wave at a time —
+ *   priority list scheduling, and Recursive Largest First (RLF, Leighton 1979), a colouring
+ *   heuristic at least as strong as DSatur on most graphs.
+ * - Exact (up to `exactLimit` issues): a constraint search over wave domains as bitmasks —
+ *   forward checking, most-constrained-variable first (the DSatur rule), capacity and
+ *   serial-slot counting bounds, and wave-symmetry breaking when no dependency orders the waves.
+ *   It proves the smallest feasible wave count between a lower bound (cliques, capacity, serial
+ *   issues, dependency chains) and the greedy bound, then fixes issues in rank order to the
+ *   earliest wave that still admits a solution of that size.
+ * The search counts nodes rather than time, so its result never depends on the machine; when
+ * the budget runs out the best plan found so far is used and `optimal` is false.
+ */
+
+export interface PartitionProblem {
+  /** Issues in rank order: index 0 is the most urgent. */
+  size: number;
+  /** Unordered conflicting pairs (indices). */
+  conflicts: readonly (readonly [number, number])[];
+  /** `[before, after]`: `before` must be in a strictly earlier wave than `after`. */
+  precedences: readonly (readonly [number, number])[];
+  serial: readonly boolean[];
+  waveSize: number;
+  /** Most non-default-tier issues in one wave (Infinity for no cap). */
+  maxNonDefaultPerWave?: number;
+  nonDefault?: readonly boolean[];
+  exactLimit: number;
+  searchBudget: number;
+}
+
+export interface PartitionResult {
+  /** Waves in order, each a sorted list of issue indices. */
+  waves: number[][];
+  optimal: boolean;
+  lowerBound: number;
+}
+
+interface Model {
+  n: number;
+  adj: Set<number>[];
+  before: number[][]; // before[v]: issues that must precede v
+  after: number[][]; // after[v]: issues that must follow v
+  serial: readonly boolean[];
+  cap: number;
+  nonDefault: readonly boolean[];
+  nonDefaultCap: number;
+  hasPrecedence: boolean;
+}
+
+function buildModel(p: PartitionProblem): Model {
+  const n = p.size;
+  const adj = Array.from({ length: n }, () => new Set<number>());
+  for (const [x, y] of p.conflicts) {
+    if (x === y) continue;
+    adj[x]!.add(y);
+    adj[y]!.add(x);
+  }
+  const before = Array.from({ length: n }, () => [] as number[]);
+  const after = Array.from({ length: n }, () => [] as number[]);
+  for (const [x, y] of p.precedences) {
+    before[y]!.push(x);
+    after[x]!.push(y);
+    adj[x]!.add(y);
+    adj[y]!.add(x);
+  }
+  return {
+    n,
+    adj,
+    before,
+    after,
+    serial: p.serial,
+    cap: p.waveSize,
+    nonDefault: p.nonDefault ?? Array.from({ length: n }, () => false),
+    nonDefaultCap: p.maxNonDefaultPerWave ?? Number.POSITIVE_INFINITY,
+    hasPrecedence: p.precedences.length > 0,
+  };
+}
+
+/** Longest chain of predecessors ending at each issue (0 when it has none). */
+function chainDepths(model: Model, edges: number[][]): number[] {
+  const memo = new Array<number>(model.n).fill(-1);
+  const visit = (v: number): number => {
+    if (memo[v]! >= 0) return memo[v]!;
+    memo[v] = 0;
+    let best = 0;
+    for (const u of edges[v]!) best = Math.max(best, visit(u) + 1);
+    memo[v] = best;
+    return best;
+  };
+  for (let v = 0; v < model.n; v++) visit(v);
+  return memo;
+}
+
+function lowerBound(model: Model, heads: number[]): number {
+  const { n } = model;
+  if (n === 0) return 0;
+  const serialCount = model.serial.filter(Boolean).length;
+  const others = n - serialCount;
+  // A greedy clique among non-serial issues, grown from each vertex in turn.
+  let clique = 0;
+  const order = [...Array(n).keys()].filter((v) => !model.serial[v]).sort((x, y) => model.adj[y]!.size - model.adj[x]!.size || x - y);
+  for (const seed of order) {
+    const members = [seed];
+    for (const v of order) {
+      if (v !== seed && members.every((m) => model.adj[m]!.has(v))) members.push(v);
+    }
+    clique = Math.max(clique, members.length);
+  }
+  const nonDefaultCount = model.nonDefault.filter((x, i) => x && !model.serial[i]).length;
+  const byNonDefault = Number.isFinite(model.nonDefaultCap) ? Math.ceil(nonDefaultCount / Math.max(1, model.nonDefaultCap)) : 0;
+  const chain = Math.max(...heads) + 1;
+  return Math.max(serialCount + Math.max(Math.ceil(others / model.cap), clique, byNonDefault), chain);
+}
+
+/** Can `v` join `wave` given what is in it? (Dependencies are checked by the callers.) */
+function fits(model: Model, v: number, wave: readonly number[]): boolean {
+  if (wave.length >= model.cap) return false;
+  if (model.serial[v] && wave.length > 0) return false;
+  if (wave.some((u) => model.serial[u] || model.adj[v]!.has(u))) return false;
+  if (model.nonDefault[v] && wave.filter((u) => model.nonDefault[u]).length >= model.nonDefaultCap) return false;
+  return true;
+}
+
+/** Builds waves one at a time; `pickOrder` ranks the available issues for the current wave. */
+function greedyWaves(model: Model, pickOrder: (available: number[], wave: number[], placed: Set<number>) => number[]): number[][] {
+  const placed = new Set<number>();
+  const waves: number[][] = [];
+  while (placed.size < model.n) {
+    const available: number[] = [];
+    for (let v = 0; v < model.n; v++) {
+      if (!placed.has(v) && model.before[v]!.every((u) => placed.has(u))) available.push(v);
+    }
+    const wave: number[] = [];
+    // `placed` only holds earlier waves while this one is built, so dependencies stay strict.
+    for (;;) {
+      const candidates = pickOrder(
+        available.filter((v) => !wave.includes(v) && fits(model, v, wave)),
+        wave,
+        placed,
+      );
+      if (candidates.length === 0) break;
+      wave.push(candidates[0]!);
+    }
+    if (wave.length === 0) throw new Error('partition: no issue can start (dependency cycle?)');
+    for (const v of wave) placed.add(v);
+    waves.push(wave.sort((x, y) => x - y));
+  }
+  return waves;
+}
+
+function listScheduling(model: Model): number[][] {
+  return greedyWaves(model, (available) => available.sort((x, y) => x - y));
+}
+
+/** RLF: start a wave with the issue of most conflicts, then add the one that excludes the most others. */
+function recursiveLargestFirst(model: Model): number[][] {
+  return greedyWaves(model, (available, wave, placed) => {
+    const unplaced = (v: number) => !placed.has(v) && !wave.includes(v);
+    const degree = (v: number) => [...model.adj[v]!].filter(unplaced).length;
+    if (wave.length === 0) return available.sort((x, y) => degree(y) - degree(x) || x - y);
+    const excluded = new Set<number>();
+    for (let u = 0; u < model.n; u++) {
+      if (unplaced(u) && wave.some((w) => model.adj[w]!.has(u) || model.serial[w])) excluded.add(u);
+    }
+    const intoExcluded = (v: number) => [...model.adj[v]!].filter((u) => excluded.has(u)).length;
+    return available.sort((x, y) => intoExcluded(y) - intoExcluded(x) || degree(x) - degree(y) || x - y);
+  });
+}
+
+function waveVector(waves: number[][], n: number): number[] {
+  const vector = new Array<number>(n).fill(0);
+  waves.forEach((wave, i) => wave.forEach((v) => (vector[v] = i)));
+  return vector;
+}
+
+function compareVectors(x: number[], y: number[]): number {
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return 0;
+}
+
+function better(x: number[][], y: number[][], n: number): boolean {
+  if (x.length !== y.length) return x.length < y.length;
+  return compareVectors(waveVector(x, n), waveVector(y, n)) < 0;
+}
+
+function popcount(x: number): number {
+  let c = 0;
+  while (x) {
+    x &= x - 1;
+    c++;
+  }
+  return c;
+}
+
+class BudgetExceeded extends Error {}
+
+/**
+ * Searches for an assignment of every issue to one of `k` waves satisfying all constraints,
+ * with `fixed` issues already placed. Returns the assignment, null when none exists, or throws
+ * `BudgetExceeded`.
+ */
+class WaveSearch {
+  nodes = 0;
+  constructor(
+    private readonly model: Model,
+    private readonly budget: { remaining: number },
+    private readonly heads: number[],
+    private readonly tails: number[],
+  ) {}
+
+  solve(k: number, fixed: ReadonlyMap<number, number>): number[] | null {
+    const { n } = this.model;
+    const full = k >= 31 ? -1 >>> 0 : (1 << k) - 1;
+    const domain = new Array<number>(n);
+    for (let v = 0; v < n; v++) {
+      // Waves it can reach given its chains of predecessors and successors.
+      let mask = 0;
+      for (let w = this.heads[v]!; w <= k - 1 - this.tails[v]!; w++) mask |= 1 << w;
+      domain[v] = mask & full;
+      if (domain[v] === 0) return null;
+    }
+    const state: SearchState = {
+      k,
+      assignment: new Array<number>(n).fill(-1),
+      domain,
+      count: new Array<number>(k).fill(0),
+      nonDefaultCount: new Array<number>(k).fill(0),
+      serialWave: new Array<boolean>(k).fill(false),
+      unassigned: n,
+    };
+    for (const [v, w] of [...fixed.entries()].sort((x, y) => x[0] - y[0])) {
+      if ((state.domain[v]! & (1 << w)) === 0) return null;
+      if (!this.assign(state, v, w)) return null;
+    }
+    return this.search(state) ? state.assignment : null;
+  }
+
+  private assign(s: SearchState, v: number, w: number): boolean {
+    const m = this.model;
+    if (s.serialWave[w]) return false;
+    if (m.serial[v] && s.count[w]! > 0) return false;
+    if (s.count[w]! >= m.cap) return false;
+    if (m.nonDefault[v] && s.nonDefaultCount[w]! >= m.nonDefaultCap) return false;
+    s.assignment[v] = w;
+    s.unassigned--;
+    s.count[w]!++;
+    if (m.nonDefault[v]) s.nonDefaultCount[w]!++;
+    const bit = 1 << w;
+    const notBit = ~bit;
+    const closeWave = m.serial[v] || s.count[w] === m.cap;
+    if (m.serial[v]) s.serialWave[w] = true;
+    const closeNonDefault = m.nonDefault[v] && s.nonDefaultCount[w] === m.nonDefaultCap;
+    for (let u = 0; u < m.n; u++) {
+      if (s.assignment[u] !== -1) continue;
+      let d = s.domain[u]!;
+      if (closeWave || m.adj[v]!.has(u) || (m.serial[u] && !m.serial[v]) || (closeNonDefault && m.nonDefault[u])) d &= notBit;
+      s.domain[u] = d;
+    }
+    if (m.hasPrecedence) {
+      const later = ~((bit << 1) - 1); // waves after w
+      const earlier = bit - 1; // waves before w
+      for (const u of m.after[v]!) if (s.assignment[u] === -1) s.domain[u]! &= later;
+      for (const u of m.before[v]!) if (s.assignment[u] === -1) s.domain[u]! &= earlier;
+    }
+    for (let u = 0; u < m.n; u++) if (s.assignment[u] === -1 && s.domain[u] === 0) return false;
+    return this.countingBound(s);
+  }
+
+  /** Enough empty waves for the serial issues left, and enough room for the others. */
+  private countingBound(s: SearchState): boolean {
+    const m = this.model;
+    let serialLeft = 0;
+    let othersLeft = 0;
+    for (let u = 0; u < m.n; u++) {
+      if (s.assignment[u] !== -1) continue;
+      if (m.serial[u]) serialLeft++;
+      else othersLeft++;
+    }
+    let empty = 0;
+    let room = 0;
+    for (let w = 0; w < s.k; w++) {
+      if (s.count[w] === 0) empty++;
+      else if (!s.serialWave[w]) room += m.cap - s.count[w]!;
+    }
+    if (empty < serialLeft) return false;
+    return room + (empty - serialLeft) * m.cap >= othersLeft;
+  }
+
+  private search(s: SearchState): boolean {
+    if (s.unassigned === 0) return true;
+    if (++this.nodes, --this.budget.remaining < 0) throw new BudgetExceeded();
+    const m = this.model;
+    // Most constrained issue first; then the most conflicts among unplaced; then rank.
+    let best = -1;
+    let bestSize = Infinity;
+    let bestDegree = -1;
+    for (let u = 0; u < m.n; u++) {
+      if (s.assignment[u] !== -1) continue;
+      const size = popcount(s.domain[u]!);
+      if (size > bestSize) continue;
+      let degree = 0;
+      for (const x of m.adj[u]!) if (s.assignment[x] === -1) degree++;
+      if (size < bestSize || degree > bestDegree) {
+        best = u;
+        bestSize = size;
+        bestDegree = degree;
+      }
+    }
+    const v = best;
+    const domain = s.domain[v]!;
+    let triedEmpty = false;
+    for (let w = 0; w < s.k; w++) {
+      if ((domain & (1 << w)) === 0) continue;
+      if (!m.hasPrecedence && s.count[w] === 0) {
+        // Without dependencies, empty waves are interchangeable: trying one is enough.
+        if (triedEmpty) continue;
+        triedEmpty = true;
+      }
+      const saved = { domain: [...s.domain], count: [...s.count], nonDefault: [...s.nonDefaultCount], serial: [...s.serialWave] };
+      if (this.assign(s, v, w) && this.search(s)) return true;
+      s.domain = saved.domain;
+      s.count = saved.count;
+      s.nonDefaultCount = saved.nonDefault;
+      s.serialWave = saved.serial;
+      s.assignment[v] = -1;
+      s.unassigned++;
+    }
+    return false;
+  }
+}
+
+interface SearchState {
+  k: number;
+  assignment: number[];
+  domain: number[];
+  count: number[];
+  nonDefaultCount: number[];
+  serialWave: boolean[];
+  unassigned: number;
+}
+
+function wavesFromAssignment(assignment: number[], k: number): number[][] {
+  const waves = Array.from({ length: k }, () => [] as number[]);
+  assignment.forEach((w, v) => waves[w]!.push(v));
+  return waves.filter((w) => w.length > 0);
+}
+
+export function partitionWaves(problem: PartitionProblem): PartitionResult {
+  const model = buildModel(problem);
+  if (model.n === 0) return { waves: [], optimal: true, lowerBound: 0 };
+  const heads = chainDepths(model, model.before);
+  const tails = chainDepths(model, model.after);
+  const lb = lowerBound(model, heads);
+  const listed = listScheduling(model);
+  const rlf = recursiveLargestFirst(model);
+  let best = better(rlf, listed, model.n) ? rlf : listed;
+  if (model.n > problem.exactLimit || best.length > 30) {
+    return { waves: best, optimal: best.length === lb, lowerBound: lb };
+  }
+
+  const budget = { remaining: problem.searchBudget };
+  const search = new WaveSearch(model, budget, heads, tails);
+  let k = best.length;
+  let optimal = true;
+  try {
+    for (let candidate = lb; candidate < best.length; candidate++) {
+      const found = search.solve(candidate, new Map());
+      if (found) {
+        best = wavesFromAssignment(found, candidate);
+        k = candidate;
+        break;
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof BudgetExceeded)) throw error;
+    optimal = false;
+  }
+  if (!optimal) return { waves: best, optimal: best.length === lb, lowerBound: lb };
+
+  // Fewest waves is settled; now place issues in rank order as early as that allows.
+  const fixed = new Map<number, number>();
+  try {
+    for (let v = 0; v < model.n; v++) {
+      let placed = false;
+      for (let w = 0; w < k && !placed; w++) {
+        fixed.set(v, w);
+        const found = search.solve(k, fixed);
+        if (found) {
+          const candidate = wavesFromAssignment(found, k);
+          if (better(candidate, best, model.n) || compareVectors(waveVector(candidate, model.n), waveVector(best, model.n)) === 0) best = candidate;
+          placed = true;
+        } else fixed.delete(v);
+      }
+      if (!placed) break; // cannot happen: `best` itself places v
+    }
+  } catch (error) {
+    if (!(error instanceof BudgetExceeded)) throw error;
+  }
+  return { waves: best, optimal: true, lowerBound: lb };
+}
