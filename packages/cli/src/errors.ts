@@ -1,0 +1,26 @@
+import { ConfigError, InputError } from '@waves/planner';
+
+/** Usage or input error raised by the CLI itself (flags, files). Exit code 2. */
+export class UsageError extends InputError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'UsageError';
+  }
+}
+
+export const EXIT = { ok: 0, failure: 1, badInput: 2 } as const;
+
+/** The one place errors become exit codes. Unknown errors are failures (exit 1). */
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof InputError || error instanceof ConfigError) return EXIT.badInput;
+  return EXIT.failure;
+}
+
+/** One line naming what went wrong; the stack only with --debug. */
+export function formatError(error: unknown, debug: boolean): string {
+  const err = error instanceof Error ? error : new Error(String(error));
+  const known = error instanceof InputError || error instanceof ConfigError;
+  const line = `waves: ${known ? '' : 'internal error: '}${err.message.split('\n')[0]}`;
+  if (!debug) return `${line}${known ? '' : ' (run with --debug for the stack)'}\n`;
+  return `${line}\n${err.stack ?? ''}\n`;
+}

@@ -1,0 +1,40 @@
+/**
+ * Issue source: a JSON file as `gh issue list --json number,title,body,labels,state,createdAt,url`
+ * prints it, or standard input with `-`.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseIssues, type BacklogIssue } from '@waves/planner';
+import { UsageError } from '../errors.js';
+import type { CliIo } from '../io.js';
+
+export async function readIssuesFile(file: string, io: CliIo): Promise<BacklogIssue[]> {
+  const name = file === '-' ? 'standard input' : `issues file ${file}`;
+  let text: string;
+  if (file === '-') text = await io.readStdin();
+  else {
+    try {
+      text = await readFile(path.resolve(io.cwd, file), 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw new UsageError(`${name}: no such file`);
+      if (code === 'EISDIR') throw new UsageError(`${name}: is a directory, not a file`);
+      if (code === 'EACCES') throw new UsageError(`${name}: permission denied`);
+      throw new UsageError(`${name}: cannot read it (${(error as Error).message})`);
+    }
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    const detail = (error as Error).message.split('\n')[0];
+    throw new UsageError(`${name}: not valid JSON (${detail})`);
+  }
+  const parsed = parseIssues(data);
+  if (!parsed.ok) {
+    const [first, ...rest] = parsed.problems;
+    const more = rest.length > 0 ? ` (and ${rest.length} more problem(s))` : '';
+    throw new UsageError(`${name}: ${first!.path}: ${first!.message}${more}`);
+  }
+  return parsed.value;
+}
