@@ -1,0 +1,4 @@
+import { getCart } from './routes/cart.js';
+import { checkout } from './routes/checkout.js';
+
+export const routes = { 'GET /cart/:id': getCart, 'POST /checkout': checkout };

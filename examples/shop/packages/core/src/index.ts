@@ -1,0 +1,4 @@
+export * from './cart.js';
+export * from './money.js';
+export * from './discounts.js';
+export type * from './types.js';

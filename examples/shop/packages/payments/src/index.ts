@@ -1,0 +1,2 @@
+export { charge } from './stripe.js';
+export { refund } from './refunds.js';

@@ -1,0 +1,3 @@
+export function Checkout({ onPay }: { onPay: () => void }) {
+  return `<button onclick="${String(onPay)}">Pay</button>`;
+}

@@ -1,0 +1,3 @@
+import { createCart } from '@shop/core';
+
+export const demoCart = createCart('demo');
