@@ -8,10 +8,11 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ts } from 'ts-morph';
+import type { ts } from 'ts-morph';
 import { baseName, parentDir } from '../scope/repo-tree.js';
 import type { RepoPath } from '../types.js';
 import type { PackageManifest, WorkspaceMember } from './read-workspace.js';
+import { typescript } from './typescript.js';
 
 export const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'] as const;
 
@@ -109,10 +110,11 @@ export class ModuleResolver {
   }
 
   private makeContext(raw: ts.CompilerOptions): ConfigContext {
+    const api = typescript();
     const options: ts.CompilerOptions = {
       ...raw,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      module: ts.ModuleKind.ESNext,
+      moduleResolution: api.ModuleResolutionKind.Bundler,
+      module: api.ModuleKind.ESNext,
       allowJs: true,
       resolveJsonModule: true,
       allowImportingTsExtensions: true,
@@ -123,7 +125,7 @@ export class ModuleResolver {
     const aliasPrefixes = Object.keys(options.paths ?? {}).map((pattern) => pattern.replace(/\*.*$/, ''));
     return {
       options,
-      cache: ts.createModuleResolutionCache(this.root, (f) => f, options),
+      cache: api.createModuleResolutionCache(this.root, (f) => f, options),
       aliasPrefixes,
     };
   }
@@ -140,11 +142,12 @@ export class ModuleResolver {
       fileExists: (f) => this.readRepoFile(f) !== undefined,
       readFile: (f) => this.readRepoFile(f),
     };
+    const api = typescript();
     let context: ConfigContext;
-    const read = ts.readConfigFile(abs, (f) => this.readRepoFile(f));
+    const read = api.readConfigFile(abs, (f) => this.readRepoFile(f));
     if (read.error || !read.config) context = this.defaultContext;
     else {
-      const parsed = ts.parseJsonConfigFileContent(read.config, parseHost, path.dirname(abs), { ignoreDeprecations: '6.0' }, abs);
+      const parsed = api.parseJsonConfigFileContent(read.config, parseHost, path.dirname(abs), { ignoreDeprecations: '6.0' }, abs);
       context = this.makeContext(parsed.options);
     }
     this.configByDir.set(dir, context);
@@ -174,7 +177,7 @@ export class ModuleResolver {
     if (specifier.length === 0 || specifier.startsWith('node:')) return { kind: 'external' };
     const context = this.contextFor(from);
     const relative = specifier.startsWith('.') || specifier.startsWith('/');
-    const result = ts.resolveModuleName(specifier, path.join(this.root, from), context.options, this.host, context.cache);
+    const result = typescript().resolveModuleName(specifier, path.join(this.root, from), context.options, this.host, context.cache);
     const resolved = result.resolvedModule;
     if (resolved && !resolved.isExternalLibraryImport) {
       const rel = this.toRel(resolved.resolvedFileName);

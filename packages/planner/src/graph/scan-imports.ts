@@ -8,7 +8,7 @@
  * added here by a regex. It reports `declare module "./x"` augmentations as imports: they are
  * kept, since an augmentation does depend on the module it augments.
  */
-import { ts } from 'ts-morph';
+import { typescript } from './typescript.js';
 import type { ImportKind } from '../types.js';
 
 export interface ScannedImport {
@@ -32,7 +32,7 @@ function wordBefore(text: string, end: number): { word: string; start: number } 
   return { word: text.slice(start + 1, end + 1), start: start + 1 };
 }
 
-/** Kind of the import whose specifier's opening quote is at `quote`. */
+/** Kind of the import whose specifier's opening quote is at `quote` (`FileReference.pos`). */
 export function classifyImport(text: string, quote: number): ImportKind {
   let i = skipSpaceBack(text, quote - 1);
   if (text[i] === '(') {
@@ -78,18 +78,18 @@ const EXPORT_STAR_AS = /\bexport\s+(?:type\s+)?\*\s+as\s+[\w$]+\s+from\s*(['"])(
 
 /** Every import of one file, in source order. */
 export function scanImports(text: string): ScannedImport[] {
-  const info = ts.preProcessFile(text, true, true);
+  const info = typescript().preProcessFile(text, true, true);
   const out: { pos: number; specifier: string; kind: ImportKind }[] = [];
   const seen = new Set<number>();
   for (const ref of info.importedFiles) {
     seen.add(ref.pos);
-    out.push({ pos: ref.pos, specifier: ref.fileName, kind: classifyImport(text, ref.pos - 1) });
+    out.push({ pos: ref.pos, specifier: ref.fileName, kind: classifyImport(text, ref.pos) });
   }
   if (text.includes('* as')) {
     EXPORT_STAR_AS.lastIndex = 0;
     let m: RegExpExecArray | null;
     while ((m = EXPORT_STAR_AS.exec(text)) !== null) {
-      const pos = m.index + m[0].length - m[2]!.length - 1;
+      const pos = m.index + m[0].length - m[2]!.length - 2; // the opening quote, as preProcessFile reports it
       if (seen.has(pos)) continue;
       const isType = /^export\s+type\b/.test(m[0]);
       out.push({ pos, specifier: m[2]!, kind: isType ? 'type' : 'reexport' });

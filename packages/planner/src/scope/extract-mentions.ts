@@ -79,7 +79,20 @@ const FILE_EXTENSIONS = new Set(
 
 const NEGATION = /\b(?:never|do\s+not|don't|must\s+not|mustn't|should\s+not|shouldn't|may\s+not|cannot|can't|not)\s+(?:touch|edit|modify|change|alter)\b/i;
 const BOUNDARY = /\bedit\s+only\s+(?:the\s+)?(?:files?\s+)?(?:under|in|within|inside|below|beneath)\s+/i;
-const HEADING = /^\s{0,3}(?:#{1,6}\s+(.*?)\s*#*\s*$|\*\*([^*]+?)\*\*:?\s*$|__([^_]+?)__:?\s*$)/;
+const ATX_HEADING = /^\s{0,3}#{1,6}(?:\s|$)/;
+const EMPHASIS_HEADING = /^\s{0,3}(?:\*\*([^*]{1,200})\*\*|__([^_]{1,200})__):?\s*$/;
+
+/** The text of a heading line (`## Files`, `**Files**`), or null. Written without backtracking regexes. */
+function headingText(line: string): string | null {
+  const atx = ATX_HEADING.exec(line);
+  if (atx) {
+    let text = line.slice(atx[0].length).trim();
+    while (text.endsWith('#')) text = text.slice(0, -1);
+    return text.trim();
+  }
+  const emphasis = line.length <= 210 ? EMPHASIS_HEADING.exec(line) : null;
+  return emphasis ? (emphasis[1] ?? emphasis[2] ?? '').trim() : null;
+}
 const LABEL_LINE = /^\s{0,3}(?:\*\*|__)?([A-Za-z][A-Za-z /&'-]{1,40}?)(?:\*\*|__)?\s*:(?:\*\*|__)?\s*(.*)$/;
 const BULLET = /^\s*(?:[-*+]|\d{1,4}[.)])\s+(?:\[[ xX]\]\s+)?/;
 const CHECKBOX = /^\s*(?:[-*+]|\d{1,4}[.)])\s+\[[ xX]\]\s/;
@@ -251,6 +264,7 @@ class MentionCollector {
   readonly rejected: RejectedMention[] = [];
 
   add(raw: string, via: MentionVia, ctx: Context, index: number, strong: boolean, forceDirectory = false): void {
+    if (raw.length > MAX_TOKEN + 16) return;
     const cleaned = trimToken(raw);
     const { path, lines } = splitAnchor(cleaned);
     const check = checkPathToken(path, strong || lines !== null);
@@ -274,6 +288,7 @@ class MentionCollector {
   }
 
   addUrl(url: string, via: MentionVia, ctx: Context, index: number): void {
+    if (url.length > 4 * MAX_TOKEN) return;
     const parsed = parseGithubFileUrl(url);
     if (!parsed || parsed.candidates.length === 0) return;
     this.paths.push({
@@ -343,7 +358,7 @@ function scanLine(line: string, ctx: Context, collector: MentionCollector, isBul
 }
 
 const DEPENDENCY = /\b(?:depends\s+(?:up)?on|blocked\s+(?:by|on)|after|requires|needs)\b\s*:?\s*/gi;
-const ISSUE_REF = /^(?:#(\d+)|https?:\/\/[^\s/]+\/([^\s/]+\/[^\s/]+)\/issues\/(\d+))/;
+const ISSUE_REF = /^(?:#(\d+)|https?:\/\/[^\s/]+\/([^\s/]+\/[^\s/]+)\/issues\/(\d+)|([\w.-]+\/[\w.-]+)#(\d+))/;
 const REF_SEPARATOR = /^(?:\s*(?:,|&|and|or|\+)\s*|\s+)/i;
 
 function issueRefsAt(text: string, start: number, repoSlug: string | null): number[] {
@@ -353,7 +368,8 @@ function issueRefsAt(text: string, start: number, repoSlug: string | null): numb
     const ref = ISSUE_REF.exec(rest);
     if (!ref) break;
     if (ref[1]) refs.push(Number(ref[1]));
-    else if (!repoSlug || ref[2]!.toLowerCase() === repoSlug.toLowerCase()) refs.push(Number(ref[3]));
+    else if (ref[2] && (!repoSlug || ref[2].toLowerCase() === repoSlug.toLowerCase())) refs.push(Number(ref[3]));
+    else if (ref[4] && repoSlug && ref[4].toLowerCase() === repoSlug.toLowerCase()) refs.push(Number(ref[5]));
     rest = rest.slice(ref[0].length);
     const sep = REF_SEPARATOR.exec(rest);
     if (!sep) break;
@@ -401,14 +417,14 @@ export function extractMentions(title: string, body: string, options: ExtractOpt
     }
     if (line.length > 200_000) continue; // a single line that long is data, not prose
 
-    const heading = HEADING.exec(line);
-    if (heading) {
-      const text = (heading[1] ?? heading[2] ?? heading[3] ?? '').replace(/[*_`:]/g, '').trim();
+    const heading = headingText(line);
+    if (heading !== null) {
+      const text = heading.replace(/[*_`:]/g, '').trim();
       section = classifySection(text);
       if (section === 'acceptance') hasAcceptanceCriteria = true;
     }
     let lineSection = section;
-    const labelLine = heading ? null : LABEL_LINE.exec(line);
+    const labelLine = heading !== null ? null : LABEL_LINE.exec(line);
     if (labelLine && labelLine[2]!.length > 0) {
       const label = labelLine[1]!.trim();
       const kind = classifySection(label);
@@ -434,7 +450,7 @@ export function extractMentions(title: string, body: string, options: ExtractOpt
       section: lineSection,
       negatedFrom: negation ? negation.index : Number.POSITIVE_INFINITY,
     };
-    if (!heading) scanLine(line, ctx, collector, isBullet);
+    if (heading === null) scanLine(line, ctx, collector, isBullet);
 
     // Dependencies and parent.
     DEPENDENCY.lastIndex = 0;
