@@ -1,0 +1,120 @@
+/**
+ * fast-check arbitraries shared by the planner's property tests: random repositories (a file
+ * tree with workspace packages and a literal import graph) and random backlogs whose bodies name
+ * paths, lanes, dependencies and priorities the way real issues do.
+ */
+import fc from 'fast-check';
+import type { BacklogIssue, PlanInput, PlanOptionsInput, RepoPath } from '@waves/planner';
+import { makeRepo } from './helpers/repo.js';
+
+export interface RandomRepo {
+  files: RepoPath[];
+  sources: RepoPath[];
+  edges: [RepoPath, RepoPath][];
+  packages: { name: string; dir: string }[];
+}
+
+const ROOT_FILES = ['package.json', 'README.md', 'tsconfig.json', 'pnpm-lock.yaml', '.github/workflows/ci.yml', 'docs/guide.md'];
+
+export const repoArb: fc.Arbitrary<RandomRepo> = fc
+  .record({
+    packageCount: fc.integer({ min: 2, max: 4 }),
+    filesPerPackage: fc.integer({ min: 2, max: 6 }),
+    edgeSeeds: fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 12 }),
+  })
+  .map(({ packageCount, filesPerPackage, edgeSeeds }) => {
+    const packages = Array.from({ length: packageCount }, (_, p) => ({ name: `@r/p${p}`, dir: `packages/p${p}` }));
+    const sources: RepoPath[] = [];
+    for (const pkg of packages) {
+      for (let f = 0; f < filesPerPackage; f++) sources.push(f % 2 === 0 ? `${pkg.dir}/src/f${f}.ts` : `${pkg.dir}/src/sub/f${f}.ts`);
+    }
+    const edges: [RepoPath, RepoPath][] = [];
+    const seen = new Set<string>();
+    for (const [a, b] of edgeSeeds) {
+      const from = sources[a % sources.length]!;
+      const to = sources[b % sources.length]!;
+      if (from !== to && !seen.has(`${from}>${to}`)) {
+        seen.add(`${from}>${to}`);
+        edges.push([from, to]);
+      }
+    }
+    const files = [...sources, ...packages.map((p) => `${p.dir}/package.json`), ...ROOT_FILES].sort();
+    return { files, sources, edges, packages };
+  });
+
+export interface RandomBacklog {
+  issues: BacklogIssue[];
+  /** Declared dependencies per issue, as written in the bodies. */
+  deps: Map<number, number[]>;
+}
+
+const PRIORITIES: string[][] = [[], ['P0'], ['P1'], ['P2'], ['P3'], ['priority:high'], ['priority:low']];
+
+/** A backlog over a repository: each issue names 0–10 paths, maybe a lane, maybe dependencies. */
+export function backlogArb(repo: RandomRepo): fc.Arbitrary<RandomBacklog> {
+  const pathChoices = [...repo.files, ...repo.packages.map((p) => `${p.dir}/`), 'packages/p0/src/new-file.ts'];
+  const issueArb = fc.record({
+    paths: fc.oneof(
+      { weight: 12, arbitrary: fc.subarray(pathChoices.filter((p) => p.startsWith('packages/')), { maxLength: 2 }) },
+      { weight: 2, arbitrary: fc.subarray(pathChoices, { maxLength: 3 }) },
+      { weight: 1, arbitrary: fc.subarray(pathChoices, { maxLength: 10 }) },
+    ),
+    lane: fc.option(fc.constantFrom(...repo.packages.map((p) => p.dir.split('/')[1]!)), { freq: 6 }),
+    deps: fc.oneof({ weight: 3, arbitrary: fc.constant<number[]>([]) }, { weight: 1, arbitrary: fc.array(fc.integer({ min: 1, max: 14 }), { maxLength: 2 }) }),
+    priority: fc.constantFrom(...PRIORITIES),
+    state: fc.constantFrom('open', 'open', 'open', 'open', 'closed'),
+    created: fc.integer({ min: 0, max: 1000 }),
+    steps: fc.oneof({ weight: 9, arbitrary: fc.integer({ min: 0, max: 5 }) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 20 }) }),
+  });
+  return fc.array(issueArb, { minLength: 1, maxLength: 14 }).map((specs) => {
+    const deps = new Map<number, number[]>();
+    const issues = specs.map((spec, i) => {
+      const number = i + 1;
+      const depList = [...new Set(spec.deps.filter((d) => d !== number))];
+      deps.set(number, depList);
+      const lines = spec.paths.map((p) => `- \`${p}\``);
+      for (let s = 0; s < spec.steps; s++) lines.push(`${s + 1}. step ${s + 1}`);
+      if (depList.length > 0) lines.push(`Depends on ${depList.map((d) => `#${d}`).join(', ')}`);
+      return {
+        number,
+        title: `Issue ${number}`,
+        body: lines.join('\n'),
+        labels: [...spec.priority, ...(spec.lane ? [`lane:${spec.lane}`] : [])],
+        state: spec.state as 'open' | 'closed',
+        createdAt: new Date(Date.parse('2026-01-01T00:00:00Z') + spec.created * 3_600_000).toISOString(),
+        url: null,
+        sortOrder: null,
+      } satisfies BacklogIssue;
+    });
+    return { issues, deps };
+  });
+}
+
+export const optionsArb: fc.Arbitrary<PlanOptionsInput> = fc.record({
+  top: fc.integer({ min: 1, max: 15 }),
+  waveSize: fc.integer({ min: 1, max: 5 }),
+  maxWaves: fc.integer({ min: 1, max: 6 }),
+  contentionDepth: fc.integer({ min: 0, max: 2 }),
+  granularity: fc.constantFrom('file', 'dir', 'package'),
+});
+
+export interface Scenario {
+  repo: RandomRepo;
+  backlog: RandomBacklog;
+  input: PlanInput;
+}
+
+export function scenarioArb(options: fc.Arbitrary<PlanOptionsInput> = optionsArb): fc.Arbitrary<Scenario> {
+  return repoArb.chain((repo) =>
+    fc.record({ backlog: backlogArb(repo), options }).map(({ backlog, options: opts }) => ({
+      repo,
+      backlog,
+      input: {
+        issues: backlog.issues,
+        repo: makeRepo({ files: repo.files, imports: repo.edges, packages: repo.packages }),
+        options: opts,
+        now: '2026-11-29T12:00:00.000Z',
+      },
+    })),
+  );
+}

@@ -1,0 +1,269 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createRepoTree, extractScope, type IssueScope } from '@waves/planner';
+
+const FILES = [
+  'package.json',
+  'pnpm-lock.yaml',
+  'tsconfig.json',
+  'README.md',
+  '.github/workflows/ci.yml',
+  'docs/guide.md',
+  'packages/planner/package.json',
+  'packages/planner/src/index.ts',
+  'packages/planner/src/scope/extract-scope.ts',
+  'packages/planner/src/scope/repo-tree.ts',
+  'packages/planner/src/waves/partition-waves.ts',
+  'packages/cli/package.json',
+  'packages/cli/src/index.ts',
+  'packages/cli/src/commands/plan.ts',
+  'packages/cli/src/render/plan-table.ts',
+  'packages/dispatch/package.json',
+  'packages/dispatch/src/index.ts',
+  'internal/gateway/stream.go',
+  'internal/gateway/stream_test.go',
+];
+const PACKAGES = [
+  { name: '@waves/planner', dir: 'packages/planner' },
+  { name: '@waves/cli', dir: 'packages/cli' },
+  { name: '@waves/dispatch', dir: 'packages/dispatch' },
+];
+const tree = createRepoTree(FILES, PACKAGES);
+
+function scopeOf(body: string, labels: string[] = [], title = 'An issue'): IssueScope {
+  return extractScope({ number: 7, title, body, labels }, tree, { repoSlug: 'acme/waves' });
+}
+
+function leaves(scope: IssueScope): string[] {
+  return scope.leaves.map((l) => `${l.kind}:${l.path}`);
+}
+
+interface Case {
+  name: string;
+  body: string;
+  labels?: string[];
+  title?: string;
+  leaves: string[];
+  unresolved?: string[];
+  rejected?: string[];
+  excluded?: string[];
+}
+
+const CASES: Case[] = [
+  {
+    name: 'an implementation plan with a file list and line anchors',
+    body: [
+      '## Plan',
+      '1. In `packages/planner/src/scope/extract-scope.ts:40-72`, split the resolver.',
+      '2. Call it from packages/cli/src/commands/plan.ts:12 after parsing.',
+      '3. Add `packages/planner/src/scope/lanes.ts` (new).',
+      '',
+      '## Files',
+      '- packages/planner/src/scope/repo-tree.ts',
+      '',
+      '## Acceptance criteria',
+      '- [ ] tests pass',
+    ].join('\n'),
+    leaves: [
+      'file:packages/cli/src/commands/plan.ts',
+      'file:packages/planner/src/scope/extract-scope.ts',
+      'new-file:packages/planner/src/scope/lanes.ts',
+      'file:packages/planner/src/scope/repo-tree.ts',
+    ],
+  },
+  {
+    name: 'a lane-labelled issue with no paths',
+    body: 'The CLI should print a nicer table.',
+    labels: ['lane:cli', 'P1'],
+    leaves: ['dir:packages/cli'],
+  },
+  {
+    name: 'an area label naming a workspace package by its full name',
+    body: '',
+    labels: ['area:@waves/dispatch'],
+    leaves: ['dir:packages/dispatch'],
+  },
+  {
+    name: 'a prose-only bug report',
+    body: 'When I run the tool on a big repo it is slow and sometimes the table looks wrong. Please fix.',
+    leaves: [],
+  },
+  {
+    name: 'GitHub blob and tree links into this repository',
+    body: [
+      'See https://github.com/acme/waves/blob/main/packages/cli/src/index.ts#L10-L20 and',
+      '[the renderer](https://github.com/acme/waves/blob/feature/x/packages/cli/src/render/plan-table.ts#L3).',
+      'Whole folder: https://github.com/acme/waves/tree/0123456789abcdef0123456789abcdef01234567/packages/dispatch',
+    ].join('\n'),
+    leaves: ['file:packages/cli/src/index.ts', 'file:packages/cli/src/render/plan-table.ts', 'dir:packages/dispatch'],
+  },
+  {
+    name: 'a link into another repository',
+    body: 'Like https://github.com/someone/else/blob/main/packages/cli/src/index.ts does.',
+    leaves: [],
+    unresolved: ['https://github.com/someone/else/blob/main/packages/cli/src/index.ts'],
+  },
+  {
+    name: 'path traversal and absolute paths',
+    body: 'Read `../../etc/passwd`, `/etc/shadow`, `~/.ssh/id_rsa` and [x](../../../secret.ts). Also edit `docs/guide.md`.',
+    leaves: ['file:docs/guide.md'],
+    rejected: ['../../etc/passwd', '/etc/shadow', '~/.ssh/id_rsa', '../../../secret.ts'],
+  },
+  {
+    name: 'a worker boundary sentence with a never-touch list',
+    body: 'Lane: gateway\nBoundaries: Edit ONLY files under internal/gateway/. NEVER touch `go.mod`, `package.json` or root files.',
+    leaves: ['dir:internal/gateway'],
+  },
+  {
+    name: 'an out-of-scope section',
+    body: '## Changes\n- `packages/cli/src/index.ts`\n\n## Out of scope\n- `packages/planner/src/index.ts`\n',
+    leaves: ['file:packages/cli/src/index.ts'],
+    excluded: ['packages/planner/src/index.ts'],
+  },
+  {
+    name: 'code spans that are code, not paths',
+    body: 'Use `options.top` and `plan.summary`, call `foo()`, run `pnpm test` and `e.g.` nothing else; see `README.md`.',
+    leaves: ['file:README.md'],
+  },
+  {
+    name: 'a path written relative to its package',
+    body: 'The bug is in `src/waves/partition-waves.ts`.',
+    leaves: ['file:packages/planner/src/waves/partition-waves.ts'],
+  },
+  {
+    name: 'an ambiguous relative path',
+    body: 'Edit `src/index.ts`.',
+    leaves: [],
+    unresolved: ['src/index.ts'],
+  },
+  {
+    name: 'an ambiguous relative path decided by the lane',
+    body: 'Edit `src/index.ts`.',
+    labels: ['lane:planner'],
+    leaves: ['dir:packages/planner'],
+  },
+  {
+    name: 'a diff in a code block',
+    body: '```diff\ndiff --git a/packages/cli/src/index.ts b/packages/cli/src/index.ts\n--- a/packages/cli/src/index.ts\n+++ b/packages/cli/src/index.ts\n@@ -1 +1 @@\n-import x from "../../etc/passwd";\n```',
+    leaves: ['file:packages/cli/src/index.ts'],
+  },
+  {
+    name: 'a title naming a file',
+    title: 'Crash in `packages/planner/src/index.ts`',
+    body: '',
+    leaves: ['file:packages/planner/src/index.ts'],
+  },
+  {
+    name: 'a new file in a directory that does not exist',
+    body: '- `packages/nowhere/src/x.ts`',
+    leaves: [],
+    unresolved: ['packages/nowhere/src/x.ts'],
+  },
+  {
+    name: 'root files',
+    body: 'Bump `package.json`, refresh `pnpm-lock.yaml` and the workflow in `.github/workflows/ci.yml`.',
+    leaves: ['file:.github/workflows/ci.yml', 'file:package.json', 'file:pnpm-lock.yaml'],
+  },
+];
+
+describe('extractScope on realistic issue bodies', () => {
+  for (const c of CASES) {
+    it(`finds the exact scope of ${c.name}`, () => {
+      const scope = extractScope({ number: 7, title: c.title ?? 'An issue', body: c.body, labels: c.labels ?? [] }, tree, { repoSlug: 'acme/waves' });
+      expect(leaves(scope)).toEqual(c.leaves);
+      if (c.unresolved) expect(scope.unresolved.map((u) => u.text)).toEqual(c.unresolved);
+      expect(scope.rejected.map((r) => r.text)).toEqual(c.rejected ?? []);
+      if (c.excluded) expect(scope.excluded).toEqual(c.excluded);
+    });
+  }
+});
+
+describe('extractScope metadata', () => {
+  it('reads dependencies, the parent, acceptance criteria and steps', () => {
+    const scope = scopeOf(
+      [
+        'Part of #40',
+        '',
+        'Depends on #12, #13 and #14. Blocked by #20. After #21.',
+        '',
+        '## Steps',
+        '1. one',
+        '2. two',
+        '- [ ] three',
+        '- [x] four',
+        '',
+        '## Acceptance criteria',
+        '- works',
+      ].join('\n'),
+    );
+    expect(scope.dependsOn).toEqual([12, 13, 14, 20, 21]);
+    expect(scope.parent).toBe(40);
+    expect(scope.hasAcceptanceCriteria).toBe(true);
+    expect(scope.steps).toBe(4);
+  });
+
+  it('ignores references to issues of other repositories and to itself', () => {
+    const scope = scopeOf('Depends on other/repo#12 and #7 and https://github.com/acme/waves/issues/33');
+    expect(scope.dependsOn).toEqual([33]);
+  });
+
+  it('reports no acceptance criteria when there is no such section', () => {
+    expect(scopeOf('Just do it').hasAcceptanceCriteria).toBe(false);
+  });
+
+  it('keeps the evidence of each leaf', () => {
+    const scope = scopeOf('Fix `packages/cli/src/index.ts:10`', ['lane:planner']);
+    const cli = scope.leaves.find((l) => l.path === 'packages/cli/src/index.ts')!;
+    expect(cli.evidence).toEqual([{ source: 'body', via: 'backtick', text: 'packages/cli/src/index.ts:10', line: 1 }]);
+    const planner = scope.leaves.find((l) => l.path === 'packages/planner')!;
+    expect(planner.evidence).toEqual([{ source: 'label', via: 'label-lane', text: 'lane:planner', line: null }]);
+  });
+
+  it('counts files and subsystems for the subdivide rule', () => {
+    const scope = scopeOf('- `packages/cli/src/index.ts`\n- `packages/planner/src/index.ts`\n- `docs/guide.md`\n- `README.md`');
+    expect(scope.fileCount).toBe(4);
+    expect(scope.subsystems).toEqual(['(root)', 'docs', 'packages/cli', 'packages/planner']);
+  });
+
+  it('maps config lanes by label and by title keyword', () => {
+    const lanes = { rendering: { paths: ['packages/cli/src/render/**'], keywords: ['table'] }, docs: { paths: ['docs/*.md'] } };
+    const byKeyword = extractScope({ number: 1, title: 'The Table is ugly', body: '', labels: [] }, tree, { lanes });
+    expect(leaves(byKeyword)).toEqual(['dir:packages/cli/src/render']);
+    expect(byKeyword.lanes).toEqual(['rendering']);
+    const byLabel = extractScope({ number: 2, title: 'x', body: '', labels: ['lane:docs'] }, tree, { lanes });
+    expect(leaves(byLabel)).toEqual(['file:docs/guide.md']);
+  });
+
+  it('plans a 1 MB body with unusual Unicode in linear time', () => {
+    const noise = 'données 🚀 \u202e\u0000 ‮ `x` '.repeat(30_000) + 'a'.repeat(300_000) + '\nx ' + '`'.repeat(100_000) + '\n# ' + ' '.repeat(150_000) + 'x\n' + 'not '.repeat(40_000) + '\n- `packages/cli/src/index.ts`';
+    expect(noise.length).toBeGreaterThan(1_000_000);
+    const scope = scopeOf(noise);
+    expect(leaves(scope)).toEqual(['file:packages/cli/src/index.ts']);
+  });
+});
+
+describe('extractScope on hostile text', () => {
+  const pathish = fc.oneof(
+    fc.constantFrom('../', '..', '/', '~', '`', '[x](', ')', '#L1', ':12', '\\', 'C:\\', '%2e%2e/', 'https://github.com/acme/waves/blob/main/', '\n- ', '\n## Files\n', '\u202e', '\u0000'),
+    fc.constantFrom(...FILES),
+    fc.string({ maxLength: 12 }),
+  );
+  const hostile = fc.array(pathish, { maxLength: 40 }).map((parts) => parts.join(''));
+
+  it('never yields a leaf outside the repository, whatever the text', () => {
+    fc.assert(
+      fc.property(hostile, fc.array(fc.string({ maxLength: 20 }), { maxLength: 3 }), (body, labels) => {
+        const scope = extractScope({ number: 1, title: body.slice(0, 50), body, labels }, tree);
+        for (const leaf of scope.leaves) {
+          expect(leaf.path.split('/')).not.toContain('..');
+          expect(leaf.path.startsWith('/')).toBe(false);
+          expect(leaf.path.startsWith('~')).toBe(false);
+          if (leaf.kind === 'file') expect(tree.isFile(leaf.path)).toBe(true);
+          if (leaf.kind === 'dir') expect(tree.isDir(leaf.path)).toBe(true);
+          if (leaf.kind === 'new-file') expect(tree.isDir(leaf.path.slice(0, leaf.path.lastIndexOf('/')))).toBe(true);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

@@ -1,0 +1,161 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { analyzePlan, planWaves, verifyPlan, type Plan } from '@waves/planner';
+import { optionsArb, scenarioArb } from '../arbitraries.js';
+import { assertValidPlan, conflictingPairs, isRootFilePath, pathsOverlap, reaches } from '../helpers/assert-valid-plan.js';
+
+const RUNS = { numRuns: 150 };
+
+function bucketsOf(plan: Plan): number[] {
+  return [
+    ...plan.waves.flatMap((w) => w.issues.map((i) => i.number)),
+    ...plan.subdivide.map((i) => i.number),
+    ...plan.triage.map((i) => i.number),
+    ...plan.held.map((i) => i.number),
+    ...plan.deferred.map((i) => i.number),
+  ];
+}
+
+describe('planWaves properties', () => {
+  it('always puts every selected issue in exactly one bucket', () => {
+    fc.assert(
+      fc.property(scenarioArb(), ({ input }) => {
+        const analysis = analyzePlan(input);
+        const numbers = bucketsOf(analysis.plan).sort((a, b) => a - b);
+        expect(numbers).toEqual(analysis.selected.map((i) => i.number).sort((a, b) => a - b));
+        const open = input.issues.filter((i) => i.state === 'open').length;
+        expect(analysis.plan.summary.evaluated).toBe(Math.min(open, analysis.options.top));
+      }),
+      RUNS,
+    );
+  });
+
+  it('never puts two conflicting issues in one wave (verifyPlan and a brute-force pair check)', () => {
+    fc.assert(
+      fc.property(scenarioArb(), ({ input, repo }) => {
+        const plan = planWaves(input);
+        expect(verifyPlan(plan, input).filter((v) => v.rule === 'conflict')).toEqual([]);
+        expect(conflictingPairs(plan, repo.files, repo.edges, plan.options.contentionDepth)).toEqual([]);
+      }),
+      RUNS,
+    );
+  });
+
+  it('never exceeds the wave size or the number of waves', () => {
+    fc.assert(
+      fc.property(scenarioArb(), ({ input }) => {
+        const plan = planWaves(input);
+        for (const wave of plan.waves) expect(wave.issues.length).toBeLessThanOrEqual(plan.options.waveSize);
+        expect(plan.waves.length).toBeLessThanOrEqual(plan.options.maxWaves);
+      }),
+      RUNS,
+    );
+  });
+
+  it('always runs an issue touching a root file alone, in a serial_singleton wave', () => {
+    fc.assert(
+      fc.property(scenarioArb(), ({ input }) => {
+        const plan = planWaves(input);
+        for (const wave of plan.waves) {
+          const serial = wave.issues.filter((i) => i.paths.some(isRootFilePath));
+          if (serial.length > 0) {
+            expect(wave.issues).toHaveLength(1);
+            expect(wave.kind).toBe('serial_singleton');
+          } else expect(wave.kind).toBe('parallel');
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('always schedules a dependency in a strictly earlier wave, or defers the dependent', () => {
+    fc.assert(
+      fc.property(scenarioArb(), ({ input, backlog }) => {
+        const plan = planWaves(input);
+        const waveOf = new Map<number, number>();
+        plan.waves.forEach((w) => w.issues.forEach((i) => waveOf.set(i.number, w.index)));
+        const selected = new Set(bucketsOf(plan));
+        for (const [number, wave] of waveOf) {
+          for (const dep of backlog.deps.get(number) ?? []) {
+            if (!selected.has(dep)) continue;
+            expect(waveOf.get(dep), `#${number} depends on #${dep}`).toBeDefined();
+            expect(waveOf.get(dep)!).toBeLessThan(wave);
+          }
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('gives the identical plan for a shuffled backlog', () => {
+    fc.assert(
+      fc.property(
+        scenarioArb().chain((s) => fc.shuffledSubarray([...s.input.issues], { minLength: s.input.issues.length }).map((shuffled) => ({ s, shuffled }))),
+        ({ s, shuffled }) => {
+          const a = planWaves(s.input);
+          const b = planWaves({ ...s.input, issues: shuffled });
+          expect(JSON.stringify(b)).toBe(JSON.stringify(a));
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it('finds the fewest waves a brute-force search finds, for up to 8 dispatchable issues', () => {
+    const roomy = optionsArb.map((o) => ({ ...o, maxWaves: 20 }));
+    fc.assert(
+      fc.property(scenarioArb(roomy), ({ input, repo }) => {
+        const plan = planWaves(input);
+        const members = plan.waves.flatMap((w) => w.issues);
+        fc.pre(members.length > 0 && members.length <= 8 && !plan.deferred.some((d) => d.reason.startsWith('beyond')));
+        const depth = plan.options.contentionDepth;
+        const n = members.length;
+        const conflict = (i: number, j: number): boolean => {
+          const x = members[i]!;
+          const y = members[j]!;
+          if (x.paths.some((p) => y.paths.some((q) => pathsOverlap(p, q)))) return true;
+          if (x.serial || y.serial) return true;
+          const expand = (paths: string[]) => new Set(repo.files.filter((f) => paths.some((p) => p === f || (p.endsWith('/') && f.startsWith(p)))));
+          if (depth > 0 && (reaches(expand(x.paths), expand(y.paths), repo.edges, depth) || reaches(expand(y.paths), expand(x.paths), repo.edges, depth))) return true;
+          return false;
+        };
+        const before = (i: number, j: number) => members[j]!.dependsOn.includes(members[i]!.number);
+        // Brute force: try every assignment of the n issues to k ordered waves, smallest k first.
+        const feasible = (k: number): boolean => {
+          const wave = new Array<number>(n).fill(-1);
+          const place = (v: number): boolean => {
+            if (v === n) return true;
+            for (let w = 0; w < k; w++) {
+              let ok = wave.filter((x) => x === w).length < plan.options.waveSize;
+              for (let u = 0; u < v && ok; u++) {
+                if (wave[u] === w && conflict(u, v)) ok = false;
+                if (before(u, v) && !(wave[u]! < w)) ok = false;
+                if (before(v, u) && !(w < wave[u]!)) ok = false;
+              }
+              if (!ok) continue;
+              wave[v] = w;
+              if (place(v + 1)) return true;
+              wave[v] = -1;
+            }
+            return false;
+          };
+          return place(0);
+        };
+        let optimum = 1;
+        while (!feasible(optimum)) optimum++;
+        expect(plan.waves.length).toBe(optimum);
+        expect(plan.summary.optimal).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('passes the shared plan assertion on every random scenario', () => {
+    fc.assert(
+      fc.property(scenarioArb(), ({ input }) => {
+        assertValidPlan(planWaves(input), input);
+      }),
+      RUNS,
+    );
+  });
+});

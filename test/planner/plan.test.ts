@@ -1,0 +1,239 @@
+import { describe, expect, it } from 'vitest';
+import { analyzePlan, PlanSchema, planWaves, rankIssues, type BacklogIssue, type PlanInput, type PlanOptionsInput } from '@waves/planner';
+import { assertValidPlan } from '../helpers/assert-valid-plan.js';
+import { issue, NOW } from '../helpers/issues.js';
+import { makeRepo } from '../helpers/repo.js';
+
+const repo = makeRepo({
+  files: [
+    'package.json',
+    'pnpm-lock.yaml',
+    'README.md',
+    'docs/guide.md',
+    'packages/core/package.json',
+    'packages/core/src/index.ts',
+    'packages/core/src/types.ts',
+    'packages/core/src/money.ts',
+    'packages/api/package.json',
+    'packages/api/src/server.ts',
+    'packages/api/src/routes.ts',
+    'packages/api/src/util.ts',
+    'packages/web/package.json',
+    'packages/web/src/app.ts',
+    'packages/web/src/view.ts',
+  ],
+  imports: [
+    ['packages/api/src/server.ts', 'packages/api/src/routes.ts'],
+    ['packages/api/src/routes.ts', 'packages/core/src/money.ts'],
+    ['packages/core/src/money.ts', 'packages/core/src/types.ts'],
+    ['packages/web/src/app.ts', 'packages/web/src/view.ts'],
+  ],
+  packages: [
+    { name: '@x/core', dir: 'packages/core' },
+    { name: '@x/api', dir: 'packages/api' },
+    { name: '@x/web', dir: 'packages/web' },
+  ],
+});
+
+function plan(issues: BacklogIssue[], options: PlanOptionsInput = {}, extra: Partial<PlanInput> = {}) {
+  const input: PlanInput = { issues, repo, options: { maxWaves: 10, ...options }, now: NOW, ...extra };
+  const analysis = analyzePlan(input);
+  assertValidPlan(analysis.plan, input);
+  return analysis;
+}
+
+const touching = (n: number, ...paths: string[]) => issue(n, { body: paths.map((p) => `- \`${p}\``).join('\n') });
+const waveNumbers = (p: ReturnType<typeof plan>) => p.plan.waves.map((w) => w.issues.map((i) => i.number));
+
+describe('select', () => {
+  it('ranks by priority label, then sortOrder, then createdAt, then number', () => {
+    const ranked = rankIssues([
+      issue(1, { labels: [], createdAt: '2026-01-01T00:00:00Z' }),
+      issue(2, { labels: ['P2'], createdAt: '2026-01-05T00:00:00Z' }),
+      issue(3, { labels: ['priority:critical'], createdAt: '2026-01-09T00:00:00Z' }),
+      issue(4, { labels: ['P2'], createdAt: '2026-01-03T00:00:00Z' }),
+      issue(5, { labels: ['P2'], sortOrder: 1, createdAt: '2026-01-08T00:00:00Z' }),
+      issue(6, { labels: ['priority:high', 'P3'], createdAt: '2026-01-09T00:00:00Z' }),
+      issue(7, { labels: ['P2'], createdAt: '2026-01-03T00:00:00Z' }),
+      issue(8, { labels: ['priority: low'], createdAt: null }),
+    ]);
+    expect(ranked.map((i) => i.number)).toEqual([3, 6, 5, 4, 7, 2, 8, 1]);
+  });
+
+  it('takes open issues only, the top N', () => {
+    const result = plan([touching(1, 'README.md'), issue(2, { state: 'closed', body: '`docs/guide.md`' }), touching(3, 'docs/guide.md')], { top: 1 });
+    expect(result.selected.map((i) => i.number)).toEqual([1]);
+    expect(result.plan.summary.evaluated).toBe(1);
+  });
+});
+
+describe('classify', () => {
+  it('sends an issue that names nothing resolvable to triage with the reason', () => {
+    const result = plan([issue(1, { body: 'It is slow. See `packages/nope/src/x.ts`.' })]);
+    expect(result.plan.triage).toEqual([
+      { number: 1, title: 'Issue 1', url: null, reason: 'no path, lane or label resolves to the repository (unresolved: packages/nope/src/x.ts)' },
+    ]);
+  });
+
+  it('sends a dependency cycle to triage', () => {
+    const result = plan([
+      issue(1, { body: '`docs/guide.md`\nDepends on #2' }),
+      issue(2, { body: '`README.md`\nDepends on #1' }),
+      touching(3, 'packages/web/src/app.ts'),
+    ]);
+    expect(result.plan.triage.map((t) => [t.number, t.reason])).toEqual([
+      [1, 'dependency cycle: #1 → #2 → #1'],
+      [2, 'dependency cycle: #1 → #2 → #1'],
+    ]);
+  });
+
+  it('sends an issue without acceptance criteria to triage when the config requires them', () => {
+    const result = plan(
+      [touching(1, 'docs/guide.md'), issue(2, { body: '`README.md`\n\n## Acceptance criteria\n- ok' })],
+      { requireAcceptanceCriteria: true },
+    );
+    expect(result.plan.triage.map((t) => t.number)).toEqual([1]);
+    expect(waveNumbers(result)).toEqual([[2]]);
+  });
+
+  it('subdivides an issue with more than 8 files, more than 2 subsystems or more than 15 steps', () => {
+    const many = touching(1, 'packages/core/src/index.ts', 'packages/api/src/server.ts', 'packages/web/src/app.ts');
+    const steps = issue(2, { body: '`docs/guide.md`\n' + Array.from({ length: 16 }, (_, i) => `${i + 1}. step`).join('\n') });
+    const result = plan([many, steps]);
+    expect(result.plan.subdivide).toEqual([
+      {
+        number: 1,
+        title: 'Issue 1',
+        url: null,
+        reason: '3 file(s) across 3 subsystem(s) (limits: 8 files, 2 subsystems, 15 steps)',
+        childBudget: 3,
+        paths: ['packages/api/src/server.ts', 'packages/core/src/index.ts', 'packages/web/src/app.ts'],
+      },
+      { number: 2, title: 'Issue 2', url: null, reason: '16 steps (limits: 8 files, 2 subsystems, 15 steps)', childBudget: 2, paths: ['docs/guide.md'] },
+    ]);
+  });
+
+  it('defers an issue that waits for an open issue outside the selection, and notes satisfied ones', () => {
+    const result = plan(
+      [
+        issue(1, { labels: ['P0'], body: '`docs/guide.md`\nDepends on #9' }),
+        issue(2, { labels: ['P0'], body: '`README.md`\nBlocked by #8 and #7' }),
+        issue(7, { state: 'closed' }),
+        issue(9, { body: '`packages/web/src/app.ts`' }),
+      ],
+      { top: 2 },
+    );
+    expect(result.plan.deferred).toEqual([{ number: 1, title: 'Issue 1', url: null, reason: 'waits for #9 (open, not in this plan)', waitsFor: [9] }]);
+    expect(waveNumbers(result)).toEqual([[2]]);
+    expect(result.plan.warnings.map((w) => w.message)).toEqual([
+      'depends on #7, which is closed: satisfied',
+      'depends on #8, which is not in the backlog: treated as done',
+    ]);
+  });
+
+  it('defers an issue whose dependency was triaged, transitively', () => {
+    const result = plan([issue(1, { body: 'vague' }), issue(2, { body: '`README.md`\nafter #1' }), issue(3, { body: '`docs/guide.md` depends on #2' })]);
+    expect(result.plan.deferred.map((d) => [d.number, d.reason])).toEqual([
+      [2, 'waits for #1 (triage)'],
+      [3, 'waits for #2 (deferred)'],
+    ]);
+  });
+
+  it('holds an issue whose scope overlaps a lease of another holder, not an expired one or our own', () => {
+    const leases = [
+      { id: 'l1', lane: 'packages/api', holder: 'agent-7', until: '2026-11-29T13:00:00.000Z' },
+      { id: 'l2', lane: 'docs', holder: 'agent-8', until: '2026-11-29T11:00:00.000Z' },
+      { id: 'l3', lane: 'web', holder: 'me', until: '2026-11-29T13:00:00.000Z' },
+    ];
+    const result = plan([touching(1, 'packages/api/src/routes.ts'), touching(2, 'docs/guide.md'), touching(3, 'packages/web/src/app.ts')], { holder: 'me' }, { leases });
+    expect(result.plan.held).toEqual([
+      { number: 1, title: 'Issue 1', url: null, lease: { id: 'l1', lane: 'packages/api', holder: 'agent-7', until: '2026-11-29T13:00:00.000Z' } },
+    ]);
+    expect(waveNumbers(result)).toEqual([[2, 3]]);
+  });
+
+  it('runs an issue touching a root file or a configured serial path alone', () => {
+    const result = plan([touching(1, 'package.json'), touching(2, 'docs/guide.md'), touching(3, 'packages/web/src/view.ts'), touching(4, 'README.md')], {
+      serial: ['docs/**'],
+    });
+    expect(result.plan.waves.map((w) => [w.kind, w.issues.map((i) => i.number)])).toEqual([
+      ['serial_singleton', [1]],
+      ['serial_singleton', [2]],
+      ['parallel', [3, 4]],
+    ]);
+    expect(result.plan.waves[0]!.issues[0]!.serial).toBe('package.json (root file)');
+    expect(result.plan.waves[1]!.issues[0]!.serial).toBe('docs/guide.md (serial docs/**)');
+  });
+});
+
+describe('conflicts and waves', () => {
+  it('puts two issues touching one file in different waves', () => {
+    const result = plan([touching(1, 'README.md'), touching(2, 'README.md')]);
+    expect(waveNumbers(result)).toEqual([[1], [2]]);
+    expect(result.plan.conflicts).toEqual([{ a: 1, b: 2, kind: 'path', detail: 'both touch README.md' }]);
+  });
+
+  it('puts an issue on a directory and an issue on a file inside it in different waves', () => {
+    const result = plan([issue(1, { labels: ['lane:core'] }), touching(2, 'packages/core/src/money.ts')]);
+    expect(result.plan.conflicts).toEqual([
+      { a: 1, b: 2, kind: 'path', detail: 'packages/core/ contains packages/core/src/money.ts' },
+      { a: 1, b: 2, kind: 'import', detail: 'packages/core/src/money.ts imports packages/core/src/types.ts' },
+    ]);
+    expect(waveNumbers(result)).toEqual([[1], [2]]);
+  });
+
+  it('separates issues whose files import each other, within the contention depth', () => {
+    const issues = [touching(1, 'packages/api/src/server.ts'), touching(2, 'packages/core/src/money.ts')];
+    expect(waveNumbers(plan(issues, { contentionDepth: 1 }))).toEqual([[1, 2]]);
+    const deep = plan(issues, { contentionDepth: 2 });
+    expect(waveNumbers(deep)).toEqual([[1], [2]]);
+    expect(deep.plan.conflicts).toEqual([
+      { a: 1, b: 2, kind: 'import', detail: 'packages/api/src/server.ts → packages/api/src/routes.ts → packages/core/src/money.ts' },
+    ]);
+    const direct = plan([touching(1, 'packages/api/src/routes.ts'), touching(2, 'packages/core/src/money.ts')]);
+    expect(direct.plan.conflicts).toEqual([{ a: 1, b: 2, kind: 'import', detail: 'packages/api/src/routes.ts imports packages/core/src/money.ts' }]);
+    expect(waveNumbers(plan([touching(1, 'packages/api/src/routes.ts'), touching(2, 'packages/core/src/money.ts')], { contentionDepth: 0 }))).toEqual([[1, 2]]);
+  });
+
+  it('puts a dependency in an earlier wave', () => {
+    const result = plan([issue(1, { body: '`README.md`\nDepends on #2' }), touching(2, 'docs/guide.md')]);
+    expect(waveNumbers(result)).toEqual([[2], [1]]);
+    expect(result.plan.waves[1]!.issues[0]!.dependsOn).toEqual([2]);
+    expect(result.plan.conflicts).toEqual([{ a: 1, b: 2, kind: 'dependency', detail: '#1 depends on #2' }]);
+  });
+
+  it('rolls leaves up to directories or packages with the granularity', () => {
+    const issues = [touching(1, 'packages/web/src/app.ts'), touching(2, 'packages/web/src/view.ts')];
+    expect(waveNumbers(plan(issues, { contentionDepth: 0 }))).toEqual([[1, 2]]);
+    const dir = plan(issues, { granularity: 'dir', contentionDepth: 0 });
+    expect(waveNumbers(dir)).toEqual([[1], [2]]);
+    expect(dir.plan.waves[0]!.issues[0]!.paths).toEqual(['packages/web/src/']);
+    const pkg = plan([touching(1, 'packages/core/src/types.ts'), touching(2, 'packages/core/src/index.ts')], { granularity: 'package', contentionDepth: 0 });
+    expect(pkg.plan.waves[0]!.issues[0]!.paths).toEqual(['packages/core/']);
+    expect(waveNumbers(pkg)).toEqual([[1], [2]]);
+  });
+
+  it('moves waves past maxWaves to deferred', () => {
+    const result = plan([touching(1, 'README.md'), touching(2, 'README.md'), touching(3, 'README.md')], { maxWaves: 2 });
+    expect(waveNumbers(result)).toEqual([[1], [2]]);
+    expect(result.plan.deferred).toEqual([{ number: 3, title: 'Issue 3', url: null, reason: 'beyond --max-waves 2 (would be wave 3)', waitsFor: [] }]);
+  });
+
+  it('caps waves at waveSize and fills earlier waves with higher-priority issues', () => {
+    const free = [1, 2, 3, 4, 5].map((n) => issue(n, { labels: n === 5 ? ['P0'] : [], body: ['`README.md`', '`docs/guide.md`', '`packages/api/src/util.ts`', '`packages/web/src/view.ts`', '`packages/core/src/index.ts`'][n - 1]! }));
+    const result = plan(free, { waveSize: 2, contentionDepth: 0 });
+    // Within a wave, issues are listed in rank order: #5 is P0.
+    expect(waveNumbers(result)).toEqual([[5, 1], [2, 3], [4]]);
+  });
+
+  it('produces a plan that validates against the exported schema', () => {
+    const result = plan([touching(1, 'README.md'), issue(2, { body: 'nothing' })]);
+    expect(PlanSchema.safeParse(JSON.parse(JSON.stringify(result.plan))).success).toBe(true);
+    expect(result.plan.summaryLine).toBe('2 total issue(s) evaluated · 1 dispatchable · 0 subdivide · 1 triage');
+  });
+
+  it('gives the same plan for the same input', () => {
+    const issues = [touching(1, 'README.md'), touching(2, 'packages/api/src/routes.ts'), touching(3, 'packages/core/src/money.ts')];
+    expect(planWaves({ issues, repo, now: NOW })).toEqual(planWaves({ issues: [...issues].reverse(), repo, now: NOW }));
+  });
+});

@@ -1,0 +1,127 @@
+import { cp, mkdtemp, rm, mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildRepoGraph, listRepoFiles, scanImports, type RepoGraph } from '@waves/planner';
+
+const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
+
+function edges(graph: RepoGraph): string[] {
+  return graph.mapEdges((_e, attrs, from, to) => `${from} -> ${to} (${attrs.kinds.join(',')})`).sort();
+}
+
+describe('scanImports', () => {
+  it('tells every kind of import apart', () => {
+    const text = [
+      "import a from './a';",
+      "import type { B } from './b';",
+      "import { type C } from './c';",
+      "export * from './d';",
+      "export * as ns from './e';",
+      "export type * as types from './f';",
+      "export { g } from './g';",
+      "export type { H } from './h';",
+      "const i = await import('./i');",
+      "const j = require('./j');",
+      "import k = require('./k');",
+      "type L = typeof import('./l');",
+      "import './m';",
+      "import type from './n';",
+    ].join('\n');
+    expect(scanImports(text)).toEqual([
+      { specifier: './a', kind: 'static' },
+      { specifier: './b', kind: 'type' },
+      { specifier: './c', kind: 'static' },
+      { specifier: './d', kind: 'reexport' },
+      { specifier: './e', kind: 'reexport' },
+      { specifier: './f', kind: 'type' },
+      { specifier: './g', kind: 'reexport' },
+      { specifier: './h', kind: 'type' },
+      { specifier: './i', kind: 'dynamic' },
+      { specifier: './j', kind: 'require' },
+      { specifier: './k', kind: 'require' },
+      { specifier: './l', kind: 'type' },
+      { specifier: './m', kind: 'static' },
+      { specifier: './n', kind: 'static' },
+    ]);
+  });
+
+  it('ignores specifiers that are not literals', () => {
+    expect(scanImports("const x = require(name); const y = import(`./${name}`);")).toEqual([]);
+  });
+});
+
+describe('buildRepoGraph on fixture repositories', () => {
+  it('resolves relative imports, .js written for .ts, index files, .cjs for .cts, and every import kind', async () => {
+    const graph = await buildRepoGraph(fixture('graph-relative'));
+    expect(edges(graph)).toEqual([
+      'src/a.ts -> src/b.ts (static)',
+      'src/a.ts -> src/c.tsx (static)',
+      'src/a.ts -> src/dir/index.ts (static)',
+      'src/a.ts -> src/eq.ts (require)',
+      'src/a.ts -> src/lazy.ts (dynamic)',
+      'src/a.ts -> src/legacy.cts (require)',
+      'src/a.ts -> src/ns.ts (reexport)',
+      'src/a.ts -> src/reexp.ts (reexport)',
+      'src/a.ts -> src/typed.ts (type)',
+      'src/a.ts -> src/types.ts (type)',
+      'src/js/plain.js -> src/b.ts (require)',
+      'src/js/plain.js -> src/m.mts (require)',
+      'src/m.mts -> src/b.ts (static)',
+    ]);
+    expect(graph.getAttribute('unresolved')).toEqual([{ from: 'src/a.ts', specifier: './missing.js' }]);
+    expect(graph.getAttribute('external')).toBe(2); // node:fs, lodash
+    expect(graph.getNodeAttributes('src/a.ts')).toEqual({ package: 'graph-relative', dir: 'src' });
+  });
+
+  it('resolves tsconfig paths and baseUrl through extends, and per-package tsconfigs', async () => {
+    const graph = await buildRepoGraph(fixture('graph-paths'));
+    expect(edges(graph)).toEqual([
+      'packages/sub/src/x.ts -> packages/sub/src/y.ts (static)',
+      'src/main.ts -> src/app/feature.ts (static)',
+      'src/main.ts -> src/lib/helper.ts (static)',
+      'src/main.ts -> src/utils/index.ts (static)',
+    ]);
+    expect(graph.getAttribute('unresolved')).toEqual([{ from: 'src/main.ts', specifier: '@app/nope' }]);
+  });
+
+  it('resolves pnpm workspace packages to their sources, with subpath exports, without node_modules', async () => {
+    const graph = await buildRepoGraph(fixture('graph-workspace'));
+    expect(edges(graph)).toEqual([
+      'packages/app/src/index.ts -> packages/core/src/index.ts (static)',
+      'packages/app/src/index.ts -> packages/core/src/utils/strings.ts (static)',
+      'packages/app/src/index.ts -> packages/legacy/src/main.ts (static)',
+    ]);
+    expect(graph.getAttribute('unresolved')).toEqual([{ from: 'packages/app/src/index.ts', specifier: '@ws/core/utils/missing' }]);
+    expect(graph.getAttribute('external')).toBe(1); // react
+    expect(graph.getNodeAttributes('packages/core/src/index.ts').package).toBe('@ws/core');
+  });
+
+  it('resolves npm/yarn workspaces declared in package.json through the source field', async () => {
+    const graph = await buildRepoGraph(fixture('graph-yarn'));
+    expect(edges(graph)).toEqual(['libs/two/src/index.ts -> libs/one/src/entry.ts (static)']);
+  });
+});
+
+describe('listing files', () => {
+  const temps: string[] = [];
+  afterAll(async () => {
+    for (const dir of temps) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('walks a directory outside git, skipping node_modules, dist, build and coverage', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'waves-walk-'));
+    temps.push(dir);
+    await cp(fixture('graph-relative'), dir, { recursive: true });
+    for (const skipped of ['node_modules/x', 'dist', 'build', 'coverage']) {
+      await mkdir(path.join(dir, skipped), { recursive: true });
+      await writeFile(path.join(dir, skipped, 'junk.ts'), "import './nothing';\n");
+    }
+    const listing = await listRepoFiles(dir);
+    expect(listing.git).toBe(false);
+    expect(listing.files.some((f) => /node_modules|dist|build|coverage/.test(f))).toBe(false);
+    const graph = await buildRepoGraph(dir);
+    expect(graph.size).toBe(13);
+  });
+});

@@ -1,0 +1,21 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    // Tests run against the sources; the CLI end-to-end tests run the built bin.
+    alias: {
+      '@waves/planner': src('planner'),
+      '@waves/dispatch': src('dispatch'),
+      '@waves/cli': src('cli'),
+    },
+  },
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+  },
+});
