@@ -12,6 +12,9 @@ const ADAPTERS = new Set([
   'graph/build-repo-graph.ts',
   'graph/load-repo.ts',
   'graph/module-resolver.ts',
+  'graph/graph-cache.ts',
+  'graph/scan-pool.ts',
+  'graph/scan-worker.ts',
 ]);
 
 const FORBIDDEN: [RegExp, string][] = [

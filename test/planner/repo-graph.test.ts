@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildRepoGraph, listRepoFiles, scanImports, type RepoGraph } from '@waves/planner';
+import { buildRepoGraph, isSourceFile, listRepoFiles, ModuleResolver, readWorkspace, scanImports, type RepoGraph } from '@waves/planner';
+import { readFileSync } from 'node:fs';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 
@@ -102,6 +103,43 @@ describe('buildRepoGraph on fixture repositories', () => {
     const graph = await buildRepoGraph(fixture('graph-yarn'));
     expect(edges(graph)).toEqual(['libs/two/src/index.ts -> libs/one/src/entry.ts (static)']);
   });
+
+  it('follows a tsconfig extends into a workspace package that was never installed', async () => {
+    const graph = await buildRepoGraph(fixture('graph-tsconfig-package'), { cache: false });
+    expect(edges(graph)).toEqual(['packages/app/src/main.ts -> packages/lib/src/helper.ts (static)']);
+  });
+
+  it('resolves self-references through exports with custom conditions, and package imports (#x)', async () => {
+    const graph = await buildRepoGraph(fixture('graph-self-ref'), { cache: false });
+    expect(edges(graph)).toEqual(['src/index.ts -> src/internal/secret.ts (static)', 'src/index.ts -> src/v3/index.ts (static)']);
+  });
+
+  it('resolves a path alias or a relative import of a folder with its own package.json through its main', async () => {
+    const graph = await buildRepoGraph(fixture('graph-dir-package'), { cache: false });
+    expect(edges(graph)).toEqual(['app/main.ts -> libs/debug/src/index.ts (static)']);
+    expect(graph.getAttribute('unresolved')).toEqual([]);
+  });
+});
+
+describe('the fast resolution tier', () => {
+  const FIXTURES = ['graph-relative', 'graph-paths', 'graph-workspace', 'graph-yarn', 'graph-tsconfig-package', 'graph-self-ref', 'graph-dir-package', 'cli-repo'];
+  for (const name of FIXTURES) {
+    it(`agrees with TypeScript's own resolution on ${name}`, async () => {
+      const root = fixture(name);
+      const { files } = await listRepoFiles(root);
+      const { members } = await readWorkspace(root, files);
+      const fast = new ModuleResolver({ root, files, members });
+      const reference = new ModuleResolver({ root, files, members });
+      let compared = 0;
+      for (const file of files.filter(isSourceFile)) {
+        for (const { specifier } of scanImports(readFileSync(path.join(root, file), 'utf8'))) {
+          expect(fast.resolve(specifier, file), `${file}: ${specifier}`).toEqual(reference.resolveWithTypeScript(specifier, file));
+          compared++;
+        }
+      }
+      expect(compared).toBeGreaterThan(0);
+    });
+  }
 });
 
 describe('listing files', () => {

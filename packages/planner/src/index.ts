@@ -43,7 +43,7 @@ export type { PartitionProblem, PartitionResult } from './waves/partition-waves.
 export { loadRepo, assertDirectory } from './graph/load-repo.js';
 export type { LoadRepoOptions } from './graph/load-repo.js';
 export { buildRepoGraph, assembleGraph, IMPORT_KIND_ORDER } from './graph/build-repo-graph.js';
-export type { BuildRepoGraphOptions } from './graph/build-repo-graph.js';
+export type { BuildRepoGraphOptions, GraphBuildStats } from './graph/build-repo-graph.js';
 export { listRepoFiles, SKIPPED_DIRS } from './graph/list-files.js';
 export type { RepoListing } from './graph/list-files.js';
 export { readWorkspace } from './graph/read-workspace.js';

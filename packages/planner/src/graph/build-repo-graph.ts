@@ -1,29 +1,50 @@
 /**
- * Adapter: builds the file-level import graph of a repository. Each source file is read once,
- * its specifiers scanned (`scanImports`), each specifier resolved (`ModuleResolver`), and the
- * result stored in a graphology directed graph — one node per source file, one edge per
- * importing pair, carrying the kinds of import.
+ * Adapter: builds the file-level import graph of a repository. Each changed source file is read
+ * once and scanned (`scanImports`, on every core for a large cold build), each specifier resolved
+ * (`ModuleResolver`), and the result kept in a graphology directed graph — one node per source
+ * file, one edge per importing pair with the kinds of import — and in the cache under
+ * `.waves/cache/`, so that a re-run with nothing changed neither reads nor parses nor loads
+ * TypeScript, and a change re-scans only the files whose content changed and re-resolves only
+ * what the change can affect.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DirectedGraph } from 'graphology';
-import { parentDir } from '../scope/repo-tree.js';
+import { baseName, parentDir } from '../scope/repo-tree.js';
 import type { FileNodeAttributes, ImportKind, RepoGraph, RepoPath, UnresolvedImport, WorkspacePackage } from '../types.js';
+import { contentId, EXTERNAL, GRAPH_CACHE_VERSION, readGraphCache, UNRESOLVED, writeGraphCache, type CachedFile, type GraphCache } from './graph-cache.js';
 import { listRepoFiles } from './list-files.js';
-import { isSourceFile, ModuleResolver } from './module-resolver.js';
+import { isSourceFile, ModuleResolver, type Resolved } from './module-resolver.js';
 import { readWorkspace, type WorkspaceMember } from './read-workspace.js';
-import { scanImports } from './scan-imports.js';
+import { scanFiles, type ScanJob, type ScanOptions } from './scan-pool.js';
 
 /** Strongest first: the edge's `kind` is the first of these among its kinds. */
 export const IMPORT_KIND_ORDER: readonly ImportKind[] = ['static', 'reexport', 'require', 'dynamic', 'type'];
 
-export interface BuildRepoGraphOptions {
+export interface BuildRepoGraphOptions extends ScanOptions {
   /** The repository's files (default: listed with git, or walked). */
   files?: readonly RepoPath[];
+  /** Git blob ids of files whose content matches them (default: from the listing). */
+  blobIds?: ReadonlyMap<RepoPath, string>;
   /** Its workspace packages with their manifests (default: read from its configuration). */
   members?: readonly WorkspaceMember[];
+  /** Use and update the cache under `<root>/.waves/cache/` (default true). */
+  cache?: boolean;
   /** Called now and then with the number of source files done and the total. */
   onProgress?: (done: number, total: number) => void;
+  /** Receives what the build did, for benchmarks and `waves graph`. */
+  onStats?: (stats: GraphBuildStats) => void;
+}
+
+export interface GraphBuildStats {
+  sources: number;
+  /** Files whose imports were scanned (the others came from the cache). */
+  scanned: number;
+  /** Specifiers resolved (the others came from the cache). */
+  resolved: number;
+  cache: 'none' | 'cold' | 'warm' | 'rebuilt';
+  /** Threads that scanned (1 = the main thread alone). */
+  threads: number;
 }
 
 export interface FileImports {
@@ -33,22 +54,7 @@ export interface FileImports {
   external: number;
 }
 
-/** The imports of one file, resolved. */
-export function resolveFileImports(text: string, file: RepoPath, resolver: ModuleResolver): FileImports {
-  const targets: FileImports['targets'] = [];
-  const unresolved: string[] = [];
-  let external = 0;
-  for (const { specifier, kind } of scanImports(text)) {
-    const resolved = resolver.resolve(specifier, file);
-    if (resolved.kind === 'file') {
-      if (resolved.path !== file) targets.push({ to: resolved.path, kind });
-    } else if (resolved.kind === 'unresolved') unresolved.push(specifier);
-    else external++;
-  }
-  return { targets, unresolved, external };
-}
-
-/** Assembles the graph from per-file imports (exported so a cache can feed it). */
+/** Assembles the graph from per-file imports. */
 export function assembleGraph(
   sources: readonly RepoPath[],
   packages: readonly WorkspacePackage[],
@@ -65,6 +71,7 @@ export function assembleGraph(
       dir = parentDir(dir);
     }
   };
+  const nodes = new Set(sources);
   for (const file of sources) graph.addNode(file, { package: packageOf(file), dir: parentDir(file) });
   const unresolved: UnresolvedImport[] = [];
   let external = 0;
@@ -73,43 +80,186 @@ export function assembleGraph(
     if (!imports) continue;
     external += imports.external;
     for (const specifier of imports.unresolved) unresolved.push({ from: file, specifier });
+    // Merge the kinds of repeated imports of one target before touching the graph.
+    const byTarget = new Map<RepoPath, ImportKind[]>();
     for (const { to, kind } of imports.targets) {
-      if (!graph.hasNode(to)) continue;
-      const key = graph.edge(file, to);
-      if (key === undefined) graph.addEdge(file, to, { kind, kinds: [kind] });
-      else {
-        const attrs = graph.getEdgeAttributes(key);
-        if (!attrs.kinds.includes(kind)) {
-          const kinds = [...attrs.kinds, kind].sort((a, b) => IMPORT_KIND_ORDER.indexOf(a) - IMPORT_KIND_ORDER.indexOf(b));
-          graph.mergeEdgeAttributes(key, { kinds, kind: kinds[0]! });
-        }
-      }
+      if (to === file || !nodes.has(to)) continue;
+      const kinds = byTarget.get(to);
+      if (!kinds) byTarget.set(to, [kind]);
+      else if (!kinds.includes(kind)) kinds.push(kind);
+    }
+    for (const [to, kinds] of byTarget) {
+      if (kinds.length > 1) kinds.sort((a, b) => IMPORT_KIND_ORDER.indexOf(a) - IMPORT_KIND_ORDER.indexOf(b));
+      graph.addDirectedEdgeWithKey(`${file}>${to}`, file, to, { kind: kinds[0]!, kinds });
     }
   }
   graph.replaceAttributes({ unresolved, external });
   return graph;
 }
 
+/** Files whose content decides how specifiers resolve. */
+function isConfigFile(file: RepoPath): boolean {
+  const base = baseName(file);
+  return base === 'package.json' || base === 'pnpm-workspace.yaml' || /^[tj]sconfig.*\.json$/.test(base);
+}
+
+function hashOf(parts: readonly string[]): string {
+  return contentId(parts.join('\0'));
+}
+
+function toTarget(resolved: Resolved): string {
+  return resolved.kind === 'file' ? resolved.path : resolved.kind === 'external' ? EXTERNAL : UNRESOLVED;
+}
+
+/**
+ * Whether a specifier resolved against an older file list must be resolved again: it failed,
+ * its target is gone, or a file was added or removed where it could take precedence — next to
+ * the target or the path the specifier names (`x.ts` over `x/index.ts`, `.ts` over `.js`).
+ * NOTE: an alias with several fallback locations (`paths: {"@x/*": ["a/*", "b/*"]}`) could
+ * change when a file appears in an earlier location far from its target; a change to any
+ * tsconfig or manifest re-resolves everything, but a bare file addition there is not seen.
+ */
+function mustReresolve(from: RepoPath, specifier: string, target: string, changedDirs: ReadonlySet<RepoPath>, removed: ReadonlySet<RepoPath>): boolean {
+  if (changedDirs.size === 0) return false; // the same files: nothing can resolve differently
+  if (target === UNRESOLVED) return true;
+  if (target !== EXTERNAL) {
+    if (removed.has(target)) return true;
+    const dir = parentDir(target);
+    if (changedDirs.has(dir) || changedDirs.has(parentDir(dir))) return true;
+  }
+  if (specifier.startsWith('.')) {
+    const named = path.posix.normalize(path.posix.join(parentDir(from), specifier));
+    if (changedDirs.has(named) || changedDirs.has(parentDir(named))) return true;
+  }
+  return false;
+}
+
 /** Builds the import graph of the repository at `root`. */
 export async function buildRepoGraph(root: string, options: BuildRepoGraphOptions = {}): Promise<RepoGraph> {
   const absRoot = path.resolve(root);
-  const files = options.files ?? (await listRepoFiles(absRoot)).files;
+  let files = options.files;
+  let blobIds = options.blobIds;
+  if (!files) {
+    const listing = await listRepoFiles(absRoot);
+    files = listing.files;
+    blobIds ??= listing.blobIds;
+  }
   const members = options.members ?? (await readWorkspace(absRoot, files)).members;
-  const resolver = new ModuleResolver({ root: absRoot, files, members });
   const sources = files.filter(isSourceFile);
-  const imports = new Map<RepoPath, FileImports>();
+  const useCache = options.cache ?? true;
+  const tool = `waves-graph-${GRAPH_CACHE_VERSION}`;
+  const previous = useCache ? await readGraphCache(absRoot, tool) : null;
+
+  // Content ids: git blob ids where the file is clean, else hashed from the content (read once).
+  const texts = new Map<RepoPath, string>();
+  const idOf = (file: RepoPath): string | null => {
+    const blob = blobIds?.get(file);
+    if (blob) return blob;
+    try {
+      const buffer = readFileSync(path.join(absRoot, file));
+      if (isSourceFile(file)) texts.set(file, buffer.toString('utf8'));
+      return contentId(buffer);
+    } catch {
+      return null;
+    }
+  };
+  const ids = new Map<RepoPath, string>();
+  for (const file of sources) {
+    const id = idOf(file);
+    if (id !== null) ids.set(file, id);
+  }
+  const configIds = files.filter(isConfigFile).map((file) => `${file}:${blobIds?.get(file) ?? idOf(file) ?? '-'}`);
+  const keyOf = (extras: Record<string, string>) => hashOf([...configIds, '|', ...Object.keys(extras).sort().map((abs) => `${abs}:${extras[abs]}`)]);
+  // Configs read outside the file list last time, hashed as they are now.
+  const extrasNow: Record<string, string> = {};
+  for (const abs of Object.keys(previous?.extraConfigs ?? {})) {
+    try {
+      extrasNow[abs] = contentId(readFileSync(abs));
+    } catch {
+      extrasNow[abs] = '-';
+    }
+  }
+  const configKey = keyOf(extrasNow);
+
+  // Scan what is new or changed.
+  const entries: Record<RepoPath, CachedFile> = {};
+  const jobs: ScanJob[] = [];
+  for (const file of sources) {
+    const id = ids.get(file);
+    if (id === undefined) continue; // unreadable
+    const cached = previous?.entries[file];
+    if (cached && cached.id === id) entries[file] = cached;
+    else {
+      const text = texts.get(file);
+      jobs.push(text === undefined ? { file } : { file, text });
+    }
+  }
+  texts.clear();
+  const { results: scanned, threads } = await scanFiles(absRoot, jobs, options);
+  for (const result of scanned) {
+    if (result.imports) entries[result.file] = { id: ids.get(result.file)!, imports: result.imports, targets: [] };
+  }
+  const fresh = new Set(scanned.map((r) => r.file));
+
+  // Resolve what the change can affect.
+  const sameConfig = previous !== null && previous.configKey === configKey;
+  let changedDirs = new Set<RepoPath>();
+  let removed = new Set<RepoPath>();
+  if (sameConfig) {
+    const before = new Set(previous.files);
+    const now = new Set(files);
+    const added = files.filter((f) => !before.has(f));
+    removed = new Set(previous.files.filter((f) => !now.has(f)));
+    changedDirs = new Set([...added, ...removed].map(parentDir));
+  }
+  let resolver: ModuleResolver | null = null;
+  let resolvedCount = 0;
   let done = 0;
   for (const file of sources) {
-    let text: string;
-    try {
-      text = readFileSync(path.join(absRoot, file), 'utf8');
-    } catch {
-      continue; // listed but unreadable (a dangling symlink, a race with a deletion)
+    const entry = entries[file];
+    if (!entry) continue;
+    const reuse = sameConfig && !fresh.has(file) && entry.targets.length === entry.imports.length;
+    const targets: string[] = [];
+    for (let i = 0; i < entry.imports.length; i++) {
+      const [specifier] = entry.imports[i]!;
+      const old = reuse ? entry.targets[i]! : null;
+      if (old !== null && !mustReresolve(file, specifier, old, changedDirs, removed)) targets.push(old);
+      else {
+        resolver ??= new ModuleResolver({ root: absRoot, files, members });
+        targets.push(toTarget(resolver.resolve(specifier, file)));
+        resolvedCount++;
+      }
     }
-    imports.set(file, resolveFileImports(text, file, resolver));
-    done++;
-    if (options.onProgress && done % 500 === 0) options.onProgress(done, sources.length);
+    entries[file] = { ...entry, targets };
+    if (options.onProgress && ++done % 1000 === 0) options.onProgress(done, sources.length);
   }
   options.onProgress?.(sources.length, sources.length);
-  return assembleGraph(sources, members, (file) => imports.get(file));
+
+  if (useCache && (jobs.length > 0 || resolvedCount > 0 || previous === null)) {
+    const extraConfigs: Record<string, string> = {};
+    if (resolver) for (const [abs, text] of resolver.extraConfigReads) extraConfigs[abs] = contentId(text);
+    else Object.assign(extraConfigs, previous?.extraConfigs ?? {});
+    const cache: GraphCache = { version: GRAPH_CACHE_VERSION, configKey: keyOf(extraConfigs), files: [...files], extraConfigs, entries };
+    await writeGraphCache(absRoot, tool, cache);
+  }
+  options.onStats?.({
+    sources: sources.length,
+    scanned: jobs.length,
+    resolved: resolvedCount,
+    cache: !useCache ? 'none' : previous === null ? 'cold' : jobs.length === 0 && resolvedCount === 0 ? 'warm' : 'rebuilt',
+    threads,
+  });
+
+  return assembleGraph(sources, members, (file) => {
+    const entry = entries[file];
+    if (!entry) return undefined;
+    const result: FileImports = { targets: [], unresolved: [], external: 0 };
+    entry.imports.forEach(([specifier, kind], i) => {
+      const target = entry.targets[i]!;
+      if (target === EXTERNAL) result.external++;
+      else if (target === UNRESOLVED) result.unresolved.push(specifier);
+      else result.targets.push({ to: target, kind });
+    });
+    return result;
+  });
 }

@@ -52,6 +52,8 @@ async function listGit(root: string): Promise<RepoListing> {
     if (!changed.has(file) && object) blobIds.set(file, object);
   }
   for (const file of splitZ(others.stdout)) files.add(file);
+  // waves' own state is never part of the repository, even where it is not ignored.
+  for (const file of files) if (file.startsWith('.waves/') || file.startsWith('.dispatch-runs/')) files.delete(file);
   return {
     files: [...files].sort(),
     head: head.exitCode === 0 ? head.stdout.trim() || null : null,

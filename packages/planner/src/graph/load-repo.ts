@@ -12,6 +12,8 @@ import { readWorkspace } from './read-workspace.js';
 export interface LoadRepoOptions {
   /** How the root is reported in the plan (default: as given). */
   displayRoot?: string;
+  /** Use the graph cache under `.waves/cache/` (default true). */
+  cache?: boolean;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -33,7 +35,9 @@ export async function loadRepo(root: string, options: LoadRepoOptions = {}): Pro
   const workspace = await readWorkspace(absRoot, listing.files);
   const graph = await buildRepoGraph(absRoot, {
     files: listing.files,
+    blobIds: listing.blobIds,
     members: workspace.members,
+    cache: options.cache ?? true,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
   return {

@@ -1,13 +1,24 @@
 /**
- * Resolves import specifiers to repository files the way TypeScript does — tsconfig `paths`,
- * `baseUrl`, `extends` chains, the nearest tsconfig per file, `.js` written for `.ts` sources,
- * index files, package `exports` and self-references — against the repository's file list rather
- * than the disk, with one module-resolution cache per tsconfig. Workspace package names resolve to
- * the package's source entry from its manifest alone, since the repository being planned usually
- * has no `node_modules`.
+ * Resolves import specifiers to repository files the way TypeScript does (bundler resolution) —
+ * tsconfig `paths` and `baseUrl` through `extends` chains, the nearest tsconfig per file, `.js`
+ * written for `.ts` sources, index files, workspace packages by name, package `exports` and
+ * self-references — against the repository's file list rather than the disk.
+ *
+ * Two tiers. The fast tier answers what real repositories mostly write — relative paths,
+ * `paths` aliases, `baseUrl`, workspace package names — by probing the file list with
+ * TypeScript's extension order; tsconfig chains are read with get-tsconfig. Whatever it cannot
+ * answer with certainty (a directory with its own package.json, package `imports` (`#x`),
+ * self-references through `exports` conditions, `rootDirs`, a tsconfig get-tsconfig cannot
+ * follow) goes to TypeScript's own `resolveModuleName`, with one module-resolution cache per
+ * tsconfig. So TypeScript is loaded only when a repository needs it, and the two tiers are
+ * compared on real repositories in the benchmarks.
+ *
+ * Workspace package names resolve to the package's *source* entry from its manifest alone,
+ * since the repository being planned usually has no `node_modules`.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { createPathsMatcher, parseTsconfig, type PathsMatcher } from 'get-tsconfig';
 import type { ts } from 'ts-morph';
 import { baseName, parentDir } from '../scope/repo-tree.js';
 import type { RepoPath } from '../types.js';
@@ -17,22 +28,47 @@ import { typescript } from './typescript.js';
 export const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'] as const;
 
 export function isSourceFile(file: RepoPath): boolean {
-  return SOURCE_EXTENSIONS.some((ext) => file.endsWith(ext)) && !file.split('/').includes('node_modules');
+  return SOURCE_EXTENSIONS.some((ext) => file.endsWith(ext)) && !file.includes('node_modules/');
 }
 
 export type Resolved = { kind: 'file'; path: RepoPath } | { kind: 'external' } | { kind: 'unresolved' };
 
+const EXTERNAL: Resolved = { kind: 'external' };
+const UNRESOLVED: Resolved = { kind: 'unresolved' };
+
 interface ConfigContext {
-  options: ts.CompilerOptions;
-  cache: ts.ModuleResolutionCache;
-  /** Prefixes of its `paths` patterns (`@app/` for `@app/*`), to tell aliases from packages. */
-  aliasPrefixes: string[];
+  /** Absolute path of the tsconfig, or null for the defaults. */
+  configPath: string | null;
+  /** Candidate paths of a bare specifier from `paths` and `baseUrl`; null when it has neither. */
+  matcher: PathsMatcher | null;
+  customConditions: string[];
+  /** `rootDirs` merges folders virtually: relative imports then need TypeScript. */
+  rootDirs: boolean;
+  /** Bare specifiers resolve the same from every folder under one tsconfig. */
+  bareCache: Map<string, Resolved>;
+  /** TypeScript's view of this tsconfig, made on the first fallback. */
+  ts?: { options: ts.CompilerOptions; cache: ts.ModuleResolutionCache };
 }
 
+/** Imports of assets (styles, images, fonts…) are not part of the source graph. */
+const ASSET = /\.(?:css|scss|sass|less|styl|pcss|svg|png|jpe?g|gif|webp|avif|ico|bmp|woff2?|ttf|eot|otf|mp4|webm|mp3|wav|ogg|md|mdx|txt|html?|vue|svelte|astro|wasm|glsl|frag|vert|graphql|gql|ya?ml|toml|csv)$/i;
+
 const CONFIG_NAMES = new Set(['tsconfig.json', 'jsconfig.json']);
-const PROBE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.d.ts', '.js', '.jsx', '.mjs', '.cjs'];
 const BUILD_DIRS = /^(?:dist|lib|build|out|esm|cjs|es|types|typings)\//;
 const CONDITIONS = ['source', 'types', 'typings', 'import', 'module', 'node', 'default', 'require', 'development', 'browser'];
+
+/** TypeScript's order of extensions to try, by the extension written (bundler resolution). */
+const NO_EXTENSION = ['.ts', '.tsx', '.d.ts', '.js', '.jsx'];
+const REPLACEMENTS: Record<string, string[]> = {
+  '.js': ['.ts', '.tsx', '.d.ts', '.js', '.jsx'],
+  '.jsx': ['.tsx', '.d.ts', '.jsx'],
+  '.mjs': ['.mts', '.d.mts', '.mjs'],
+  '.cjs': ['.cts', '.d.cts', '.cjs'],
+};
+const TS_EXTENSION = /\.(?:d\.[mc]?ts|[mc]?tsx?)$/;
+const PROBE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.d.ts', '.js', '.jsx', '.mjs', '.cjs'];
+
+type Probe = Resolved | 'defer';
 
 export interface ModuleResolverOptions {
   root: string;
@@ -49,8 +85,15 @@ export class ModuleResolver {
   private readonly configFiles = new Map<RepoPath, RepoPath>();
   private readonly nearestCache = new Map<RepoPath, ConfigContext>();
   private readonly readCache = new Map<string, string | undefined>();
-  private readonly host: ts.ModuleResolutionHost;
+  private readonly tsconfigCache = new Map<string, unknown>();
+  private readonly workspaceCache = new Map<string, RepoPath | null>();
+  private readonly manifestCache = new Map<RepoPath, PackageManifest | null>();
   private readonly defaultContext: ConfigContext;
+  private host: ts.ModuleResolutionHost | undefined;
+  /** Configuration files read from outside the file list (absolute path → content), for the cache key. */
+  readonly extraConfigReads = new Map<string, string>();
+  /** How many specifiers went to TypeScript (for the benchmarks). */
+  fallbacks = 0;
 
   constructor(options: ModuleResolverOptions) {
     this.root = path.resolve(options.root);
@@ -61,14 +104,245 @@ export class ModuleResolver {
         this.dirSet.add(dir);
         dir = parentDir(dir);
       }
-      if (CONFIG_NAMES.has(baseName(file)) && !file.split('/').includes('node_modules')) {
+      if (CONFIG_NAMES.has(baseName(file)) && !file.includes('node_modules/')) {
         const d = parentDir(file);
         // tsconfig.json wins over jsconfig.json in the same folder.
         if (!this.configFiles.has(d) || baseName(file) === 'tsconfig.json') this.configFiles.set(d, file);
       }
     }
     for (const member of options.members) this.members.set(member.name, member);
-    this.host = {
+    this.defaultContext = { configPath: null, matcher: null, customConditions: [], rootDirs: false, bareCache: new Map() };
+  }
+
+  /** Repository-relative path of an absolute one, or null when it lies outside the root. */
+  private toRel(abs: string): RepoPath | null {
+    let normal = abs.includes('\\') ? abs.replace(/\\/g, '/') : abs;
+    // TypeScript asks about directories with a trailing slash.
+    while (normal.length > 1 && normal.endsWith('/')) normal = normal.slice(0, -1);
+    if (normal === this.root) return '';
+    if (!normal.startsWith(`${this.root}/`)) return null;
+    return normal.slice(this.root.length + 1);
+  }
+
+  // ── tsconfig contexts ──────────────────────────────────────────────────────────────────────
+
+  /** The nearest tsconfig/jsconfig above a file decides how its imports resolve. */
+  private contextFor(file: RepoPath): ConfigContext {
+    const dir = parentDir(file);
+    const cached = this.nearestCache.get(dir);
+    if (cached) return cached;
+    let context = this.defaultContext;
+    for (let d: RepoPath | null = dir; d !== null; d = d === '' ? null : parentDir(d)) {
+      const config = this.configFiles.get(d);
+      if (config) {
+        context = this.contextForConfig(config);
+        break;
+      }
+    }
+    this.nearestCache.set(dir, context);
+    return context;
+  }
+
+  private contextForConfig(configRel: RepoPath): ConfigContext {
+    const dir = parentDir(configRel);
+    const known = this.configByDir.get(dir);
+    if (known) return known;
+    const abs = path.join(this.root, configRel);
+    let context: ConfigContext;
+    try {
+      const config = parseTsconfig(abs, this.tsconfigCache as Map<string, string>);
+      for (const [key, value] of this.tsconfigCache) {
+        const read = /^readFileSync:(.*):utf8$/.exec(key);
+        if (read && typeof value === 'string' && !this.fileSet.has(this.toRel(read[1]!) ?? '\0')) this.extraConfigReads.set(read[1]!, value);
+      }
+      const options = config.compilerOptions ?? {};
+      context = {
+        configPath: abs,
+        matcher: createPathsMatcher({ path: abs, config }),
+        customConditions: (options as { customConditions?: string[] }).customConditions ?? [],
+        rootDirs: Array.isArray(options.rootDirs) && options.rootDirs.length > 0,
+        bareCache: new Map(),
+      };
+    } catch {
+      // A chain get-tsconfig cannot follow (say, `extends` into a workspace package that was never
+      // installed): TypeScript reads it, through a host that knows the workspace.
+      const ts = this.tsContext(abs);
+      const options = ts.options;
+      const base = options.baseUrl ?? (options as { pathsBasePath?: string }).pathsBasePath ?? path.dirname(abs);
+      context = {
+        configPath: abs,
+        matcher: options.paths || options.baseUrl ? createPathsMatcher({ path: path.join(base, 'tsconfig.json'), config: { compilerOptions: { baseUrl: '.', paths: options.paths ?? {} } } }) : null,
+        customConditions: options.customConditions ?? [],
+        rootDirs: (options.rootDirs?.length ?? 0) > 0,
+        bareCache: new Map(),
+        ts,
+      };
+    }
+    this.configByDir.set(dir, context);
+    return context;
+  }
+
+  // ── resolution ─────────────────────────────────────────────────────────────────────────────
+
+  resolve(specifier: string, from: RepoPath): Resolved {
+    if (specifier.length === 0 || specifier.startsWith('node:')) return EXTERNAL;
+    const query = specifier.search(/[?#]/);
+    const bare = query > 0 ? specifier.slice(0, query) : specifier;
+    if (ASSET.test(bare) || (query > 0 && !specifier.startsWith('#'))) return EXTERNAL;
+    const context = this.contextFor(from);
+    if (specifier.startsWith('.') || specifier.startsWith('/')) {
+      if (specifier.startsWith('/') || context.rootDirs) return this.viaTypeScript(specifier, from, context);
+      const target = path.posix.normalize(path.posix.join(parentDir(from) || '.', specifier));
+      if (target === '..' || target.startsWith('../')) return UNRESOLVED;
+      const found = this.probe(target === '.' ? '' : target.replace(/\/+$/, ''), specifier.endsWith('/'));
+      return found === 'defer' ? this.viaTypeScript(specifier, from, context) : found;
+    }
+    let result = context.bareCache.get(specifier);
+    if (!result) {
+      const computed = this.resolveBare(specifier, from, context);
+      if (computed === null) return this.viaTypeScript(specifier, from, context); // may depend on the importing folder
+      result = computed;
+      context.bareCache.set(specifier, result);
+    }
+    return result;
+  }
+
+  /** Aliases, `baseUrl`, workspace packages; null when only TypeScript can tell. */
+  private resolveBare(specifier: string, from: RepoPath, context: ConfigContext): Resolved | null {
+    // `#x` imports depend on the importing file's package: they are not cached per tsconfig.
+    if (specifier.startsWith('#') && !context.matcher) return this.resolveImportsField(specifier, from, context);
+    for (const candidate of context.matcher?.(specifier) ?? []) {
+      const rel = this.toRel(candidate);
+      if (rel === null) continue;
+      const found = this.probe(rel, false);
+      if (found === 'defer') return null;
+      if (found.kind === 'file') return found;
+    }
+    if (specifier.startsWith('#')) return this.resolveImportsField(specifier, from, context);
+    const name = packageName(specifier);
+    const member = name === null ? undefined : this.members.get(name);
+    if (member && name !== null) {
+      const workspace = this.resolveWorkspace(specifier, context.customConditions);
+      if (workspace !== null) return { kind: 'file', path: workspace };
+      // `@scope/pkg/package.json` and other files that are not sources.
+      const file = `${member.dir === '' ? '' : `${member.dir}/`}${specifier.slice(name.length + 1)}`;
+      if (specifier.length > name.length && this.fileSet.has(file) && !isSourceFile(file)) return EXTERNAL;
+      return null;
+    }
+    return this.looksInternal(specifier, context) ? UNRESOLVED : EXTERNAL;
+  }
+
+  /** A path as TypeScript tries it: exactly, with its `.js` → `.ts` replacements, then as a folder. */
+  private probe(target: RepoPath, directoryOnly: boolean): Probe {
+    if (!directoryOnly) {
+      const ext = path.posix.extname(target);
+      if (TS_EXTENSION.test(target) && this.fileSet.has(target)) return { kind: 'file', path: target };
+      const replacements = REPLACEMENTS[ext];
+      if (replacements) {
+        const stem = target.slice(0, -ext.length);
+        for (const r of replacements) if (this.fileSet.has(stem + r)) return { kind: 'file', path: stem + r };
+      } else {
+        if (ext !== '' && this.fileSet.has(target)) return isSourceFile(target) ? { kind: 'file', path: target } : EXTERNAL;
+        for (const r of NO_EXTENSION) if (this.fileSet.has(target + r)) return { kind: 'file', path: target + r };
+      }
+    }
+    if (this.dirSet.has(target)) {
+      const prefix = target === '' ? '' : `${target}/`;
+      if (this.fileSet.has(`${prefix}package.json`)) {
+        // A folder with a manifest: its `types`, then `main`, as TypeScript reads a folder.
+        const manifest = this.manifest(target);
+        if (manifest === null) return 'defer';
+        if (manifest.typesVersions !== undefined) return 'defer';
+        for (const field of ['types', 'typings', 'main'] as const) {
+          const value = manifest[field];
+          if (typeof value !== 'string') continue;
+          const entry = path.posix.normalize(`${prefix}${value}`).replace(/\/+$/, '');
+          if (entry.startsWith('../')) continue;
+          const found = entry === target ? UNRESOLVED : this.probe(entry, false);
+          if (found !== UNRESOLVED) return found;
+        }
+      }
+      for (const r of NO_EXTENSION) if (this.fileSet.has(`${prefix}index${r}`)) return { kind: 'file', path: `${prefix}index${r}` };
+    }
+    return UNRESOLVED;
+  }
+
+  /** The listed package.json of a folder, parsed (null when absent or not JSON). */
+  private manifest(dir: RepoPath): PackageManifest | null {
+    if (this.manifestCache.has(dir)) return this.manifestCache.get(dir)!;
+    const file = dir === '' ? 'package.json' : `${dir}/package.json`;
+    let manifest: PackageManifest | null = null;
+    const text = this.fileSet.has(file) ? this.readListedFile(path.join(this.root, file)) : undefined;
+    if (text !== undefined) {
+      try {
+        const parsed: unknown = JSON.parse(text);
+        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) manifest = parsed as PackageManifest;
+      } catch {
+        manifest = null;
+      }
+    }
+    this.manifestCache.set(dir, manifest);
+    return manifest;
+  }
+
+  /** `#x` through the `imports` field of the importing file's package.json. */
+  private resolveImportsField(specifier: string, from: RepoPath, context: ConfigContext): Resolved {
+    for (let dir: RepoPath | null = parentDir(from); dir !== null; dir = dir === '' ? null : parentDir(dir)) {
+      if (!this.fileSet.has(dir === '' ? 'package.json' : `${dir}/package.json`)) continue;
+      const imports = this.manifest(dir)?.imports;
+      if (!imports || typeof imports !== 'object') return UNRESOLVED;
+      for (const target of mappedTargets(imports as Record<string, unknown>, specifier, [...context.customConditions, ...CONDITIONS])) {
+        if (!target.startsWith('./')) return EXTERNAL; // mapped to a package
+        const entry = path.posix.normalize(`${dir === '' ? '' : `${dir}/`}${target}`);
+        if (entry.startsWith('../')) continue;
+        const found = this.probe(entry, false);
+        if (found !== UNRESOLVED && found !== 'defer') return found;
+      }
+      return UNRESOLVED;
+    }
+    return UNRESOLVED;
+  }
+
+  private looksInternal(specifier: string, context: ConfigContext): boolean {
+    if (specifier.startsWith('~/') || specifier.startsWith('@/')) return true;
+    const candidates = context.matcher?.(specifier) ?? [];
+    // An alias (not merely `baseUrl` + name) that resolved to nothing is internal and missing.
+    return candidates.length > 0 && context.matcher !== null && !candidates.every((c) => c.endsWith(`/${specifier}`));
+  }
+
+  /**
+   * The same question asked of TypeScript alone, without the fast tier: the reference the fast
+   * tier is checked against (tests and benchmarks).
+   */
+  resolveWithTypeScript(specifier: string, from: RepoPath): Resolved {
+    if (specifier.length === 0 || specifier.startsWith('node:')) return EXTERNAL;
+    const query = specifier.search(/[?#]/);
+    const bare = query > 0 ? specifier.slice(0, query) : specifier;
+    if (ASSET.test(bare) || (query > 0 && !specifier.startsWith('#'))) return EXTERNAL;
+    return this.viaTypeScript(specifier, from, this.contextFor(from));
+  }
+
+  // ── TypeScript fallback ────────────────────────────────────────────────────────────────────
+
+  private viaTypeScript(specifier: string, from: RepoPath, context: ConfigContext): Resolved {
+    this.fallbacks++;
+    const api = typescript();
+    context.ts ??= context.configPath ? this.tsContext(context.configPath) : this.makeTsContext({});
+    const result = api.resolveModuleName(specifier, path.join(this.root, from), context.ts.options, this.tsHost(), context.ts.cache);
+    const resolved = result.resolvedModule;
+    if (resolved && !resolved.isExternalLibraryImport) {
+      const rel = this.toRel(resolved.resolvedFileName);
+      if (rel !== null && this.fileSet.has(rel)) return isSourceFile(rel) ? { kind: 'file', path: rel } : EXTERNAL;
+    }
+    if (specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('#')) return UNRESOLVED;
+    const workspace = this.resolveWorkspace(specifier, context.customConditions);
+    if (workspace) return { kind: 'file', path: workspace };
+    const name = packageName(specifier);
+    return (name !== null && this.members.has(name)) || this.looksInternal(specifier, context) ? UNRESOLVED : EXTERNAL;
+  }
+
+  private tsHost(): ts.ModuleResolutionHost {
+    this.host ??= {
       fileExists: (abs) => {
         const rel = this.toRel(abs);
         return rel !== null && this.fileSet.has(rel);
@@ -77,24 +351,47 @@ export class ModuleResolver {
         const rel = this.toRel(abs);
         return rel !== null && this.dirSet.has(rel);
       },
-      readFile: (abs) => this.readRepoFile(abs),
+      readFile: (abs) => this.readListedFile(abs),
       realpath: (p) => p,
       getCurrentDirectory: () => this.root,
       useCaseSensitiveFileNames: true,
     };
-    this.defaultContext = this.makeContext({});
+    return this.host;
   }
 
-  /** Repository-relative path of an absolute one, or null when it lies outside the root. */
-  private toRel(abs: string): RepoPath | null {
-    const normal = abs.replace(/\\/g, '/');
-    if (normal === this.root) return '';
-    if (!normal.startsWith(`${this.root}/`)) return null;
-    return normal.slice(this.root.length + 1);
+  private makeTsContext(raw: ts.CompilerOptions): { options: ts.CompilerOptions; cache: ts.ModuleResolutionCache } {
+    const api = typescript();
+    const options: ts.CompilerOptions = {
+      ...raw,
+      moduleResolution: api.ModuleResolutionKind.Bundler,
+      module: api.ModuleKind.ESNext,
+      allowJs: true,
+      resolveJsonModule: true,
+      allowImportingTsExtensions: true,
+      noEmit: true,
+      resolvePackageJsonExports: true,
+      resolvePackageJsonImports: true,
+    };
+    return { options, cache: api.createModuleResolutionCache(this.root, (f) => f, options) };
   }
 
-  /** Reads configuration files (tsconfig, package.json) — inside the root only. */
-  private readRepoFile(abs: string): string | undefined {
+  /** TypeScript's reading of a tsconfig, `extends` chains included. */
+  private tsContext(abs: string): { options: ts.CompilerOptions; cache: ts.ModuleResolutionCache } {
+    const api = typescript();
+    const parseHost: ts.ParseConfigHost = {
+      useCaseSensitiveFileNames: true,
+      readDirectory: () => [],
+      fileExists: (f) => this.readConfigFile(f) !== undefined,
+      readFile: (f) => this.readConfigFile(f),
+    };
+    const read = api.readConfigFile(abs, (f) => this.readConfigFile(f));
+    if (read.error || !read.config) return this.makeTsContext({});
+    const parsed = api.parseJsonConfigFileContent(read.config, parseHost, path.dirname(abs), { ignoreDeprecations: '6.0' }, abs);
+    return this.makeTsContext(parsed.options);
+  }
+
+  /** Reads a listed file (package manifests during resolution). */
+  private readListedFile(abs: string): string | undefined {
     if (this.readCache.has(abs)) return this.readCache.get(abs);
     const rel = this.toRel(abs);
     let text: string | undefined;
@@ -109,106 +406,61 @@ export class ModuleResolver {
     return text;
   }
 
-  private makeContext(raw: ts.CompilerOptions): ConfigContext {
-    const api = typescript();
-    const options: ts.CompilerOptions = {
-      ...raw,
-      moduleResolution: api.ModuleResolutionKind.Bundler,
-      module: api.ModuleKind.ESNext,
-      allowJs: true,
-      resolveJsonModule: true,
-      allowImportingTsExtensions: true,
-      noEmit: true,
-      resolvePackageJsonExports: true,
-      resolvePackageJsonImports: true,
-    };
-    const aliasPrefixes = Object.keys(options.paths ?? {}).map((pattern) => pattern.replace(/\*.*$/, ''));
-    return {
-      options,
-      cache: api.createModuleResolutionCache(this.root, (f) => f, options),
-      aliasPrefixes,
-    };
-  }
-
-  /** The compiler options of the tsconfig in `dir`, following `extends` (read through our host). */
-  private contextForConfig(configRel: RepoPath): ConfigContext {
-    const dir = parentDir(configRel);
-    const known = this.configByDir.get(dir);
-    if (known) return known;
-    const abs = path.join(this.root, configRel);
-    const parseHost: ts.ParseConfigHost = {
-      useCaseSensitiveFileNames: true,
-      readDirectory: () => [],
-      fileExists: (f) => this.readRepoFile(f) !== undefined,
-      readFile: (f) => this.readRepoFile(f),
-    };
-    const api = typescript();
-    let context: ConfigContext;
-    const read = api.readConfigFile(abs, (f) => this.readRepoFile(f));
-    if (read.error || !read.config) context = this.defaultContext;
-    else {
-      const parsed = api.parseJsonConfigFileContent(read.config, parseHost, path.dirname(abs), { ignoreDeprecations: '6.0' }, abs);
-      context = this.makeContext(parsed.options);
+  /**
+   * Reads a configuration file named by a tsconfig's `extends`: listed or not (a gitignored
+   * generated config counts), and a workspace package's file when the chain goes through
+   * `node_modules/<package>` that was never installed.
+   */
+  private readConfigFile(abs: string): string | undefined {
+    const rel = this.toRel(abs);
+    if (rel !== null && this.fileSet.has(rel)) return this.readListedFile(abs);
+    if (this.readCache.has(abs)) return this.readCache.get(abs);
+    let real = abs;
+    if (!existsSync(abs)) real = this.workspaceConfigPath(abs) ?? abs;
+    let text: string | undefined;
+    try {
+      text = readFileSync(real, 'utf8');
+      this.extraConfigReads.set(real, text);
+    } catch {
+      text = undefined;
     }
-    this.configByDir.set(dir, context);
-    return context;
+    this.readCache.set(abs, text);
+    return text;
   }
 
-  /** The nearest tsconfig/jsconfig above a file decides how its imports resolve. */
-  private contextFor(file: RepoPath): ConfigContext {
-    const dir = parentDir(file);
-    const cached = this.nearestCache.get(dir);
-    if (cached) return cached;
-    let context = this.defaultContext;
-    let d: RepoPath | null = dir;
-    while (d !== null) {
-      const config = this.configFiles.get(d);
-      if (config) {
-        context = this.contextForConfig(config);
-        break;
-      }
-      d = d === '' ? null : parentDir(d);
-    }
-    this.nearestCache.set(dir, context);
-    return context;
+  /** `<anything>/node_modules/@scope/pkg/base.json` → `<root>/<pkg dir>/base.json` for a workspace package. */
+  private workspaceConfigPath(abs: string): string | null {
+    const normal = abs.replace(/\\/g, '/');
+    const at = normal.lastIndexOf('/node_modules/');
+    if (at < 0) return null;
+    const inner = normal.slice(at + '/node_modules/'.length);
+    const name = packageName(inner);
+    const member = name === null ? undefined : this.members.get(name);
+    if (!member || name === null) return null;
+    const rest = inner.slice(name.length).replace(/^\/+/, '');
+    if (rest.split('/').includes('..')) return null;
+    return path.join(this.root, member.dir, rest);
   }
 
-  resolve(specifier: string, from: RepoPath): Resolved {
-    if (specifier.length === 0 || specifier.startsWith('node:')) return { kind: 'external' };
-    const context = this.contextFor(from);
-    const relative = specifier.startsWith('.') || specifier.startsWith('/');
-    const result = typescript().resolveModuleName(specifier, path.join(this.root, from), context.options, this.host, context.cache);
-    const resolved = result.resolvedModule;
-    if (resolved && !resolved.isExternalLibraryImport) {
-      const rel = this.toRel(resolved.resolvedFileName);
-      if (rel !== null && this.fileSet.has(rel)) return isSourceFile(rel) ? { kind: 'file', path: rel } : { kind: 'external' };
-    }
-    if (relative) return { kind: 'unresolved' };
-    const workspace = this.resolveWorkspace(specifier);
-    if (workspace) return { kind: 'file', path: workspace };
-    return this.looksInternal(specifier, context) ? { kind: 'unresolved' } : { kind: 'external' };
-  }
-
-  private looksInternal(specifier: string, context: ConfigContext): boolean {
-    if (specifier.startsWith('#') || specifier.startsWith('~/') || specifier.startsWith('@/')) return true;
-    if (context.aliasPrefixes.some((prefix) => prefix !== '' && specifier.startsWith(prefix))) return true;
-    const name = packageName(specifier);
-    return name !== null && this.members.has(name);
-  }
+  // ── workspace packages ─────────────────────────────────────────────────────────────────────
 
   /** A workspace package name (and subpath) → the package's source file, from its manifest. */
-  resolveWorkspace(specifier: string): RepoPath | null {
+  resolveWorkspace(specifier: string, conditions: readonly string[] = []): RepoPath | null {
+    const key = `${conditions.join(',')}|${specifier}`;
+    const cached = this.workspaceCache.get(key);
+    if (cached !== undefined) return cached;
+    let found: RepoPath | null = null;
     const name = packageName(specifier);
-    if (name === null) return null;
-    const member = this.members.get(name);
-    if (!member) return null;
-    const subpath = specifier === name ? '.' : `.${specifier.slice(name.length)}`;
-    const targets = exportTargets(member.manifest, subpath);
-    for (const target of targets) {
-      const found = this.probeSource(member.dir, target);
-      if (found) return found;
+    const member = name === null ? undefined : this.members.get(name);
+    if (member && name !== null) {
+      const subpath = specifier === name ? '.' : `.${specifier.slice(name.length)}`;
+      for (const target of exportTargets(member.manifest, subpath, conditions)) {
+        found = this.probeSource(member.dir, target);
+        if (found) break;
+      }
     }
-    return null;
+    this.workspaceCache.set(key, found);
+    return found;
   }
 
   private probeSource(pkgDir: RepoPath, target: string): RepoPath | null {
@@ -239,14 +491,39 @@ export function packageName(specifier: string): string | null {
   return parts[0] || null;
 }
 
-function conditionTargets(value: unknown, out: string[]): void {
+function conditionTargets(value: unknown, out: string[], conditions: readonly string[]): void {
   if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) for (const v of value) conditionTargets(v, out);
+  else if (Array.isArray(value)) for (const v of value) conditionTargets(v, out, conditions);
   else if (value && typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    for (const condition of CONDITIONS) if (condition in record) conditionTargets(record[condition], out);
-    for (const [key, v] of Object.entries(record)) if (!CONDITIONS.includes(key)) conditionTargets(v, out);
+    for (const condition of conditions) if (condition in record) conditionTargets(record[condition], out, conditions);
+    for (const [key, v] of Object.entries(record)) if (!conditions.includes(key)) conditionTargets(v, out, conditions);
   }
+}
+
+/** Targets of a key in an `exports` or `imports` map: the exact key, else the longest matching `*` pattern. */
+function mappedTargets(map: Record<string, unknown>, key: string, conditions: readonly string[]): string[] {
+  const out: string[] = [];
+  if (key in map) {
+    conditionTargets(map[key], out, conditions);
+    return out;
+  }
+  const patterns = Object.keys(map)
+    .filter((k) => k.includes('*'))
+    .sort((a, b) => b.indexOf('*') - a.indexOf('*') || b.length - a.length);
+  for (const pattern of patterns) {
+    const star = pattern.indexOf('*');
+    const prefix = pattern.slice(0, star);
+    const suffix = pattern.slice(star + 1);
+    if (key.startsWith(prefix) && key.endsWith(suffix) && key.length >= prefix.length + suffix.length) {
+      const match = key.slice(prefix.length, key.length - suffix.length);
+      const targets: string[] = [];
+      conditionTargets(map[pattern], targets, conditions);
+      out.push(...targets.map((t) => t.split('*').join(match)));
+      break;
+    }
+  }
+  return out;
 }
 
 /**
@@ -254,30 +531,16 @@ function conditionTargets(value: unknown, out: string[]): void {
  * then `*` patterns), then the `source`/`types`/`module`/`main` fields for the root, then the
  * conventional `src/index` and `index`.
  */
-export function exportTargets(manifest: PackageManifest, subpath: string): string[] {
+export function exportTargets(manifest: PackageManifest, subpath: string, customConditions: readonly string[] = []): string[] {
   const out: string[] = [];
+  const conditions = [...customConditions, ...CONDITIONS];
   const exports = manifest.exports;
   if (exports !== undefined && exports !== null) {
     const map =
       typeof exports === 'string' || Array.isArray(exports) || (typeof exports === 'object' && !Object.keys(exports).some((k) => k.startsWith('.')))
         ? { '.': exports }
         : (exports as Record<string, unknown>);
-    if (subpath in map) conditionTargets(map[subpath], out);
-    else {
-      const patterns = Object.keys(map)
-        .filter((key) => key.includes('*'))
-        .sort((a, b) => b.length - a.length);
-      for (const key of patterns) {
-        const [prefix, suffix] = key.split('*') as [string, string];
-        if (subpath.startsWith(prefix) && subpath.endsWith(suffix) && subpath.length >= prefix.length + suffix.length) {
-          const star = subpath.slice(prefix.length, subpath.length - suffix.length);
-          const targets: string[] = [];
-          conditionTargets(map[key], targets);
-          out.push(...targets.map((t) => t.split('*').join(star)));
-          break;
-        }
-      }
-    }
+    out.push(...mappedTargets(map, subpath, conditions));
   }
   if (subpath === '.') {
     for (const field of ['source', 'types', 'typings', 'module', 'main'] as const) {

@@ -20,6 +20,7 @@ export interface PackageManifest {
   typings?: unknown;
   source?: unknown;
   workspaces?: unknown;
+  typesVersions?: unknown;
 }
 
 export interface WorkspaceMember extends WorkspacePackage {

@@ -1,0 +1,107 @@
+/**
+ * Adapter: the import-graph cache under `<root>/.waves/cache/`. Each source file's scanned
+ * imports are keyed by its content id (the git blob id, or the same SHA-1 computed over the
+ * content outside git), and its resolved targets by the configuration and the file list they
+ * were resolved against. A cache of another version, or one that does not parse or validate, is
+ * ignored and rebuilt — never trusted.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ImportKind, RepoPath } from '../types.js';
+
+/** Bump when scanning or resolution changes what a cached entry means. */
+export const GRAPH_CACHE_VERSION = 1;
+
+/** A resolved target: a repository path, `EXTERNAL` or `UNRESOLVED`. */
+export const EXTERNAL = '';
+export const UNRESOLVED = '!';
+
+export interface CachedFile {
+  /** Content id: the git blob id of the content. */
+  id: string;
+  imports: [string, ImportKind][];
+  /** Aligned with `imports`. */
+  targets: string[];
+}
+
+export interface GraphCache {
+  version: number;
+  /** Changes when any tsconfig, package manifest or workspace file changes. */
+  configKey: string;
+  /** Every file of the repository when the targets were resolved (directory existence matters). */
+  files: RepoPath[];
+  /** Configuration files read outside the file list (gitignored `extends` targets), with their ids. */
+  extraConfigs: Record<RepoPath, string>;
+  entries: Record<RepoPath, CachedFile>;
+}
+
+const KINDS = new Set<string>(['static', 'type', 'dynamic', 'require', 'reexport']);
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string');
+}
+
+/**
+ * Checks a parsed cache by hand rather than with a schema: it holds tens of thousands of entries
+ * and is read on every run, where a schema would cost more than the rest of a warm build.
+ */
+function isCache(data: unknown, tool: string): data is GraphCache {
+  if (!data || typeof data !== 'object') return false;
+  const c = data as Record<string, unknown>;
+  if (c.version !== GRAPH_CACHE_VERSION || c.tool !== tool || typeof c.configKey !== 'string' || !isStringArray(c.files)) return false;
+  if (!c.extraConfigs || typeof c.extraConfigs !== 'object' || !Object.values(c.extraConfigs).every((v) => typeof v === 'string')) return false;
+  if (!c.entries || typeof c.entries !== 'object') return false;
+  for (const entry of Object.values(c.entries as Record<string, unknown>)) {
+    if (!entry || typeof entry !== 'object') return false;
+    const e = entry as Record<string, unknown>;
+    if (typeof e.id !== 'string' || !Array.isArray(e.imports) || !isStringArray(e.targets) || e.targets.length !== e.imports.length) return false;
+    for (const item of e.imports as unknown[]) {
+      if (!Array.isArray(item) || item.length !== 2 || typeof item[0] !== 'string' || typeof item[1] !== 'string' || !KINDS.has(item[1])) return false;
+    }
+  }
+  return true;
+}
+
+/** The git blob id of some content: what `git hash-object` prints. */
+export function contentId(content: Buffer | string): string {
+  const buffer = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+  return createHash('sha1').update(`blob ${buffer.length}\0`).update(buffer).digest('hex');
+}
+
+export function cacheFile(root: string): string {
+  return path.join(root, '.waves', 'cache', `graph-v${GRAPH_CACHE_VERSION}.json`);
+}
+
+/** Reads the cache of `root`; null when there is none, or it is corrupt, old or made by another tool version. */
+export async function readGraphCache(root: string, tool: string): Promise<GraphCache | null> {
+  let text: string;
+  try {
+    text = await readFile(cacheFile(root), 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    const data: unknown = JSON.parse(text);
+    return isCache(data, tool) ? data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes the cache atomically (a temporary file renamed over the old one); failures are not fatal. */
+export async function writeGraphCache(root: string, tool: string, cache: GraphCache): Promise<boolean> {
+  const file = cacheFile(root);
+  const dir = path.dirname(file);
+  try {
+    await mkdir(dir, { recursive: true });
+    // The cache never belongs in the repository.
+    await writeFile(path.join(root, '.waves', '.gitignore'), '*\n', { flag: 'wx' }).catch(() => undefined);
+    const temp = `${file}.${process.pid}.tmp`;
+    await writeFile(temp, JSON.stringify({ ...cache, tool }));
+    await rename(temp, file);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,39 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+
+/** A temporary repository on disk, optionally a git repository with one commit. */
+export class TempRepo {
+  private constructor(readonly root: string) {}
+
+  static async create(files: Record<string, string>, options: { git?: boolean } = {}): Promise<TempRepo> {
+    const repo = new TempRepo(await mkdtemp(path.join(tmpdir(), 'waves-repo-')));
+    await repo.write(files);
+    if (options.git ?? true) {
+      await repo.git('init', '-q', '-b', 'main');
+      await repo.git('add', '-A');
+      await repo.git('-c', 'user.name=waves', '-c', 'user.email=waves@example.invalid', 'commit', '-q', '-m', 'initial');
+    }
+    return repo;
+  }
+
+  async write(files: Record<string, string>): Promise<void> {
+    for (const [file, content] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(this.root, file)), { recursive: true });
+      await writeFile(path.join(this.root, file), content);
+    }
+  }
+
+  async remove(...files: string[]): Promise<void> {
+    for (const file of files) await rm(path.join(this.root, file), { force: true });
+  }
+
+  git(...args: string[]) {
+    return execa('git', args, { cwd: this.root, stdin: 'ignore' });
+  }
+
+  async dispose(): Promise<void> {
+    await rm(this.root, { recursive: true, force: true });
+  }
+}

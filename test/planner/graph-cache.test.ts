@@ -1,0 +1,170 @@
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildRepoGraph, type GraphBuildStats, type RepoGraph } from '@waves/planner';
+import { TempRepo } from '../helpers/temp-repo.js';
+
+function describeGraph(graph: RepoGraph): { edges: string[]; unresolved: string[] } {
+  return {
+    edges: graph.mapEdges((_e, a, from, to) => `${from} -> ${to} (${a.kinds.join(',')})`).sort(),
+    unresolved: graph.getAttribute('unresolved').map((u) => `${u.from}: ${u.specifier}`).sort(),
+  };
+}
+
+async function build(root: string, cache = true): Promise<{ graph: ReturnType<typeof describeGraph>; stats: GraphBuildStats }> {
+  let stats: GraphBuildStats | undefined;
+  const graph = await buildRepoGraph(root, { cache, onStats: (s) => (stats = s) });
+  return { graph: describeGraph(graph), stats: stats! };
+}
+
+/** The cached build must always equal a build from scratch. */
+async function expectSameAsCold(root: string): Promise<GraphBuildStats> {
+  const warm = await build(root);
+  const cold = await build(root, false);
+  expect(warm.graph).toEqual(cold.graph);
+  return warm.stats;
+}
+
+const BASE = {
+  'package.json': '{ "name": "app" }',
+  'src/a.ts': "import { b } from './b';\nimport { later } from './later';\nexport const a = b;\n",
+  'src/b.ts': "import { c } from './c/index.js';\nexport const b = c;\n",
+  'src/c/index.ts': 'export const c = 1;\n',
+  'src/d.ts': "import type { T } from './types';\nexport const d = 1;\n",
+  'src/types.ts': 'export type T = 1;\n',
+};
+
+let repo: TempRepo | undefined;
+afterEach(async () => {
+  await repo?.dispose();
+  repo = undefined;
+});
+
+describe('the graph cache', () => {
+  it('reuses everything when nothing changed', async () => {
+    repo = await TempRepo.create(BASE);
+    const cold = await build(repo.root);
+    expect(cold.stats).toMatchObject({ cache: 'cold', scanned: 5 });
+    const warm = await build(repo.root);
+    expect(warm.stats).toEqual({ sources: 5, scanned: 0, resolved: 0, cache: 'warm', threads: 1 });
+    expect(warm.graph).toEqual(cold.graph);
+  });
+
+  it('re-scans only a changed file and re-resolves only its imports', async () => {
+    repo = await TempRepo.create(BASE);
+    await build(repo.root);
+    await repo.write({ 'src/d.ts': "import { a } from './a';\nimport type { T } from './types';\nexport const d = a;\n" });
+    const stats = await expectSameAsCold(repo.root);
+    expect(stats).toMatchObject({ cache: 'rebuilt', scanned: 1, resolved: 2 });
+  });
+
+  it('resolves a missing import once its file is added, and drops the edge of a deleted file', async () => {
+    repo = await TempRepo.create(BASE);
+    const before = await build(repo.root);
+    expect(before.graph.unresolved).toEqual(['src/a.ts: ./later']);
+    await repo.write({ 'src/later.ts': 'export const later = 1;\n' });
+    let stats = await expectSameAsCold(repo.root);
+    expect(stats.scanned).toBe(1);
+    expect((await build(repo.root)).graph.edges).toContain('src/a.ts -> src/later.ts (static)');
+    await repo.remove('src/b.ts');
+    stats = await expectSameAsCold(repo.root);
+    expect((await build(repo.root)).graph.unresolved).toContain('src/a.ts: ./b');
+  });
+
+  it('follows a rename', async () => {
+    repo = await TempRepo.create(BASE);
+    await build(repo.root);
+    await rename(path.join(repo.root, 'src/c/index.ts'), path.join(repo.root, 'src/c/main.ts'));
+    await repo.write({ 'src/b.ts': "import { c } from './c/main.js';\nexport const b = c;\n" });
+    await expectSameAsCold(repo.root);
+    expect((await build(repo.root)).graph.edges).toContain('src/b.ts -> src/c/main.ts (static)');
+  });
+
+  it('notices a new file that takes precedence over the old target', async () => {
+    repo = await TempRepo.create({ ...BASE, 'src/e.ts': "import { c } from './c';\nexport const e = c;\n" });
+    expect((await build(repo.root)).graph.edges).toContain('src/e.ts -> src/c/index.ts (static)');
+    await repo.write({ 'src/c.ts': 'export const c = 2;\n' });
+    await expectSameAsCold(repo.root);
+    expect((await build(repo.root)).graph.edges).toContain('src/e.ts -> src/c.ts (static)');
+  });
+
+  it('notices a new file that takes precedence over the target of an alias', async () => {
+    const tsconfig = '{ "compilerOptions": { "paths": { "@/*": ["./src/*"] } } }';
+    repo = await TempRepo.create({ ...BASE, 'tsconfig.json': tsconfig, 'lib/g.ts': "import { c } from '@/c';\nexport const g = c;\n" });
+    expect((await build(repo.root)).graph.edges).toContain('lib/g.ts -> src/c/index.ts (static)');
+    await repo.write({ 'src/c.ts': 'export const c = 2;\n' });
+    await expectSameAsCold(repo.root);
+    expect((await build(repo.root)).graph.edges).toContain('lib/g.ts -> src/c.ts (static)');
+  });
+
+  it('re-resolves everything when a tsconfig changes', async () => {
+    repo = await TempRepo.create({ ...BASE, 'src/f.ts': "import { c } from '@/c';\nexport const f = c;\n", 'tsconfig.json': '{}' });
+    expect((await build(repo.root)).graph.edges.some((e) => e.startsWith('src/f.ts'))).toBe(false);
+    await repo.write({ 'tsconfig.json': '{ "compilerOptions": { "paths": { "@/*": ["./src/*"] } } }' });
+    const stats = await expectSameAsCold(repo.root);
+    expect(stats.scanned).toBe(0);
+    expect((await build(repo.root)).graph.edges).toContain('src/f.ts -> src/c/index.ts (static)');
+  });
+
+  it('ignores a corrupt cache and rebuilds it', async () => {
+    repo = await TempRepo.create(BASE);
+    await build(repo.root);
+    const file = path.join(repo.root, '.waves/cache/graph-v1.json');
+    for (const garbage of ['{"version":1,', 'null', '{"version":1,"tool":"waves-graph-1","configKey":"x","files":[],"extraConfigs":{},"entries":{"src/a.ts":{"id":1}}}']) {
+      await writeFile(file, garbage);
+      const rebuilt = await build(repo.root);
+      expect(rebuilt.stats.cache).toBe('cold');
+      expect(rebuilt.graph).toEqual((await build(repo.root, false)).graph);
+    }
+  });
+
+  it('ignores a cache written by another version', async () => {
+    repo = await TempRepo.create(BASE);
+    await build(repo.root);
+    const file = path.join(repo.root, '.waves/cache/graph-v1.json');
+    const cache = JSON.parse(await readFile(file, 'utf8'));
+    await writeFile(file, JSON.stringify({ ...cache, version: 0 }));
+    expect((await build(repo.root)).stats.cache).toBe('cold');
+  });
+
+  it('keeps its own files out of the repository', async () => {
+    repo = await TempRepo.create(BASE);
+    await build(repo.root);
+    const status = await repo.git('status', '--porcelain');
+    expect(status.stdout).toBe('');
+  });
+
+  it('keys files by content outside git', async () => {
+    repo = await TempRepo.create(BASE, { git: false });
+    await build(repo.root);
+    expect((await build(repo.root)).stats.cache).toBe('warm');
+    await repo.write({ 'src/types.ts': 'export type T = 2;\n' });
+    expect(await expectSameAsCold(repo.root)).toMatchObject({ scanned: 1 });
+  });
+
+  it('always equals a build from scratch, whatever sequence of edits', async () => {
+    const names = ['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/c/index.ts', 'src/d/index.ts', 'src/d.js'];
+    const edit = fc.record({
+      file: fc.constantFrom(...names),
+      action: fc.constantFrom('write', 'remove'),
+      imports: fc.subarray(['./a', './b', './c', './d', '../src/c.js', './c/index.js', './nope']),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(edit, { minLength: 1, maxLength: 6 }), async (edits) => {
+        const r = await TempRepo.create({ 'src/a.ts': "import './b';\n", 'src/b.ts': "import './c';\n", 'src/c/index.ts': '' });
+        try {
+          await build(r.root);
+          for (const e of edits) {
+            if (e.action === 'remove') await r.remove(e.file);
+            else await r.write({ [e.file]: e.imports.map((i) => `import '${i}';`).join('\n') });
+            await expectSameAsCold(r.root);
+          }
+        } finally {
+          await r.dispose();
+        }
+      }),
+      { numRuns: 15 },
+    );
+  }, 120_000);
+});
