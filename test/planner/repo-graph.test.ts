@@ -48,6 +48,44 @@ describe('scanImports', () => {
     ]);
   });
 
+  it('finds imports after JSX text with apostrophes, regexes with quotes and nested templates', () => {
+    const text = [
+      "import React from 'react';",
+      "export const View = () => <p>Don't panic, it's fine</p>;",
+      "const quote = /[\"'`]/g;",
+      'const tpl = `a ${ { b: `c ${d} e` }.b } f`;',
+      "const lazy = () => import('./later');",
+      'export { View as Default };',
+      "const x = require('./after-export');",
+      'import {',
+      '  a,',
+      '  b as c,',
+      "} from './multi';",
+    ].join('\n');
+    expect(scanImports(text).map((i) => i.specifier)).toEqual(['react', './later', './after-export', './multi']);
+  });
+
+  it('ignores imports in comments and strings, properties named like keywords and import.meta', () => {
+    const text = [
+      "// import a from './no-line-comment';",
+      "/* require('./no-block-comment') */",
+      'const s = "import(\'./no-string\')";',
+      "const t = `require('./no-template')`;",
+      "loader.import('./no-property'); obj.require('./no-method');",
+      'const url = import.meta.url;',
+      "import real from './yes';",
+    ].join('\n');
+    expect(scanImports(text)).toEqual([{ specifier: './yes', kind: 'static' }]);
+  });
+
+  it('keeps module augmentations and skips ambient module declarations', () => {
+    expect(scanImports("import './x';\ndeclare module './x' { interface A {} }")).toEqual([
+      { specifier: './x', kind: 'static' },
+      { specifier: './x', kind: 'static' },
+    ]);
+    expect(scanImports("declare module '*.css' { const c: string; export default c; }\ndeclare module 'virtual:thing';")).toEqual([]);
+  });
+
   it('ignores specifiers that are not literals', () => {
     expect(scanImports("const x = require(name); const y = import(`./${name}`);")).toEqual([]);
   });

@@ -28,6 +28,9 @@ export { containsPath, createRepoTree } from './scope/repo-tree.js';
 export type { RepoTree } from './scope/repo-tree.js';
 export { categoryFromLabel, laneFromLabel, resolveLaneName } from './scope/resolve-lane.js';
 export { BUILTIN_SERIAL_GLOBS, matchSerial } from './scope/serial-paths.js';
+export { matchHub } from './scope/hub-paths.js';
+export { dependentCounts, describeHub, findHubs, isBarrel, stronglyConnected } from './graph/dependents.js';
+export type { Hub } from './graph/dependents.js';
 export type { SerialMatch } from './scope/serial-paths.js';
 
 export { classifyIssues, dependencyCycles } from './classify/classify-issues.js';

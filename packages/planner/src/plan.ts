@@ -98,6 +98,7 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
     selected: selected.map((issue) => ({ issue, scope: scopes.get(issue.number)! })),
     backlog,
     tree,
+    graph: input.repo.graph,
     leases: input.leases ?? [],
     now,
     options,
@@ -140,7 +141,7 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
       lanes: scope.lanes.length > 0 ? scope.lanes : scope.subsystems,
       paths: leaves.get(issue.number)!.map(leafLabel),
       tier: 'default',
-      serial: unit.serial ? `${unit.serial.path} (${unit.serial.builtin ? 'root file' : `serial ${unit.serial.rule}`})` : null,
+      serial: unit.serial ? unit.serial.reason : null,
       dependsOn: [...unit.dependsOn].sort((a, b) => a - b),
     };
   };

@@ -8,8 +8,9 @@ import type { PlanOptions } from '../schema/options-schema.js';
 import type { IssueScope, ScopeLeaf } from '../scope/extract-scope.js';
 import { containsPath, type RepoTree } from '../scope/repo-tree.js';
 import { resolveLaneName } from '../scope/resolve-lane.js';
+import { matchHub } from '../scope/hub-paths.js';
 import { matchSerial, type SerialMatch } from '../scope/serial-paths.js';
-import type { ActiveLease, BacklogIssue, IssueNumber, RepoPath } from '../types.js';
+import type { ActiveLease, BacklogIssue, IssueNumber, RepoGraph, RepoPath } from '../types.js';
 
 export type Bucket =
   | { bucket: 'triage'; reason: string }
@@ -24,9 +25,10 @@ export interface ClassifyInput {
   /** The whole backlog (open and closed), to tell satisfied dependencies from pending ones. */
   backlog: ReadonlyMap<IssueNumber, BacklogIssue>;
   tree: RepoTree;
+  graph: RepoGraph;
   leases: readonly ActiveLease[];
   now: number;
-  options: Pick<PlanOptions, 'maxFiles' | 'maxSubsystems' | 'maxSteps' | 'requireAcceptanceCriteria' | 'serial' | 'holder'>;
+  options: Pick<PlanOptions, 'maxFiles' | 'maxSubsystems' | 'maxSteps' | 'requireAcceptanceCriteria' | 'serial' | 'holder' | 'hubThreshold' | 'hubMinDependents'>;
 }
 
 export interface Classification {
@@ -182,7 +184,7 @@ export function classifyIssues(input: ClassifyInput): Classification {
     }
     let serial: SerialMatch | null = null;
     for (const leaf of scope.leaves) {
-      serial = matchSerial(leaf, tree, options.serial);
+      serial = matchSerial(leaf, tree, options.serial) ?? matchHub(leaf, tree, input.graph, options);
       if (serial) break;
     }
     buckets.set(issue.number, { bucket: 'dispatchable', serial });

@@ -36,6 +36,7 @@ export interface Conflict {
 const KIND_ORDER: readonly ConflictKind[] = ['dependency', 'serial', 'path', 'import'];
 
 export function describeSerial(number: IssueNumber, serial: SerialMatch): string {
+  if (serial.rule === 'hub') return `#${number} touches a hub and runs alone: ${serial.reason}`;
   const rule = serial.builtin ? 'a root file every package depends on' : `serial path ${serial.rule}`;
   return `#${number} touches ${serial.path} (${rule}) and runs alone`;
 }

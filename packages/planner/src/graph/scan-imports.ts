@@ -86,7 +86,8 @@ class Lexer {
   private prevEnd = 0;
   /** Brace depths at which a template literal's `${` was opened. */
   private readonly templates: number[] = [];
-  private depth = 0;
+  /** Brace depth: 0 at the top level of the file. */
+  depth = 0;
 
   constructor(private readonly text: string) {}
 
@@ -269,10 +270,15 @@ export function scanImports(text: string): ScannedImport[] {
   const lex = new Lexer(text);
   let afterDot = false; // the previous token was `.`: a property named like a keyword
   let afterTypeof = false;
+  let topLevelModuleSyntax = false;
   // Every import names one of these words; past the last of them there is nothing left to find.
   const limit = Math.max(text.lastIndexOf('import'), text.lastIndexOf('from'), text.lastIndexOf('require'), text.lastIndexOf('module'));
   lex.next();
   while (lex.type !== Tok.EOF && lex.start <= limit) {
+    if (lex.type === Tok.Ident && lex.depth === 0 && !afterDot && (lex.isIdent('export') || lex.isIdent('import'))) {
+      const importCall = lex.isIdent('import') && /^\s*[(.]/.test(text.slice(lex.end, lex.end + 8));
+      if (!importCall) topLevelModuleSyntax = true;
+    }
     if (lex.type === Tok.Ident && !afterDot && handleKeyword(lex, out, afterTypeof)) {
       afterDot = false;
       afterTypeof = false;
@@ -282,8 +288,21 @@ export function scanImports(text: string): ScannedImport[] {
     afterTypeof = lex.isIdent('typeof');
     lex.next();
   }
-  const isModule = out.some((i) => !(i as Augmentation).augmentation) || /(?:^|[\n;])\s*export\b/.test(text);
+  // Past `limit` only `export` statements can remain: a module needs no more than one of them.
+  if (!topLevelModuleSyntax && out.some((i) => (i as Augmentation).augmentation)) topLevelModuleSyntax = hasTopLevelExport(lex);
+  const isModule = topLevelModuleSyntax;
   return out.filter((i) => isModule || !(i as Augmentation).augmentation).map(({ specifier, kind }) => ({ specifier, kind }));
+}
+
+/** Lexes on from where the scan stopped, looking for an `export` at the top level. */
+function hasTopLevelExport(lex: Lexer): boolean {
+  let afterDot = false;
+  while (lex.type !== Tok.EOF) {
+    if (lex.type === Tok.Ident && lex.depth === 0 && !afterDot && lex.isIdent('export')) return true;
+    afterDot = lex.isPunct(DOT);
+    lex.next();
+  }
+  return false;
 }
 
 interface Augmentation extends ScannedImport {

@@ -24,6 +24,18 @@ export const PlanOptionsSchema = z.strictObject({
     .default(false)
     .describe('Issues without an acceptance-criteria section go to triage'),
   serial: z.array(z.string()).default([]).describe('Globs of high-blast-radius paths, added to the built-in root files'),
+  hubThreshold: z
+    .number()
+    .gt(0)
+    .max(1)
+    .default(0.25)
+    .describe('A file more than this share of the repository depends on (transitively) is a hub: issues touching it run alone; 1 turns hubs off'),
+  hubMinDependents: z
+    .number()
+    .int()
+    .min(0)
+    .default(20)
+    .describe('A hub also needs more than this many dependent files, so that small repositories are not all hubs'),
   priorityLabels: z
     .record(z.string(), z.number().int().min(0))
     .default({})

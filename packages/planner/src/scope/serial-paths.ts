@@ -23,9 +23,11 @@ export const BUILTIN_SERIAL_GLOBS: readonly string[] = [
 export interface SerialMatch {
   /** The path of the issue's scope that matched. */
   path: RepoPath;
-  /** The serial rule (glob) that matched it. */
+  /** The serial rule that matched it: a glob, or `hub`. */
   rule: string;
   builtin: boolean;
+  /** Why it makes the issue serial, for people: "package.json (root file)", a hub's reach. */
+  reason: string;
 }
 
 /**
@@ -43,17 +45,22 @@ export function matchSerial(
   ];
   for (const { rule, builtin } of rules) {
     const match = globMatcher(rule);
-    if (match(leaf.path) || (leaf.kind === 'dir' && match(`${leaf.path}/`))) return { path: leaf.path, rule, builtin };
-    if (!builtin && leaf.kind !== 'dir' && isUnder(leaf.path, rule)) return { path: leaf.path, rule, builtin };
+    if (match(leaf.path) || (leaf.kind === 'dir' && match(`${leaf.path}/`)) || (!builtin && leaf.kind !== 'dir' && isUnder(leaf.path, rule))) {
+      return serialMatch(leaf.path, rule, builtin);
+    }
   }
   if (leaf.kind === 'dir') {
     for (const file of tree.filesUnder(leaf.path)) {
       for (const { rule, builtin } of rules) {
-        if (globMatcher(rule)(file)) return { path: file, rule, builtin };
+        if (globMatcher(rule)(file)) return serialMatch(file, rule, builtin);
       }
     }
   }
   return null;
+}
+
+function serialMatch(path: RepoPath, rule: string, builtin: boolean): SerialMatch {
+  return { path, rule, builtin, reason: builtin ? `${path} (root file)` : `${path} (serial ${rule})` };
 }
 
 /** A configured plain directory (`packages/core`) covers the files under it. */

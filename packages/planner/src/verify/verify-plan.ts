@@ -11,6 +11,7 @@ import { resolvePlanOptions, scopeOptionsFor, summaryLine } from '../plan.js';
 import { PLAN_SCHEMA_VERSION, PlanSchema, type Plan } from '../schema/plan-schema.js';
 import { extractScope } from '../scope/extract-scope.js';
 import { containsPath, createRepoTree, type RepoTree } from '../scope/repo-tree.js';
+import { matchHub } from '../scope/hub-paths.js';
 import { matchSerial } from '../scope/serial-paths.js';
 import type { IssueNumber, RepoGraph, RepoPath } from '../types.js';
 
@@ -91,7 +92,7 @@ export function verifyPlan(plan: Plan, input: PlanInput): PlanViolation[] {
       if (!issue) continue;
       const scope = extractScope(issue, tree, scopeOptionsFor(options, input.issues));
       const leaves = rollUpLeaves(scope.leaves, options.granularity, tree);
-      const serial = scope.leaves.some((leaf) => matchSerial(leaf, tree, options.serial) !== null);
+      const serial = scope.leaves.some((leaf) => matchSerial(leaf, tree, options.serial) !== null || matchHub(leaf, tree, graph, options) !== null);
       facts.set(item.number, { leaves, files: filesOf(leaves, tree, graph), serial, deps: scope.dependsOn });
     }
   }
