@@ -3,6 +3,7 @@
  * one place (`exitCodeFor`).
  */
 import { createRequire } from 'node:module';
+import { runGraph } from './commands/graph.js';
 import { runPlan } from './commands/plan.js';
 import { exitCodeFor, formatError, UsageError } from './errors.js';
 import { processIo, type CliIo } from './io.js';
@@ -15,6 +16,7 @@ type Command = (argv: readonly string[], io: CliIo) => Promise<number>;
 
 const COMMANDS: Record<string, { run: Command; summary: string }> = {
   plan: { run: runPlan, summary: 'Plan the top issues of the backlog into conflict-free waves' },
+  graph: { run: runGraph, summary: 'Report on the import graph: packages, hubs, barrels, unresolved imports' },
 };
 
 export const MAIN_HELP = `waves ${VERSION} — plan and dispatch waves of parallel coding-agent work
@@ -59,5 +61,6 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
 }
 
 export { renderPlanTable } from './render/plan-table.js';
+export { renderGraphDot, renderGraphMermaid, renderGraphTable } from './render/graph-report.js';
 export { safeText } from './render/safe-text.js';
 export type { CliIo } from './io.js';

@@ -31,6 +31,8 @@ export { BUILTIN_SERIAL_GLOBS, matchSerial } from './scope/serial-paths.js';
 export { matchHub } from './scope/hub-paths.js';
 export { dependentCounts, describeHub, findHubs, isBarrel, stronglyConnected } from './graph/dependents.js';
 export type { Hub } from './graph/dependents.js';
+export { GraphReportSchema, GRAPH_REPORT_VERSION, summarizeGraph } from './graph/summarize-graph.js';
+export type { GraphReport, SummarizeOptions } from './graph/summarize-graph.js';
 export type { SerialMatch } from './scope/serial-paths.js';
 
 export { classifyIssues, dependencyCycles } from './classify/classify-issues.js';

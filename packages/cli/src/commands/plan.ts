@@ -19,6 +19,7 @@ export const PLAN_FLAGS: FlagSpecs = {
   granularity: { type: 'string', value: 'file|dir|package', description: 'Roll paths up to this before comparing them', default: 'file' },
   'contention-depth': { type: 'string', value: 'N', description: 'Import hops that make two issues conflict (0 = off)', default: '1' },
   json: { type: 'boolean', description: 'Print the plan as JSON (schemaVersion 1) and nothing else on stdout' },
+  'no-cache': { type: 'boolean', description: 'Ignore and do not write the import-graph cache under .waves/cache/' },
   debug: { type: 'boolean', description: 'Show stack traces of errors' },
   help: { type: 'boolean', short: 'h', description: 'Show this help' },
 };
@@ -74,7 +75,7 @@ export async function runPlan(argv: readonly string[], io: CliIo): Promise<numbe
   const progress = io.stderrIsTTY
     ? (done: number, total: number) => io.stderr(`\rwaves: reading imports ${done}/${total}${done === total ? '\n' : ''}`)
     : undefined;
-  const repo = await loadRepo(root, { displayRoot: rootArg ?? '.', ...(progress ? { onProgress: progress } : {}) });
+  const repo = await loadRepo(root, { displayRoot: rootArg ?? '.', cache: !values['no-cache'], ...(progress ? { onProgress: progress } : {}) });
   const input: PlanInput = { issues, repo, options, now: io.now() };
   const plan = planWaves(input);
   const violations = verifyPlan(plan, input);

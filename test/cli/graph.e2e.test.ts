@@ -1,0 +1,61 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { GraphReportSchema } from '@waves/planner';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = path.join(ROOT, 'packages/cli/bin/waves.js');
+const fixture = (name: string) => path.join(ROOT, 'test/fixtures', name);
+
+function waves(args: string[]) {
+  return execa('node', [BIN, ...args], { cwd: ROOT, reject: false, stdin: 'ignore' });
+}
+
+describe('waves graph, end to end', () => {
+  it('reports files, edges by kind, packages, barrels and unresolved imports', async () => {
+    const result = await waves(['graph', '--root', fixture('graph-workspace'), '--no-cache']);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('4 source files · 3 imports (static 3)');
+    expect(result.stdout).toContain('1 unresolved internal specifier(s) · 1 third-party or asset import(s)');
+    expect(result.stdout).toMatch(/@ws\/app\s+│ packages\/app\s+│ 1\s+│ @ws\/core/);
+    expect(result.stdout).toContain('@ws/core/utils/missing');
+  });
+
+  it('prints JSON that validates, with every edge under --edges', async () => {
+    const result = await waves(['graph', '--root', fixture('graph-relative'), '--json', '--edges', '--no-cache']);
+    expect(result.exitCode).toBe(0);
+    const report = GraphReportSchema.parse(JSON.parse(result.stdout));
+    expect(report.files).toBe(13);
+    expect(report.imports).toBe(13);
+    expect(report.edgesByKind).toEqual({ static: 4, type: 2, dynamic: 1, require: 4, reexport: 2 });
+    expect(report.edges).toContainEqual({ from: 'src/a.ts', to: 'src/lazy.ts', kind: 'dynamic' });
+    expect(report.edges!.every((e) => !path.isAbsolute(e.from) && !path.isAbsolute(e.to))).toBe(true);
+  });
+
+  it('draws the packages as Mermaid and as Graphviz dot', async () => {
+    const mermaid = await waves(['graph', '--root', fixture('graph-workspace'), '--format', 'mermaid', '--no-cache']);
+    expect(mermaid.stdout).toBe(
+      ['flowchart LR', '  p0["@ws/app (1)"]', '  p1["@ws/core (2)"]', '  p2["graph-workspace (0)"]', '  p3["legacy-lib (1)"]', '  p0 --> p1', '  p0 --> p3'].join('\n'),
+    );
+    const dot = await waves(['graph', '--root', fixture('graph-workspace'), '--format', 'dot', '--no-cache']);
+    expect(dot.stdout).toContain('"@ws/app" -> "@ws/core";');
+    expect(dot.stdout.startsWith('digraph packages {')).toBe(true);
+  });
+
+  it('works on this very repository', async () => {
+    const result = await waves(['graph', '--json', '--no-cache']);
+    expect(result.exitCode).toBe(0);
+    const report = GraphReportSchema.parse(JSON.parse(result.stdout));
+    expect(report.packages.map((p) => p.name)).toEqual(expect.arrayContaining(['@waves/cli', '@waves/dispatch', '@waves/planner']));
+    expect(report.packages.find((p) => p.name === '@waves/cli')!.dependsOn).toEqual(['@waves/planner']);
+  });
+
+  it('rejects contradictory flags and a bad root with exit code 2', async () => {
+    for (const args of [['--json', '--format', 'dot'], ['--edges'], ['--root', fixture('nope')], ['--format', 'svg']]) {
+      const result = await waves(['graph', ...args]);
+      expect(result.exitCode, args.join(' ')).toBe(2);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+});
