@@ -37,7 +37,7 @@ export type { SerialMatch } from './scope/serial-paths.js';
 
 export { classifyIssues, dependencyCycles } from './classify/classify-issues.js';
 export type { Bucket, Classification } from './classify/classify-issues.js';
-export { findConflicts } from './conflicts/find-conflicts.js';
+export { findConflicts, serialConflicts } from './conflicts/find-conflicts.js';
 export type { Conflict, ConflictUnit } from './conflicts/find-conflicts.js';
 export { leafLabel, rollUpLeaves } from './conflicts/roll-up-leaves.js';
 export type { Leaf } from './conflicts/roll-up-leaves.js';

@@ -8,7 +8,7 @@ import { priorityLabel } from './backlog/priority.js';
 import { inferRepoSlug } from './backlog/infer-repo-slug.js';
 import { rankIssues, selectIssues } from './backlog/select-issues.js';
 import { classifyIssues, type Bucket } from './classify/classify-issues.js';
-import { findConflicts, type Conflict, type ConflictUnit } from './conflicts/find-conflicts.js';
+import { findConflicts, serialConflicts, type Conflict, type ConflictUnit } from './conflicts/find-conflicts.js';
 import { leafLabel, rollUpLeaves, type Leaf } from './conflicts/roll-up-leaves.js';
 import { InputError } from './errors.js';
 import { PlanOptionsSchema, type PlanOptions, type PlanOptionsInput } from './schema/options-schema.js';
@@ -41,8 +41,13 @@ export interface PlanAnalysis {
   /** Leaves after the granularity roll-up. */
   leaves: Map<IssueNumber, Leaf[]>;
   buckets: Map<IssueNumber, Bucket>;
+  /** The conflicts of the plan (serial ones only for issues of the planned waves). */
   conflicts: Conflict[];
+  /** The dispatchable issues as the conflict search saw them (leaves, dependencies, serial rule). */
+  units: ConflictUnit[];
 }
+
+const CONFLICT_ORDER = ['dependency', 'serial', 'path', 'import'];
 
 export function resolvePlanOptions(options: PlanOptionsInput = {}): PlanOptions {
   const parsed = PlanOptionsSchema.safeParse(options);
@@ -124,7 +129,8 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
   const index = new Map(dispatchable.map((issue, i) => [issue.number, i]));
   const partition = partitionWaves({
     size: dispatchable.length,
-    conflicts: conflicts.filter((c) => c.kind !== 'dependency').map((c) => [index.get(c.a)!, index.get(c.b)!] as const),
+    // Serial issues and dependencies are constraints of their own, not conflict edges.
+    conflicts: conflicts.filter((c) => c.kind === 'path' || c.kind === 'import').map((c) => [index.get(c.a)!, index.get(c.b)!] as const),
     precedences: units.flatMap((unit) => unit.dependsOn.map((dep) => [index.get(dep)!, index.get(unit.number)!] as const)),
     serial: units.map((unit) => unit.serial !== null),
     waveSize: options.waveSize,
@@ -185,6 +191,12 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
   for (const note of notes) warnings.push(note);
 
   const inWaves = waves.reduce((sum, wave) => sum + wave.issues.length, 0);
+  // Serial conflicts are listed for the issues of the planned waves: every issue is serial
+  // against all others, and listing every pair would grow with the square of the backlog.
+  const planned = new Set(waves.flatMap((wave) => wave.issues.map((i) => i.number)));
+  const listed = [...conflicts, ...serialConflicts(units, (n) => planned.has(n))].sort(
+    (p, q) => p.a - q.a || p.b - q.b || CONFLICT_ORDER.indexOf(p.kind) - CONFLICT_ORDER.indexOf(q.kind),
+  );
   const summary: Plan['summary'] = {
     evaluated: selected.length,
     dispatchable: inWaves,
@@ -213,10 +225,10 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
     triage,
     held,
     deferred,
-    conflicts: conflicts.map(({ a, b, kind, detail }) => ({ a, b, kind, detail })),
+    conflicts: listed.map(({ a, b, kind, detail }) => ({ a, b, kind, detail })),
     warnings,
   };
-  return { plan, options, tree, selected, scopes, leaves, buckets, conflicts };
+  return { plan, options, tree, selected, scopes, leaves, buckets, conflicts: listed, units };
 }
 
 /** Plans the waves of a backlog. Pure: the same input gives the same plan, whatever its order. */

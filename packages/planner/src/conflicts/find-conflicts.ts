@@ -3,7 +3,8 @@
  * - `path`: the same path, or one contains the other;
  * - `import`: a file of one imports a file of the other within `contentionDepth` hops;
  * - `dependency`: one depends on the other;
- * - `serial`: one of them must run alone.
+ * - `serial`: one of them must run alone — listed by `serialConflicts` on demand, since a serial
+ *   issue conflicts with every other issue and the pairs would grow with the square of the backlog.
  *
  * NOTE: no pairwise comparison of leaves. Paths are indexed by their ancestors and imports are
  * followed from each issue's files to the owners of what they reach, so the cost grows with the
@@ -55,6 +56,20 @@ class ConflictSet {
   }
 }
 
+/** The `serial` conflicts of the given serial issues with every other unit. */
+export function serialConflicts(units: readonly ConflictUnit[], involving: (number: IssueNumber) => boolean): Conflict[] {
+  const conflicts = new ConflictSet();
+  const sorted = [...units].sort((x, y) => x.number - y.number);
+  for (const unit of sorted) {
+    if (!unit.serial) continue;
+    const detail = describeSerial(unit.number, unit.serial);
+    for (const other of sorted) {
+      if (other !== unit && (involving(unit.number) || involving(other.number))) conflicts.add(unit.number, other.number, 'serial', detail);
+    }
+  }
+  return conflicts.list();
+}
+
 /** Files of the graph an issue stands for: its file leaves and every file under its directory leaves. */
 function graphFiles(unit: ConflictUnit, graph: RepoGraph, tree: RepoTree): RepoPath[] {
   const out = new Set<RepoPath>();
@@ -81,11 +96,6 @@ export function findConflicts({ units, graph, tree, contentionDepth }: FindConfl
   // Dependencies and serial issues.
   for (const unit of sorted) {
     for (const dep of unit.dependsOn) if (numbers.has(dep)) conflicts.add(unit.number, dep, 'dependency', `#${unit.number} depends on #${dep}`);
-  }
-  for (const unit of sorted) {
-    if (!unit.serial) continue;
-    const detail = describeSerial(unit.number, unit.serial);
-    for (const other of sorted) if (other !== unit) conflicts.add(unit.number, other.number, 'serial', detail);
   }
 
   // Paths: for each leaf, the owners of itself and its ancestors.

@@ -24,32 +24,32 @@ function splitZ(stdout: string): string[] {
   return stdout.split('\0').filter((s) => s.length > 0);
 }
 
-async function gitTopLevel(root: string): Promise<string | null> {
-  const result = await execa('git', ['rev-parse', '--show-toplevel'], { cwd: root, reject: false, stdin: 'ignore' });
-  return result.exitCode === 0 ? result.stdout.trim() : null;
-}
-
 async function listGit(root: string): Promise<RepoListing> {
   const git = (args: string[]) => execa('git', ['-c', 'core.quotepath=off', ...args], { cwd: root, stdin: 'ignore', maxBuffer: 1024 * 1024 * 1024, stripFinalNewline: false });
-  const [staged, others, deleted, modified, head] = await Promise.all([
-    git(['ls-files', '-z', '--stage']),
+  // One pass over the index (tags: H cached, R deleted, C modified) and one over the work tree.
+  const [tracked, others, head] = await Promise.all([
+    git(['ls-files', '-z', '-t', '--stage', '--cached', '--deleted', '--modified']),
     git(['ls-files', '-z', '--others', '--exclude-standard']),
-    git(['ls-files', '-z', '--deleted']),
-    git(['ls-files', '-z', '--modified']),
     execa('git', ['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: root, reject: false, stdin: 'ignore' }),
   ]);
-  const gone = new Set(splitZ(deleted.stdout));
-  const changed = new Set(splitZ(modified.stdout));
+  const gone = new Set<RepoPath>();
+  const changed = new Set<RepoPath>();
+  const staged: { mode: string; object: string; file: RepoPath }[] = [];
+  for (const entry of splitZ(tracked.stdout)) {
+    // <tag> <mode> <object> <stage>\t<path>
+    const tab = entry.indexOf('\t');
+    const [tag, mode, object] = entry.slice(0, tab).split(' ') as [string, string, string];
+    const file = entry.slice(tab + 1);
+    if (tag === 'R') gone.add(file);
+    else if (tag === 'C') changed.add(file);
+    else staged.push({ mode, object, file });
+  }
   const files = new Set<RepoPath>();
   const blobIds = new Map<RepoPath, string>();
-  for (const entry of splitZ(staged.stdout)) {
-    // <mode> <object> <stage>\t<path>
-    const tab = entry.indexOf('\t');
-    const [mode, object] = entry.slice(0, tab).split(' ');
-    const file = entry.slice(tab + 1);
+  for (const { mode, object, file } of staged) {
     if (mode === '160000' || gone.has(file)) continue; // submodules, deleted files
     files.add(file);
-    if (!changed.has(file) && object) blobIds.set(file, object);
+    if (!changed.has(file)) blobIds.set(file, object);
   }
   for (const file of splitZ(others.stdout)) files.add(file);
   // waves' own state is never part of the repository, even where it is not ignored.
@@ -81,7 +81,10 @@ async function walk(root: string): Promise<RepoPath[]> {
 
 /** Lists the files of the repository at `root` (which must exist and be a directory). */
 export async function listRepoFiles(root: string): Promise<RepoListing> {
-  const top = await gitTopLevel(root).catch(() => null);
-  if (top !== null) return listGit(root);
-  return { files: await walk(root), head: null, git: false, blobIds: new Map() };
+  try {
+    return await listGit(root);
+  } catch {
+    // Not a git checkout (or no git): walk the directory.
+    return { files: await walk(root), head: null, git: false, blobIds: new Map() };
+  }
 }

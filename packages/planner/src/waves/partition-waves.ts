@@ -102,13 +102,14 @@ function lowerBound(model: Model, heads: number[]): number {
   if (n === 0) return 0;
   const serialCount = model.serial.filter(Boolean).length;
   const others = n - serialCount;
-  // A greedy clique among non-serial issues, grown from each vertex in turn.
+  // A greedy clique among non-serial issues, grown from the most conflicted ones (at most 64 seeds,
+  // so the bound stays cheap on thousands of issues).
   let clique = 0;
   const order = [...Array(n).keys()].filter((v) => !model.serial[v]).sort((x, y) => model.adj[y]!.size - model.adj[x]!.size || x - y);
-  for (const seed of order) {
+  for (const seed of order.slice(0, 64)) {
     const members = [seed];
-    for (const v of order) {
-      if (v !== seed && members.every((m) => model.adj[m]!.has(v))) members.push(v);
+    for (const v of model.adj[seed]!) {
+      if (!model.serial[v] && members.every((m) => model.adj[m]!.has(v))) members.push(v);
     }
     clique = Math.max(clique, members.length);
   }
@@ -118,58 +119,116 @@ function lowerBound(model: Model, heads: number[]): number {
   return Math.max(serialCount + Math.max(Math.ceil(others / model.cap), clique, byNonDefault), chain);
 }
 
-/** Can `v` join `wave` given what is in it? (Dependencies are checked by the callers.) */
-function fits(model: Model, v: number, wave: readonly number[]): boolean {
-  if (wave.length >= model.cap) return false;
-  if (model.serial[v] && wave.length > 0) return false;
-  if (wave.some((u) => model.serial[u] || model.adj[v]!.has(u))) return false;
-  if (model.nonDefault[v] && wave.filter((u) => model.nonDefault[u]).length >= model.nonDefaultCap) return false;
-  return true;
-}
-
-/** Builds waves one at a time; `pickOrder` ranks the available issues for the current wave. */
-function greedyWaves(model: Model, pickOrder: (available: number[], wave: number[], placed: Set<number>) => number[]): number[][] {
-  const placed = new Set<number>();
+/**
+ * Builds waves one at a time from the issues whose predecessors are all in earlier waves.
+ * `choose` picks the next issue for the current wave among the candidates that fit, or -1.
+ * Bookkeeping is incremental (blocked marks per wave, predecessor counts), so a whole partition
+ * costs O(waves · n + edges) plus what `choose` spends.
+ */
+function greedyWaves(model: Model, choose: (state: GreedyState) => number): number[][] {
+  const { n } = model;
+  const state: GreedyState = {
+    model,
+    placed: new Uint8Array(n),
+    blockedIn: new Int32Array(n).fill(-1),
+    pendingPreds: Int32Array.from(model.before, (preds) => preds.length),
+    available: [],
+    wave: [],
+    waveIndex: 0,
+    nonDefaultInWave: 0,
+    unplacedDegree: Int32Array.from(model.adj, (a) => a.size),
+    excludedNeighbours: new Int32Array(n),
+  };
   const waves: number[][] = [];
-  while (placed.size < model.n) {
-    const available: number[] = [];
-    for (let v = 0; v < model.n; v++) {
-      if (!placed.has(v) && model.before[v]!.every((u) => placed.has(u))) available.push(v);
-    }
-    const wave: number[] = [];
-    // `placed` only holds earlier waves while this one is built, so dependencies stay strict.
+  let remaining = n;
+  while (remaining > 0) {
+    state.available = [];
+    for (let v = 0; v < n; v++) if (!state.placed[v] && state.pendingPreds[v] === 0) state.available.push(v);
+    state.wave = [];
+    state.nonDefaultInWave = 0;
+    state.excludedNeighbours.fill(0);
     for (;;) {
-      const candidates = pickOrder(
-        available.filter((v) => !wave.includes(v) && fits(model, v, wave)),
-        wave,
-        placed,
-      );
-      if (candidates.length === 0) break;
-      wave.push(candidates[0]!);
+      const v = choose(state);
+      if (v < 0) break;
+      addToWave(state, v);
+      if (model.serial[v] || state.wave.length >= model.cap) break;
     }
-    if (wave.length === 0) throw new Error('partition: no issue can start (dependency cycle?)');
-    for (const v of wave) placed.add(v);
-    waves.push(wave.sort((x, y) => x - y));
+    if (state.wave.length === 0) throw new Error('partition: no issue can start (dependency cycle?)');
+    for (const v of state.wave) {
+      state.placed[v] = 1;
+      remaining--;
+      for (const u of model.after[v]!) state.pendingPreds[u]!--;
+      for (const u of model.adj[v]!) state.unplacedDegree[u]!--;
+    }
+    waves.push([...state.wave].sort((x, y) => x - y));
+    state.waveIndex++;
   }
   return waves;
 }
 
-function listScheduling(model: Model): number[][] {
-  return greedyWaves(model, (available) => available.sort((x, y) => x - y));
+interface GreedyState {
+  model: Model;
+  placed: Uint8Array;
+  /** The wave index in which an issue is blocked by a conflicting member (-1: never). */
+  blockedIn: Int32Array;
+  pendingPreds: Int32Array;
+  available: number[];
+  wave: number[];
+  waveIndex: number;
+  nonDefaultInWave: number;
+  /** Conflicts with issues still unplaced. */
+  unplacedDegree: Int32Array;
+  /** For RLF: neighbours already excluded from the current wave. */
+  excludedNeighbours: Int32Array;
 }
 
-/** RLF: start a wave with the issue of most conflicts, then add the one that excludes the most others. */
-function recursiveLargestFirst(model: Model): number[][] {
-  return greedyWaves(model, (available, wave, placed) => {
-    const unplaced = (v: number) => !placed.has(v) && !wave.includes(v);
-    const degree = (v: number) => [...model.adj[v]!].filter(unplaced).length;
-    if (wave.length === 0) return available.sort((x, y) => degree(y) - degree(x) || x - y);
-    const excluded = new Set<number>();
-    for (let u = 0; u < model.n; u++) {
-      if (unplaced(u) && wave.some((w) => model.adj[w]!.has(u) || model.serial[w])) excluded.add(u);
+function canJoin(state: GreedyState, v: number): boolean {
+  const { model, wave } = state;
+  if (state.placed[v] || wave.includes(v) || state.blockedIn[v] === state.waveIndex) return false;
+  if (model.serial[v] && wave.length > 0) return false;
+  if (model.nonDefault[v] && state.nonDefaultInWave >= model.nonDefaultCap) return false;
+  return true;
+}
+
+function addToWave(state: GreedyState, v: number): void {
+  const { model } = state;
+  state.wave.push(v);
+  if (model.nonDefault[v]) state.nonDefaultInWave++;
+  for (const u of model.adj[v]!) {
+    if (state.blockedIn[u] !== state.waveIndex) {
+      state.blockedIn[u] = state.waveIndex;
+      // u leaves the candidates: its neighbours now have one more excluded neighbour.
+      if (!state.placed[u]) for (const w of model.adj[u]!) state.excludedNeighbours[w]!++;
     }
-    const intoExcluded = (v: number) => [...model.adj[v]!].filter((u) => excluded.has(u)).length;
-    return available.sort((x, y) => intoExcluded(y) - intoExcluded(x) || degree(x) - degree(y) || x - y);
+  }
+}
+
+/** Priority list scheduling: the most urgent issue that fits. */
+function listScheduling(model: Model): number[][] {
+  return greedyWaves(model, (state) => {
+    for (const v of state.available) if (canJoin(state, v)) return v;
+    return -1;
+  });
+}
+
+/** RLF: open a wave with the issue of most conflicts, then add the one that excludes the most others. */
+function recursiveLargestFirst(model: Model): number[][] {
+  return greedyWaves(model, (state) => {
+    let best = -1;
+    let bestKey1 = -1;
+    let bestKey2 = Infinity;
+    for (const v of state.available) {
+      if (!canJoin(state, v)) continue;
+      // First pick: most conflicts; later picks: most neighbours already excluded, then fewest others.
+      const key1 = state.wave.length === 0 ? state.unplacedDegree[v]! : state.excludedNeighbours[v]!;
+      const key2 = state.wave.length === 0 ? 0 : state.unplacedDegree[v]! - state.excludedNeighbours[v]!;
+      if (key1 > bestKey1 || (key1 === bestKey1 && key2 < bestKey2)) {
+        best = v;
+        bestKey1 = key1;
+        bestKey2 = key2;
+      }
+    }
+    return best;
   });
 }
 
