@@ -12,6 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { spawnSync } from 'node:child_process';
 import { measure, median, type Measurement } from './lib/measure.js';
+import { writeResultBlock } from './lib/results.js';
 
 const { values } = parseArgs({
   options: {
@@ -51,6 +52,21 @@ writeFileSync(
 } };\n`,
 );
 
+// dpdm follows project `references` and crashes on some (AFFiNE: a directory named like a file);
+// it gets the same configuration without the references, as the research measured it.
+let dpdmTsconfig: string | null = tsconfig;
+if (tsconfig) {
+  try {
+    const text = readFileSync(tsconfig, 'utf8');
+    if (/"references"\s*:/.test(text)) {
+      dpdmTsconfig = path.join(out, 'tsconfig.dpdm.json');
+      writeFileSync(dpdmTsconfig, JSON.stringify({ extends: tsconfig, references: [] }));
+    }
+  } catch {
+    dpdmTsconfig = tsconfig;
+  }
+}
+
 interface Tool {
   run: () => Measurement;
   edges: () => [string, string][];
@@ -67,18 +83,18 @@ const TOOLS: Record<string, Tool> = {
     edges: () => JSON.parse(readFileSync(file('waves-warm'), 'utf8')).edges,
   },
   dpdm: {
-    run: () => measure(BIN('dpdm'), ['--no-tree', '--no-warning', '--no-circular', '-o', file('dpdm'), `**/*.{${EXTENSIONS.join(',')}}`], root),
+    run: () =>
+      measure(BIN('dpdm'), ['--no-tree', '--no-warning', '--no-circular', ...(dpdmTsconfig ? ['--tsconfig', dpdmTsconfig] : []), '-o', file('dpdm'), `**/*.{${EXTENSIONS.join(',')}}`], root),
     edges: () => {
       const tree = JSON.parse(readFileSync(file('dpdm'), 'utf8')).tree as Record<string, { id: string | null }[] | null>;
       return Object.entries(tree).flatMap(([from, deps]) => (deps ?? []).filter((d) => d.id).map((d) => [from, d.id!] as [string, string]));
     },
   },
   madge: {
-    run: () => {
-      const m = measure(BIN('madge'), ['--json', '--no-spinner', '--extensions', EXTENSIONS.join(','), ...(tsconfig ? ['--ts-config', tsconfig] : []), '.'], root);
-      writeFileSync(file('madge'), m.stdout);
-      return m;
-    },
+    // madge prints its JSON and exits before a pipe drains (large outputs arrive truncated):
+    // the shell sends it to a file instead.
+    run: () =>
+      measure('sh', ['-c', `"$0" --json --no-spinner --extensions ${EXTENSIONS.join(',')} ${tsconfig ? '--ts-config "$2"' : ''} . > "$1"`, BIN('madge'), file('madge'), tsconfig ?? ''], root),
     edges: () => Object.entries(JSON.parse(readFileSync(file('madge'), 'utf8')) as Record<string, string[]>).flatMap(([from, deps]) => deps.map((to) => [from, to] as [string, string])),
   },
   depcruise: {
@@ -169,12 +185,6 @@ const table = [
 console.log(table);
 
 if (values.results) {
-  const marker = (end: boolean) => `<!-- ${end ? '/' : ''}graph:${name} -->`;
-  const text = existsSync(values.results) ? readFileSync(values.results, 'utf8') : '# Benchmark results\n';
-  const block = `${marker(false)}\n${table}\n${marker(true)}`;
-  const start = text.indexOf(marker(false));
-  const end = text.indexOf(marker(true));
-  const next = start >= 0 && end > start ? text.slice(0, start) + block + text.slice(end + marker(true).length) : `${text.trimEnd()}\n\n${block}\n`;
-  writeFileSync(values.results, next);
+  writeResultBlock(values.results, `graph:${name}`, table);
   console.error(`wrote ${values.results}`);
 }

@@ -152,6 +152,13 @@ describe('buildRepoGraph on fixture repositories', () => {
     expect(edges(graph)).toEqual(['src/index.ts -> src/internal/secret.ts (static)', 'src/index.ts -> src/v3/index.ts (static)']);
   });
 
+  it('treats styles and images as assets, unless the stylesheet is code (vanilla-extract .css.ts)', async () => {
+    const graph = await buildRepoGraph(fixture('graph-assets'), { cache: false });
+    expect(edges(graph)).toEqual(['src/view.tsx -> src/view.css.ts (static)']);
+    expect(graph.getAttribute('unresolved')).toEqual([]);
+    expect(graph.getAttribute('external')).toBe(3);
+  });
+
   it('resolves a path alias or a relative import of a folder with its own package.json through its main', async () => {
     const graph = await buildRepoGraph(fixture('graph-dir-package'), { cache: false });
     expect(edges(graph)).toEqual(['app/main.ts -> libs/debug/src/index.ts (static)']);
@@ -160,7 +167,7 @@ describe('buildRepoGraph on fixture repositories', () => {
 });
 
 describe('the fast resolution tier', () => {
-  const FIXTURES = ['graph-relative', 'graph-paths', 'graph-workspace', 'graph-yarn', 'graph-tsconfig-package', 'graph-self-ref', 'graph-dir-package', 'cli-repo'];
+  const FIXTURES = ['graph-relative', 'graph-paths', 'graph-workspace', 'graph-yarn', 'graph-tsconfig-package', 'graph-self-ref', 'graph-dir-package', 'graph-assets', 'cli-repo'];
   for (const name of FIXTURES) {
     it(`agrees with TypeScript's own resolution on ${name}`, async () => {
       const root = fixture(name);

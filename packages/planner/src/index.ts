@@ -32,6 +32,7 @@ export { matchHub } from './scope/hub-paths.js';
 export { dependentCounts, describeHub, findHubs, isBarrel, stronglyConnected } from './graph/dependents.js';
 export type { Hub } from './graph/dependents.js';
 export { GraphReportSchema, GRAPH_REPORT_VERSION, summarizeGraph } from './graph/summarize-graph.js';
+export { dependenciesOf, dependentsOf, fanIn, rollUpGraph } from './graph/graph-queries.js';
 export type { GraphReport, SummarizeOptions } from './graph/summarize-graph.js';
 export type { SerialMatch } from './scope/serial-paths.js';
 

@@ -187,21 +187,26 @@ export class ModuleResolver {
   resolve(specifier: string, from: RepoPath): Resolved {
     if (specifier.length === 0 || specifier.startsWith('node:')) return EXTERNAL;
     const query = specifier.search(/[?#]/);
-    const bare = query > 0 ? specifier.slice(0, query) : specifier;
-    if (ASSET.test(bare) || (query > 0 && !specifier.startsWith('#'))) return EXTERNAL;
+    if (query > 0 && !specifier.startsWith('#')) return EXTERNAL; // `./x.svg?raw`: a bundler asset
+    const asset = ASSET.test(specifier);
     const context = this.contextFor(from);
     if (specifier.startsWith('.') || specifier.startsWith('/')) {
       if (specifier.startsWith('/') || context.rootDirs) return this.viaTypeScript(specifier, from, context);
       const target = path.posix.normalize(path.posix.join(parentDir(from) || '.', specifier));
       if (target === '..' || target.startsWith('../')) return UNRESOLVED;
       const found = this.probe(target === '.' ? '' : target.replace(/\/+$/, ''), specifier.endsWith('/'));
-      return found === 'defer' ? this.viaTypeScript(specifier, from, context) : found;
+      if (found === 'defer') return this.viaTypeScript(specifier, from, context);
+      // A stylesheet or image is no part of the graph — unless it is code (`./styles.css` → `styles.css.ts`).
+      return asset && found.kind !== 'file' ? EXTERNAL : found;
     }
     let result = context.bareCache.get(specifier);
     if (!result) {
       const computed = this.resolveBare(specifier, from, context);
-      if (computed === null) return this.viaTypeScript(specifier, from, context); // may depend on the importing folder
-      result = computed;
+      if (computed === null) {
+        const fallback = this.viaTypeScript(specifier, from, context); // may depend on the importing folder
+        return asset && fallback.kind !== 'file' ? EXTERNAL : fallback;
+      }
+      result = asset && computed.kind !== 'file' ? EXTERNAL : computed;
       context.bareCache.set(specifier, result);
     }
     return result;
@@ -317,9 +322,9 @@ export class ModuleResolver {
   resolveWithTypeScript(specifier: string, from: RepoPath): Resolved {
     if (specifier.length === 0 || specifier.startsWith('node:')) return EXTERNAL;
     const query = specifier.search(/[?#]/);
-    const bare = query > 0 ? specifier.slice(0, query) : specifier;
-    if (ASSET.test(bare) || (query > 0 && !specifier.startsWith('#'))) return EXTERNAL;
-    return this.viaTypeScript(specifier, from, this.contextFor(from));
+    if (query > 0 && !specifier.startsWith('#')) return EXTERNAL;
+    const result = this.viaTypeScript(specifier, from, this.contextFor(from));
+    return ASSET.test(specifier) && result.kind !== 'file' ? EXTERNAL : result;
   }
 
   // ── TypeScript fallback ────────────────────────────────────────────────────────────────────

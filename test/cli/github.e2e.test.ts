@@ -1,0 +1,138 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeGithub, type FakeIssue } from '../helpers/fake-github.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = path.join(ROOT, 'packages/cli/bin/waves.js');
+const SHOP = path.join(ROOT, 'examples/shop');
+const TOKEN = 'ghp_secret0123456789abcdefTOKEN';
+
+/** The example backlog as the GitHub REST API serves it (pull requests included). */
+async function exampleIssues(): Promise<FakeIssue[]> {
+  const file = JSON.parse(await readFile(path.join(ROOT, 'examples/backlog.json'), 'utf8')) as {
+    number: number;
+    title: string;
+    body: string;
+    labels: { name: string }[];
+    state: string;
+    createdAt: string;
+    pull_request?: unknown;
+  }[];
+  const issues: FakeIssue[] = file.map((i) => ({
+    number: i.number,
+    title: i.title,
+    body: i.body,
+    labels: i.labels.map((l) => l.name),
+    state: i.state.toLowerCase() === 'closed' ? 'closed' : 'open',
+    created_at: i.createdAt,
+    ...(i.pull_request ? { pull_request: true } : {}),
+  }));
+  // Enough filler to need several pages of 100.
+  for (let n = 1000; n < 1250; n++) issues.push({ number: n, title: `Filler ${n}`, body: 'vague', labels: [], created_at: `2026-11-0${1 + (n % 9)}T00:00:00Z`, ...(n % 7 === 0 ? { pull_request: true } : {}) });
+  return issues;
+}
+
+function waves(args: string[], env: Record<string, string> = {}) {
+  return execa('node', [BIN, ...args], { cwd: ROOT, reject: false, stdin: 'ignore', env: { GITHUB_TOKEN: '', GH_TOKEN: '', GITHUB_API_URL: '', ...env }, extendEnv: true });
+}
+
+let server: FakeGithub | undefined;
+afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+});
+
+describe('waves plan --repo against a fake GitHub API', () => {
+  it('gives the same plan as the same issues in a file, through pagination, pull requests, a 502 and a secondary rate limit', async () => {
+    server = await new FakeGithub({
+      owner: 'acme',
+      repo: 'shop',
+      issues: await exampleIssues(),
+      token: TOKEN,
+      faults: [
+        { match: '/issues?', status: 502, message: 'Bad Gateway' },
+        { match: '/labels', status: 403, headers: { 'retry-after': '1' }, message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' },
+      ],
+    }).start();
+    const fromGithub = await waves(['plan', '--repo', 'acme/shop', '--api-url', server.url, '--root', SHOP, '--top', '12', '--json'], { GITHUB_TOKEN: TOKEN });
+    expect(fromGithub.stderr).toMatch(/secondary rate limit.*waiting 1 s/);
+    expect(fromGithub.exitCode).toBe(0);
+    const fromFile = await waves(['plan', '--from-issues', path.join(ROOT, 'examples/backlog.json'), '--root', SHOP, '--top', '12', '--json']);
+    const strip = (text: string) => ({ ...JSON.parse(text), generatedAt: null });
+    expect(strip(fromGithub.stdout)).toEqual(strip(fromFile.stdout));
+    // Pages were followed, and the token went out in the header only.
+    expect(server.requests.some((r) => r.url.includes('page=2'))).toBe(true);
+    expect(server.requests.every((r) => r.authorization?.endsWith(TOKEN))).toBe(true);
+    expect(fromGithub.stdout + fromGithub.stderr).not.toContain(TOKEN);
+  }, 60_000);
+
+  it('reads a bounded number of pages for the top asked', async () => {
+    const issues = await exampleIssues();
+    for (let n = 2000; n < 2600; n++) issues.push({ number: n, title: `Old P0 ${n}`, body: '`README.md`', labels: ['P0'], created_at: '2020-01-01T00:00:00Z' });
+    server = await new FakeGithub({ owner: 'acme', repo: 'shop', issues }).start();
+    const result = await waves(['plan', '--repo', 'acme/shop', '--api-url', server.url, '--root', SHOP, '--top', '5', '--json']);
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout).summary.evaluated).toBe(5);
+    const issuePages = server.requests.filter((r) => /\/issues\?/.test(r.url));
+    expect(issuePages.length).toBeLessThanOrEqual(3); // 1,250 + 600 issues would be 19 pages
+  });
+
+  it('filters by label, milestone and assignee', async () => {
+    const issues: FakeIssue[] = [
+      { number: 1, title: 'a', body: '`README.md`', labels: ['bug', 'P1'], created_at: '2026-01-01T00:00:00Z', milestone: { number: 3, title: 'v1' }, assignees: ['ana'] },
+      { number: 2, title: 'b', body: '`docs/architecture.md`', labels: ['bug'], created_at: '2026-01-02T00:00:00Z', milestone: { number: 3, title: 'v1' } },
+      { number: 3, title: 'c', body: '`scripts/seed.ts`', labels: ['P1'], created_at: '2026-01-03T00:00:00Z', assignees: ['ana'] },
+    ];
+    server = await new FakeGithub({ owner: 'acme', repo: 'shop', issues }).start();
+    const numbers = async (args: string[]) => {
+      const r = await waves(['plan', '--repo', 'acme/shop', '--api-url', server!.url, '--root', SHOP, '--json', ...args]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      const plan = JSON.parse(r.stdout);
+      return plan.waves.flatMap((w: { issues: { number: number }[] }) => w.issues.map((i) => i.number)).sort();
+    };
+    expect(await numbers(['--label', 'bug'])).toEqual([1, 2]);
+    expect(await numbers(['--label', 'bug', '--label', 'P1'])).toEqual([1]);
+    expect(await numbers(['--milestone', 'v1'])).toEqual([1, 2]);
+    expect(await numbers(['--assignee', 'ana'])).toEqual([1, 3]);
+  });
+
+  it('says GitHub rejected the token, with exit code 2 and without the token', async () => {
+    server = await new FakeGithub({ owner: 'acme', repo: 'shop', issues: [], token: 'the-right-one' }).start();
+    const result = await waves(['plan', '--repo', 'acme/shop', '--api-url', server.url, '--root', SHOP], { GITHUB_TOKEN: TOKEN });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim()).toBe('waves: GitHub rejected the token (401): check GITHUB_TOKEN or GH_TOKEN');
+    const debug = await waves(['plan', '--repo', 'acme/shop', '--api-url', server.url, '--root', SHOP, '--debug'], { GITHUB_TOKEN: TOKEN });
+    expect(debug.stderr).not.toContain(TOKEN);
+  });
+
+  it('says the repository is not found, with exit code 2', async () => {
+    server = await new FakeGithub({ owner: 'acme', repo: 'shop', issues: [] }).start();
+    const result = await waves(['plan', '--repo', 'acme/nope', '--api-url', server.url, '--root', SHOP], { GH_TOKEN: TOKEN });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim()).toBe('waves: repository acme/nope not found or not visible with this token (404)');
+  });
+
+  it('gives up on a server that keeps failing, with a clear error', async () => {
+    server = await new FakeGithub({ owner: 'acme', repo: 'shop', issues: [], faults: [{ match: '/labels', status: 503, times: 100 }] }).start();
+    const result = await waves(['plan', '--repo', 'acme/shop', '--api-url', server.url, '--root', SHOP]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.trim()).toMatch(/^waves: GitHub API failed \(503\)/);
+  }, 60_000);
+
+  it('takes the repository from the origin remote and the API from GITHUB_API_URL', async () => {
+    const { TempRepo } = await import('../helpers/temp-repo.js');
+    const repo = await TempRepo.create({ 'src/a.ts': 'export const a = 1;\n' });
+    try {
+      await repo.git('remote', 'add', 'origin', 'git@github.com:acme/shop.git');
+      server = await new FakeGithub({ owner: 'acme', repo: 'shop', issues: [{ number: 7, title: 'x', body: '`src/a.ts`', created_at: '2026-01-01T00:00:00Z' }] }).start();
+      const result = await waves(['plan', '--root', repo.root, '--json'], { GITHUB_API_URL: server.url });
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout).waves[0].issues[0].number).toBe(7);
+    } finally {
+      await repo.dispose();
+    }
+  });
+});
