@@ -30,6 +30,8 @@ async function exampleIssues(): Promise<FakeIssue[]> {
     created_at: i.createdAt,
     ...(i.pull_request ? { pull_request: true } : {}),
   }));
+  // Pull requests older than every issue, so that the first pages hold no issue at all.
+  for (let n = 500; n < 650; n++) issues.push({ number: n, title: `PR ${n}`, body: '`package.json`', labels: [], created_at: '2020-01-01T00:00:00Z', pull_request: true });
   // Enough filler to need several pages of 100.
   for (let n = 1000; n < 1250; n++) issues.push({ number: n, title: `Filler ${n}`, body: 'vague', labels: [], created_at: `2026-11-0${1 + (n % 9)}T00:00:00Z`, ...(n % 7 === 0 ? { pull_request: true } : {}) });
   return issues;
@@ -77,7 +79,7 @@ describe('waves plan --repo against a fake GitHub API', () => {
     expect(result.exitCode).toBe(0);
     expect(JSON.parse(result.stdout).summary.evaluated).toBe(5);
     const issuePages = server.requests.filter((r) => /\/issues\?/.test(r.url));
-    expect(issuePages.length).toBeLessThanOrEqual(3); // 1,250 + 600 issues would be 19 pages
+    expect(issuePages.length).toBeLessThanOrEqual(3); // all 1,000 open items would be 10 pages
   });
 
   it('filters by label, milestone and assignee', async () => {

@@ -48,7 +48,7 @@ describe('waves graph, end to end', () => {
     expect(result.exitCode).toBe(0);
     const report = GraphReportSchema.parse(JSON.parse(result.stdout));
     expect(report.packages.map((p) => p.name)).toEqual(expect.arrayContaining(['@waves/cli', '@waves/dispatch', '@waves/planner']));
-    expect(report.packages.find((p) => p.name === '@waves/cli')!.dependsOn).toEqual(['@waves/planner']);
+    expect(report.packages.find((p) => p.name === '@waves/cli')!.dependsOn).toEqual(['@waves/dispatch', '@waves/planner']);
   });
 
   it('rejects contradictory flags and a bad root with exit code 2', async () => {

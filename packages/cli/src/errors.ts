@@ -1,4 +1,4 @@
-import { ConfigError, InputError } from '@waves/planner';
+import { ConfigError, InputError, WavesError } from '@waves/planner';
 
 /** Usage or input error raised by the CLI itself (flags, files). Exit code 2. */
 export class UsageError extends InputError {
@@ -19,7 +19,8 @@ export function exitCodeFor(error: unknown): number {
 /** One line naming what went wrong; the stack only with --debug. */
 export function formatError(error: unknown, debug: boolean): string {
   const err = error instanceof Error ? error : new Error(String(error));
-  const known = error instanceof InputError || error instanceof ConfigError;
+  // Our own errors say what went wrong; anything else is a bug in waves.
+  const known = error instanceof WavesError;
   const line = `waves: ${known ? '' : 'internal error: '}${err.message.split('\n')[0]}`;
   if (!debug) return `${line}${known ? '' : ' (run with --debug for the stack)'}\n`;
   return `${line}\n${err.stack ?? ''}\n`;

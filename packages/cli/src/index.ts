@@ -1,10 +1,13 @@
 /**
  * `waves` — the command line. Parses the command, runs it, and turns errors into exit codes in
- * one place (`exitCodeFor`).
+ * one place (`exitCodeFor`). Secrets from the environment never reach the output.
  */
 import { createRequire } from 'node:module';
+import { runExplain } from './commands/explain.js';
 import { runGraph } from './commands/graph.js';
+import { runInit } from './commands/init.js';
 import { runPlan } from './commands/plan.js';
+import { runSchema } from './commands/schema.js';
 import { exitCodeFor, formatError, UsageError } from './errors.js';
 import { processIo, type CliIo } from './io.js';
 import { nearest } from './args.js';
@@ -16,7 +19,10 @@ type Command = (argv: readonly string[], io: CliIo) => Promise<number>;
 
 const COMMANDS: Record<string, { run: Command; summary: string }> = {
   plan: { run: runPlan, summary: 'Plan the top issues of the backlog into conflict-free waves' },
+  explain: { run: runExplain, summary: 'Explain where one issue landed in the plan, and why' },
   graph: { run: runGraph, summary: 'Report on the import graph: packages, hubs, barrels, unresolved imports' },
+  schema: { run: runSchema, summary: 'Print the JSON Schema of the plan, the config file or the graph report' },
+  init: { run: runInit, summary: 'Write a starting waves.config.json (with its JSON Schema)' },
 };
 
 export const MAIN_HELP = `waves ${VERSION} — plan and dispatch waves of parallel coding-agent work
@@ -29,10 +35,23 @@ ${Object.entries(COMMANDS)
   .join('\n')}
 
 Run 'waves <command> --help' for a command's options.
-Exit codes: 0 ok, 1 failure, 2 bad usage or input.
+Exit codes: 0 ok, 1 failure, 2 bad usage, input or config.
 `;
 
-export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+/** Values that must never be printed: tokens from the environment. */
+function secretsOf(env: CliIo['env']): string[] {
+  return ['GITHUB_TOKEN', 'GH_TOKEN'].map((name) => env[name]).filter((v): v is string => typeof v === 'string' && v.length >= 4);
+}
+
+function redacting(io: CliIo): CliIo {
+  const secrets = secretsOf(io.env);
+  if (secrets.length === 0) return io;
+  const scrub = (text: string) => secrets.reduce((out, secret) => out.split(secret).join('[REDACTED]'), text);
+  return { ...io, stdout: (text) => io.stdout(scrub(text)), stderr: (text) => io.stderr(scrub(text)) };
+}
+
+export async function main(argv: readonly string[], rawIo: CliIo = processIo()): Promise<number> {
+  const io = redacting(rawIo);
   const debug = argv.includes('--debug');
   try {
     const [name, ...rest] = argv;
@@ -61,6 +80,13 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
 }
 
 export { renderPlanTable } from './render/plan-table.js';
+export { renderPlanMarkdown, markdownCell } from './render/plan-markdown.js';
+export { renderPlanMermaid, mermaidText } from './render/plan-mermaid.js';
+export { renderExplanation } from './render/explanation.js';
 export { renderGraphDot, renderGraphMermaid, renderGraphTable } from './render/graph-report.js';
 export { safeText } from './render/safe-text.js';
+export { ConfigSchema } from './config/config-schema.js';
+export type { WavesConfig } from './config/config-schema.js';
+export { loadConfig, planOptionsFromConfig } from './config/load-config.js';
+export { repoFromRemote } from './sources/github.js';
 export type { CliIo } from './io.js';

@@ -12,3 +12,6 @@ export const DEFAULT_TIER = 'default';
 export function dispatchOrder(plan: Plan): { wave: number; number: number; title: string }[] {
   return plan.waves.flatMap((wave) => wave.issues.map((issue) => ({ wave: wave.index, number: issue.number, title: issue.title })));
 }
+
+export { AgentConfigSchema, DispatchConfigShape, LeasesConfigSchema, PromptConfigSchema, RoutingConfigSchema, TierSchema } from './config-schema.js';
+export type { AgentConfig, RoutingConfig } from './config-schema.js';

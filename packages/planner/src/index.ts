@@ -5,6 +5,8 @@
 export { analyzePlan, planWaves, resolvePlanOptions, scopeOptionsFor, summaryLine } from './plan.js';
 export type { PlanAnalysis, PlanInput } from './plan.js';
 export { verifyPlan } from './verify/verify-plan.js';
+export { explainIssue, IssueExplanationSchema } from './explain/explain-issue.js';
+export type { IssueExplanation } from './explain/explain-issue.js';
 export type { PlanViolation } from './verify/verify-plan.js';
 
 export { parseIssues, IssuesFileSchema, IssueRecordSchema, isPullRequest } from './schema/issues-schema.js';

@@ -1,45 +1,45 @@
 /**
- * `waves plan`: read the backlog and the repository, plan the waves, print them.
+ * `waves plan`: read the backlog, the config and the repository, plan the waves, print them.
  * The CLI composes; every rule about waves lives in the planner.
  */
-import path from 'node:path';
-import { assertDirectory, loadRepo, planWaves, verifyPlan, type PlanInput, type PlanOptionsInput } from '@waves/planner';
-import { enumFlag, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
+import { planWaves, verifyPlan } from '@waves/planner';
+import { enumFlag, parseCommandArgs, renderFlags, type FlagSpecs } from '../args.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
+import { renderPlanMarkdown } from '../render/plan-markdown.js';
+import { renderPlanMermaid } from '../render/plan-mermaid.js';
 import { renderPlanTable } from '../render/plan-table.js';
-import { readIssuesFile } from '../sources/issues-file.js';
+import { loadPlanInput, SOURCE_FLAGS } from './plan-input.js';
+
+const FORMATS = ['table', 'json', 'markdown', 'mermaid'] as const;
 
 export const PLAN_FLAGS: FlagSpecs = {
-  'from-issues': { type: 'string', value: 'FILE', description: 'Read the backlog from a JSON file (gh issue list --json …); - reads stdin' },
-  root: { type: 'string', value: 'DIR', description: 'Repository to plan against', default: 'the current directory' },
-  top: { type: 'string', value: 'N', description: 'Evaluate the N highest-ranked open issues', default: '10' },
-  'wave-size': { type: 'string', value: 'N', description: 'Most issues in one wave', default: '4' },
-  'max-waves': { type: 'string', value: 'N', description: 'Waves to plan; later ones go to deferred', default: '2' },
-  granularity: { type: 'string', value: 'file|dir|package', description: 'Roll paths up to this before comparing them', default: 'file' },
-  'contention-depth': { type: 'string', value: 'N', description: 'Import hops that make two issues conflict (0 = off)', default: '1' },
-  json: { type: 'boolean', description: 'Print the plan as JSON (schemaVersion 1) and nothing else on stdout' },
-  'no-cache': { type: 'boolean', description: 'Ignore and do not write the import-graph cache under .waves/cache/' },
-  debug: { type: 'boolean', description: 'Show stack traces of errors' },
-  help: { type: 'boolean', short: 'h', description: 'Show this help' },
+  ...SOURCE_FLAGS,
+  format: { type: 'string', value: 'table|json|markdown|mermaid', description: 'Output: tables, the JSON contract, a GitHub comment, or a Mermaid flowchart', default: 'table' },
+  json: { type: 'boolean', description: 'Same as --format json: the plan (schemaVersion 1) and nothing else on stdout' },
 };
 
-export const PLAN_HELP = `Usage: waves plan --from-issues FILE [options]
+export const PLAN_HELP = `Usage: waves plan [--from-issues FILE | --repo OWNER/NAME] [options]
 
 Ranks the open issues of the backlog, works out which files each one touches, and splits the
 top ones into waves that agents can build side by side: no two issues of a wave touch the same
-path or import each other's files, serial issues (root files) run alone, dependencies come first.
+path or import each other's files, serial issues (root files, hubs) run alone, dependencies
+come first. The backlog is an issues file, or a GitHub repository (--repo, or the origin remote);
+waves.config.json at the root sets lanes, serial paths, thresholds and defaults of these flags.
 
 Options:
 ${renderFlags(PLAN_FLAGS)}
 
 Examples:
+  waves plan --repo acme/shop --top 10
+  waves plan --repo acme/shop --label bug --label P1 --format markdown > plan.md
   gh issue list --json number,title,body,labels,state,createdAt,url > issues.json
-  waves plan --from-issues issues.json --top 10
   waves plan --from-issues issues.json --wave-size 3 --max-waves 3 --json > plan.json
-  cat issues.json | waves plan --from-issues - --granularity dir
+  waves plan --from-issues issues.json --format mermaid
 
-Exit codes: 0 planned, 2 bad flag or input, 1 failure.
+GitHub: the token comes from GITHUB_TOKEN or GH_TOKEN (public repositories work without one);
+--api-url or GITHUB_API_URL points at GitHub Enterprise.
+Exit codes: 0 planned, 2 bad flag, input, config or repository, 1 failure.
 `;
 
 export async function runPlan(argv: readonly string[], io: CliIo): Promise<number> {
@@ -48,40 +48,16 @@ export async function runPlan(argv: readonly string[], io: CliIo): Promise<numbe
     io.stdout(PLAN_HELP);
     return 0;
   }
-  const options: PlanOptionsInput = {};
-  const top = intFlag(values, 'top', 1);
-  const waveSize = intFlag(values, 'wave-size', 1);
-  const maxWaves = intFlag(values, 'max-waves', 1);
-  const depth = intFlag(values, 'contention-depth', 0);
-  const granularity = enumFlag(values, 'granularity', ['file', 'dir', 'package'] as const);
-  if (depth !== undefined && depth > 8) throw new UsageError(`--contention-depth: expected at most 8, got ${depth}`);
-  if (top !== undefined) options.top = top;
-  if (waveSize !== undefined) options.waveSize = waveSize;
-  if (maxWaves !== undefined) options.maxWaves = maxWaves;
-  if (depth !== undefined) options.contentionDepth = depth;
-  if (granularity !== undefined) options.granularity = granularity;
-
-  const rootArg = stringFlag(values, 'root');
-  const root = path.resolve(io.cwd, rootArg ?? '.');
-  await assertDirectory(root).catch((error: Error) => {
-    throw new UsageError(`--root ${rootArg ?? '.'}: ${error.message.replace(/^root [^:]*: /, '')}`);
-  });
-  const source = stringFlag(values, 'from-issues');
-  if (source === undefined) {
-    throw new UsageError('plan: no issue source; pass --from-issues FILE (or - for stdin); see waves plan --help');
-  }
-  const issues = await readIssuesFile(source, io);
-
-  const progress = io.stderrIsTTY
-    ? (done: number, total: number) => io.stderr(`\rwaves: reading imports ${done}/${total}${done === total ? '\n' : ''}`)
-    : undefined;
-  const repo = await loadRepo(root, { displayRoot: rootArg ?? '.', cache: !values['no-cache'], ...(progress ? { onProgress: progress } : {}) });
-  const input: PlanInput = { issues, repo, options, now: io.now() };
+  const flagFormat = enumFlag(values, 'format', FORMATS);
+  if (values.json && flagFormat !== undefined && flagFormat !== 'json') throw new UsageError(`--json and --format ${flagFormat} ask for two outputs; use one`);
+  const { input, config } = await loadPlanInput(values, io);
+  const format = values.json ? 'json' : (flagFormat ?? config.config.defaults?.format ?? 'table');
   const plan = planWaves(input);
   const violations = verifyPlan(plan, input);
-  if (violations.length > 0) {
-    throw new Error(`the plan failed verification: ${violations.map((v) => v.message).join('; ')}`);
-  }
-  io.stdout(values.json ? `${JSON.stringify(plan, null, 2)}\n` : renderPlanTable(plan));
+  if (violations.length > 0) throw new Error(`the plan failed verification: ${violations.map((v) => v.message).join('; ')}`);
+  if (format === 'json') io.stdout(`${JSON.stringify(plan, null, 2)}\n`);
+  else if (format === 'markdown') io.stdout(renderPlanMarkdown(plan));
+  else if (format === 'mermaid') io.stdout(renderPlanMermaid(plan));
+  else io.stdout(renderPlanTable(plan));
   return 0;
 }

@@ -1,0 +1,63 @@
+/**
+ * `waves init`: writes a starting waves.config.json (and its JSON Schema, which the config names
+ * in `$schema` so that editors complete and check it). Never overwrites without --force.
+ */
+import { access, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { assertDirectory } from '@waves/planner';
+import { parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
+import { CONFIG_FILE, CONFIG_SCHEMA_FILE, ConfigSchema } from '../config/config-schema.js';
+import { UsageError } from '../errors.js';
+import type { CliIo } from '../io.js';
+import { jsonSchemaOf } from './schema.js';
+
+export const INIT_FLAGS: FlagSpecs = {
+  root: { type: 'string', value: 'DIR', description: 'Where to write the files', default: 'the current directory' },
+  force: { type: 'boolean', description: 'Overwrite an existing waves.config.json' },
+  debug: { type: 'boolean', description: 'Show stack traces of errors' },
+  help: { type: 'boolean', short: 'h', description: 'Show this help' },
+};
+
+export const INIT_HELP = `Usage: waves init [--root DIR] [--force]
+
+Writes a starting ${CONFIG_FILE} at the root, every key optional and set to its default, and
+${CONFIG_SCHEMA_FILE} beside it (named by "$schema", so editors complete the keys).
+
+Options:
+${renderFlags(INIT_FLAGS)}
+`;
+
+export const STARTER_CONFIG = {
+  $schema: `./${CONFIG_SCHEMA_FILE}`,
+  lanes: {},
+  serial: [],
+  hubThreshold: 0.25,
+  subdivide: { maxFiles: 8, maxSubsystems: 2, maxSteps: 15 },
+  requireAcceptanceCriteria: false,
+  priorityLabels: {},
+  defaults: { top: 10, waveSize: 4, maxWaves: 2, granularity: 'file', contentionDepth: 1 },
+};
+
+export async function runInit(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArgs('init', INIT_FLAGS, argv);
+  if (values.help) {
+    io.stdout(INIT_HELP);
+    return 0;
+  }
+  const rootArg = stringFlag(values, 'root');
+  const root = path.resolve(io.cwd, rootArg ?? '.');
+  await assertDirectory(root).catch((error: Error) => {
+    throw new UsageError(`--root ${rootArg ?? '.'}: ${error.message.replace(/^root [^:]*: /, '')}`);
+  });
+  const configPath = path.join(root, CONFIG_FILE);
+  const exists = await access(configPath).then(
+    () => true,
+    () => false,
+  );
+  if (exists && !values.force) throw new UsageError(`${CONFIG_FILE} already exists at ${rootArg ?? '.'}; pass --force to overwrite it`);
+  ConfigSchema.parse(STARTER_CONFIG); // the starter always validates
+  await writeFile(path.join(root, CONFIG_SCHEMA_FILE), `${JSON.stringify(jsonSchemaOf('config'), null, 2)}\n`);
+  await writeFile(configPath, `${JSON.stringify(STARTER_CONFIG, null, 2)}\n`);
+  io.stdout(`wrote ${path.relative(io.cwd, configPath) || CONFIG_FILE} and ${CONFIG_SCHEMA_FILE}\n`);
+  return 0;
+}

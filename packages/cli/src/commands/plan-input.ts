@@ -1,0 +1,128 @@
+/**
+ * What `waves plan`, `waves explain` (and the dispatch commands) share: the flags that choose
+ * the backlog, the repository and the planner options, and the reading of all of them into a
+ * `PlanInput` — config file first, then flags over it.
+ */
+import path from 'node:path';
+import { execa } from 'execa';
+import { assertDirectory, loadRepo, type BacklogIssue, type PlanInput, type PlanOptionsInput } from '@waves/planner';
+import { enumFlag, intFlag, stringFlag, type FlagSpecs, type ParsedArgs } from '../args.js';
+import { loadConfig, planOptionsFromConfig, type LoadedConfig } from '../config/load-config.js';
+import { UsageError } from '../errors.js';
+import type { CliIo } from '../io.js';
+import { readGithubBacklog, repoFromRemote } from '../sources/github.js';
+import { readIssuesFile } from '../sources/issues-file.js';
+
+export const SOURCE_FLAGS: FlagSpecs = {
+  'from-issues': { type: 'string', value: 'FILE', description: 'Read the backlog from a JSON file (gh issue list --json …); - reads stdin' },
+  repo: { type: 'string', value: 'OWNER/NAME', description: 'Read the backlog from this GitHub repository', default: 'the origin remote, when it is on GitHub' },
+  'api-url': { type: 'string', value: 'URL', description: 'GitHub API URL (GitHub Enterprise); also GITHUB_API_URL', default: 'https://api.github.com' },
+  label: { type: 'string', multiple: true, value: 'L', description: 'Only issues with this label (repeatable: all must match)' },
+  milestone: { type: 'string', value: 'M', description: 'Only issues of this milestone (title or number)' },
+  assignee: { type: 'string', value: 'A', description: 'Only issues assigned to this login' },
+  root: { type: 'string', value: 'DIR', description: 'Repository to plan against', default: 'the current directory' },
+  config: { type: 'string', value: 'FILE', description: 'Config file', default: 'waves.config.json at the root, if any' },
+  top: { type: 'string', value: 'N', description: 'Evaluate the N highest-ranked open issues', default: '10' },
+  'wave-size': { type: 'string', value: 'N', description: 'Most issues in one wave', default: '4' },
+  'max-waves': { type: 'string', value: 'N', description: 'Waves to plan; later ones go to deferred', default: '2' },
+  granularity: { type: 'string', value: 'file|dir|package', description: 'Roll paths up to this before comparing them', default: 'file' },
+  'contention-depth': { type: 'string', value: 'N', description: 'Import hops that make two issues conflict (0 = off)', default: '1' },
+  'no-cache': { type: 'boolean', description: 'Ignore and do not write the import-graph cache under .waves/cache/' },
+  debug: { type: 'boolean', description: 'Show stack traces of errors' },
+  help: { type: 'boolean', short: 'h', description: 'Show this help' },
+};
+
+export interface LoadedPlanInput {
+  input: PlanInput;
+  config: LoadedConfig;
+  root: string;
+  /** The whole backlog read (for explain: issues outside the selection). */
+  backlog: BacklogIssue[];
+  source: string;
+}
+
+async function originRepo(root: string): Promise<string | null> {
+  const result = await execa('git', ['remote', 'get-url', 'origin'], { cwd: root, reject: false, stdin: 'ignore' }).catch(() => null);
+  return result && result.exitCode === 0 ? result.stdout.trim() : null;
+}
+
+export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo): Promise<LoadedPlanInput> {
+  const rootArg = stringFlag(values, 'root');
+  const root = path.resolve(io.cwd, rootArg ?? '.');
+  await assertDirectory(root).catch((error: Error) => {
+    throw new UsageError(`--root ${rootArg ?? '.'}: ${error.message.replace(/^root [^:]*: /, '')}`);
+  });
+  const config = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
+  const defaults = config.config.defaults ?? {};
+
+  const options: PlanOptionsInput = planOptionsFromConfig(config.config);
+  const top = intFlag(values, 'top', 1);
+  const waveSize = intFlag(values, 'wave-size', 1);
+  const maxWaves = intFlag(values, 'max-waves', 1);
+  const depth = intFlag(values, 'contention-depth', 0);
+  const granularity = enumFlag(values, 'granularity', ['file', 'dir', 'package'] as const);
+  if (depth !== undefined && depth > 8) throw new UsageError(`--contention-depth: expected at most 8, got ${depth}`);
+  if (top !== undefined) options.top = top;
+  if (waveSize !== undefined) options.waveSize = waveSize;
+  if (maxWaves !== undefined) options.maxWaves = maxWaves;
+  if (depth !== undefined) options.contentionDepth = depth;
+  if (granularity !== undefined) options.granularity = granularity;
+
+  // The backlog: an issues file, or GitHub (--repo, the config's default, or the origin remote).
+  const fromIssues = stringFlag(values, 'from-issues') ?? (stringFlag(values, 'repo') === undefined ? defaults.fromIssues : undefined);
+  const labels = (values.label as string[] | undefined) ?? defaults.label ?? [];
+  const milestone = stringFlag(values, 'milestone') ?? defaults.milestone;
+  const assignee = stringFlag(values, 'assignee') ?? defaults.assignee;
+  let backlog: BacklogIssue[];
+  let source: string;
+  if (fromIssues !== undefined) {
+    if (stringFlag(values, 'repo') !== undefined) throw new UsageError('--from-issues and --repo name two backlogs; use one');
+    const file = values['from-issues'] === undefined && fromIssues !== '-' ? path.resolve(root, fromIssues) : fromIssues;
+    backlog = await readIssuesFile(file, io);
+    source = fromIssues === '-' ? 'standard input' : fromIssues;
+    const filtered = backlog.filter(
+      (i) => labels.every((l) => i.labels.some((x) => x.toLowerCase() === l.toLowerCase())),
+    );
+    if (milestone !== undefined || assignee !== undefined) {
+      throw new UsageError('--milestone and --assignee filter GitHub issues; an issues file holds neither');
+    }
+    backlog = filtered;
+  } else {
+    const apiUrl = stringFlag(values, 'api-url') ?? io.env.GITHUB_API_URL ?? defaults.apiUrl;
+    let repo = stringFlag(values, 'repo') ?? defaults.repo;
+    if (repo === undefined) {
+      const remote = await originRepo(root);
+      repo = remote ? (repoFromRemote(remote, apiUrl !== undefined) ?? undefined) : undefined;
+      if (repo === undefined) {
+        throw new UsageError(
+          remote
+            ? `no issue source: the origin remote (${remote.replace(/\/\/[^@/]*@/, '//')}) is not a GitHub repository; pass --repo OWNER/NAME or --from-issues FILE`
+            : 'no issue source: pass --from-issues FILE, or --repo OWNER/NAME (or run inside a clone whose origin is on GitHub)',
+        );
+      }
+    }
+    const token = io.env.GITHUB_TOKEN || io.env.GH_TOKEN || undefined;
+    const result = await readGithubBacklog({
+      repo,
+      top: options.top ?? 10,
+      token,
+      apiUrl,
+      labels,
+      milestone,
+      assignee,
+      priorityLabels: options.priorityLabels ?? {},
+      warn: (message) => io.stderr(`waves: ${message}\n`),
+      ...(io.stderrIsTTY ? { progress: (message: string) => io.stderr(`\rwaves: GitHub: ${message}`) } : {}),
+    });
+    if (io.stderrIsTTY) io.stderr('\n');
+    backlog = result.issues;
+    source = `github:${repo}`;
+    options.repoSlug ??= repo;
+  }
+
+  const progress = io.stderrIsTTY
+    ? (done: number, total: number) => io.stderr(`\rwaves: reading imports ${done}/${total}${done === total ? '\n' : ''}`)
+    : undefined;
+  const repoIndex = await loadRepo(root, { displayRoot: rootArg ?? '.', cache: !values['no-cache'], ...(progress ? { onProgress: progress } : {}) });
+  return { input: { issues: backlog, repo: repoIndex, options, now: io.now() }, config, root, backlog, source };
+}

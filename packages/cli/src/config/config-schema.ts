@@ -1,0 +1,51 @@
+/**
+ * `waves.config.json`: one schema for the whole file — the planning keys (lanes, serial paths,
+ * hubs, subdivide limits, priorities, defaults of `waves plan`) and the dispatch keys (agents,
+ * routing, prompt, verify, leases). Every key optional; unknown keys are errors.
+ */
+import { z } from 'zod';
+import { DispatchConfigShape } from '@waves/dispatch';
+
+const Granularity = z.enum(['file', 'dir', 'package']);
+
+export const PlanDefaultsSchema = z.strictObject({
+  top: z.number().int().min(1).optional(),
+  waveSize: z.number().int().min(1).optional(),
+  maxWaves: z.number().int().min(1).optional(),
+  granularity: Granularity.optional(),
+  contentionDepth: z.number().int().min(0).max(8).optional(),
+  fromIssues: z.string().optional().describe('Issues file, relative to the root'),
+  repo: z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'owner/name').optional(),
+  apiUrl: z.string().url().optional(),
+  label: z.array(z.string()).optional().describe('Labels every issue must carry'),
+  milestone: z.string().optional(),
+  assignee: z.string().optional(),
+  format: z.enum(['table', 'json', 'markdown', 'mermaid']).optional(),
+});
+
+export const ConfigSchema = z.strictObject({
+  $schema: z.string().optional().describe('The JSON Schema of this file, for editors'),
+  lanes: z
+    .record(z.string(), z.strictObject({ paths: z.array(z.string()).min(1), keywords: z.array(z.string()).optional() }))
+    .optional()
+    .describe('Named lanes: paths or globs, optionally picked by keywords in titles; used by lane:<name> labels'),
+  serial: z.array(z.string()).optional().describe('Globs of high-blast-radius paths: issues touching them run alone'),
+  hubThreshold: z.number().gt(0).max(1).optional().describe('Share of the repository depending on a file that makes it a hub (default 0.25; 1 = no hubs)'),
+  hubMinDependents: z.number().int().min(0).optional().describe('Fewest dependents of a hub (default 20)'),
+  subdivide: z
+    .strictObject({
+      maxFiles: z.number().int().min(1).optional(),
+      maxSubsystems: z.number().int().min(1).optional(),
+      maxSteps: z.number().int().min(1).optional(),
+    })
+    .optional()
+    .describe('Beyond these, an issue goes to subdivide (defaults 8 files, 2 subsystems, 15 steps)'),
+  requireAcceptanceCriteria: z.boolean().optional().describe('Issues without an acceptance-criteria section go to triage'),
+  priorityLabels: z.record(z.string(), z.number().int().min(0)).optional().describe('Label → rank (0 most urgent), besides P0–P3 and priority:*'),
+  defaults: PlanDefaultsSchema.optional().describe('Defaults of the waves plan flags; flags override them'),
+  ...DispatchConfigShape,
+});
+
+export type WavesConfig = z.infer<typeof ConfigSchema>;
+export const CONFIG_FILE = 'waves.config.json';
+export const CONFIG_SCHEMA_FILE = 'waves.config.schema.json';

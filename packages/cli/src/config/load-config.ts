@@ -1,0 +1,101 @@
+/**
+ * Reads `waves.config.json` (at the root, or the file given with --config) and turns the
+ * planning keys into planner options. Errors name the file, the key path and what was expected.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ConfigError, jsonPath, type PlanOptionsInput } from '@waves/planner';
+import type { z } from 'zod';
+import { nearest } from '../args.js';
+import { CONFIG_FILE, ConfigSchema, type WavesConfig } from './config-schema.js';
+
+export interface LoadedConfig {
+  config: WavesConfig;
+  /** The file read, or null when there is none. */
+  file: string | null;
+}
+
+/** Known keys at a path of the schema, for "did you mean" hints. */
+function knownKeys(schema: z.ZodType, keyPath: readonly PropertyKey[]): string[] {
+  let current: z.ZodType | undefined = schema;
+  for (const key of keyPath) {
+    current = unwrap(current);
+    const shape = (current as { shape?: Record<string, z.ZodType> } | undefined)?.shape;
+    if (shape && typeof key === 'string' && key in shape) current = shape[key];
+    else {
+      const record = current as { valueType?: z.ZodType } | undefined;
+      current = record?.valueType;
+    }
+    if (!current) return [];
+  }
+  const shape = (unwrap(current) as { shape?: Record<string, unknown> } | undefined)?.shape;
+  return shape ? Object.keys(shape) : [];
+}
+
+function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
+  let current = schema as { unwrap?: () => z.ZodType; def?: { innerType?: z.ZodType; type?: string } } | undefined;
+  for (let i = 0; i < 8 && current; i++) {
+    const inner = current.def?.innerType;
+    if (!inner) break;
+    current = inner as typeof current;
+  }
+  return current as z.ZodType | undefined;
+}
+
+function describeProblem(file: string, issue: z.core.$ZodIssue): string {
+  const where = jsonPath(issue.path).replace(/^\$\.?/, '') || '(top level)';
+  if (issue.code === 'unrecognized_keys') {
+    const keys = (issue as { keys: string[] }).keys;
+    const hints = keys.map((key) => {
+      const hint = nearest(key, knownKeys(ConfigSchema, issue.path));
+      return `"${key}"${hint ? ` (did you mean "${hint}"?)` : ''}`;
+    });
+    return `${file}: unknown key ${hints.join(', ')} in ${where}`;
+  }
+  return `${file}: ${where}: ${issue.message}`;
+}
+
+export async function loadConfig(root: string, explicit: string | undefined, cwd: string): Promise<LoadedConfig> {
+  const file = explicit !== undefined ? path.resolve(cwd, explicit) : path.join(root, CONFIG_FILE);
+  const shown = explicit ?? CONFIG_FILE;
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && explicit === undefined) return { config: {}, file: null };
+    throw new ConfigError(`config ${shown}: cannot read it (${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message})`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new ConfigError(`config ${shown}: not valid JSON (${(error as Error).message.split('\n')[0]})`);
+  }
+  const parsed = ConfigSchema.safeParse(data);
+  if (!parsed.success) {
+    const [first, ...rest] = parsed.error.issues;
+    throw new ConfigError(`config ${describeProblem(shown, first!)}${rest.length > 0 ? ` (and ${rest.length} more problem(s))` : ''}`);
+  }
+  return { config: parsed.data, file };
+}
+
+/** The planner options a config sets (flags are applied on top by the command). */
+export function planOptionsFromConfig(config: WavesConfig): PlanOptionsInput {
+  const options: PlanOptionsInput = {};
+  const d = config.defaults ?? {};
+  if (d.top !== undefined) options.top = d.top;
+  if (d.waveSize !== undefined) options.waveSize = d.waveSize;
+  if (d.maxWaves !== undefined) options.maxWaves = d.maxWaves;
+  if (d.granularity !== undefined) options.granularity = d.granularity;
+  if (d.contentionDepth !== undefined) options.contentionDepth = d.contentionDepth;
+  if (config.lanes) options.lanes = Object.fromEntries(Object.entries(config.lanes).map(([name, lane]) => [name, { paths: lane.paths, keywords: lane.keywords ?? [] }]));
+  if (config.serial) options.serial = config.serial;
+  if (config.hubThreshold !== undefined) options.hubThreshold = config.hubThreshold;
+  if (config.hubMinDependents !== undefined) options.hubMinDependents = config.hubMinDependents;
+  if (config.subdivide?.maxFiles !== undefined) options.maxFiles = config.subdivide.maxFiles;
+  if (config.subdivide?.maxSubsystems !== undefined) options.maxSubsystems = config.subdivide.maxSubsystems;
+  if (config.subdivide?.maxSteps !== undefined) options.maxSteps = config.subdivide.maxSteps;
+  if (config.requireAcceptanceCriteria !== undefined) options.requireAcceptanceCriteria = config.requireAcceptanceCriteria;
+  if (config.priorityLabels) options.priorityLabels = config.priorityLabels;
+  return options;
+}

@@ -1,0 +1,39 @@
+/** `waves explain` for people. */
+import type { IssueExplanation } from '@waves/planner';
+import { safeText } from './safe-text.js';
+
+export function renderExplanation(e: IssueExplanation): string {
+  const out: string[] = [];
+  const where = e.wave ? `wave ${e.wave.index} (${e.wave.kind})` : e.bucket;
+  out.push(`#${e.number} ${safeText(e.title, 100)} — ${where}${e.rank ? ` · rank ${e.rank}` : ''}`);
+  out.push(`Why: ${safeText(e.reason)}`);
+  if (e.serial) out.push(`Runs alone: ${safeText(e.serial)}`);
+  out.push('');
+  out.push('Scope:');
+  if (e.scope.length === 0) out.push('  (nothing resolvable)');
+  for (const leaf of e.scope) {
+    const label = leaf.kind === 'dir' ? `${leaf.path}/` : leaf.kind === 'new-file' ? `${leaf.path} (new file)` : leaf.path;
+    out.push(`  ${safeText(label)}`);
+    for (const ev of leaf.evidence) {
+      const at = ev.line === null ? '' : ev.line === 0 ? ', title' : `, line ${ev.line}`;
+      out.push(`    ← ${safeText(ev.text, 120)} (${ev.source}${at}, ${ev.via})`);
+    }
+  }
+  if (e.comparedAs.length > 0 && e.comparedAs.join() !== e.scope.map((l) => (l.kind === 'dir' ? `${l.path}/` : l.path)).join()) {
+    out.push(`  compared as: ${e.comparedAs.map((p) => safeText(p)).join(', ')}`);
+  }
+  for (const u of e.unresolved) out.push(`  unresolved: ${safeText(u.text, 120)}${u.line ? ` (line ${u.line})` : ''} — ${safeText(u.reason)}`);
+  for (const r of e.rejected) out.push(`  dropped: ${safeText(r.text, 120)} — ${safeText(r.reason)}`);
+  for (const x of e.excluded) out.push(`  excluded (said not to touch): ${safeText(x)}`);
+  if (e.dependsOn.length > 0) out.push(`  depends on: ${e.dependsOn.map((n) => `#${n}`).join(', ')}`);
+  out.push('');
+  out.push(`Conflicts (${e.conflicts.length}):`);
+  if (e.conflicts.length === 0) out.push('  none');
+  for (const c of e.conflicts) out.push(`  #${c.with} ${c.kind}: ${safeText(c.detail, 300)}`);
+  if (e.earlierWaves.length > 0) {
+    out.push('');
+    out.push('Not in an earlier wave because:');
+    for (const w of e.earlierWaves) out.push(`  wave ${w.index}: ${safeText(w.reason, 400)}`);
+  }
+  return `${out.join('\n')}\n`;
+}

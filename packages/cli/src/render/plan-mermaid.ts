@@ -1,0 +1,52 @@
+/**
+ * A plan as a Mermaid flowchart, which GitHub renders in comments and markdown files: one
+ * subgraph per wave, the other buckets in a subgraph of their own, conflicts as labelled edges.
+ * Every text is encoded with Mermaid's entity codes, so no issue title can break the diagram.
+ */
+import type { Plan } from '@waves/planner';
+
+/** A label safe inside Mermaid's double quotes. */
+export function mermaidText(text: string, max = 60): string {
+  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ').replace(/\s+/g, ' ').trim();
+  const short = flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  // Mermaid entity codes: #35; for '#', #quot; for '"'; everything that could close or nest syntax.
+  return short.replace(/[#"<>`&\\[\]{}()|;]/g, (c) => `#${c.charCodeAt(0)};`);
+}
+
+export function renderPlanMermaid(plan: Plan): string {
+  const lines = ['flowchart TB'];
+  const node = (n: number) => `i${n}`;
+  const shown = new Set<number>();
+  for (const wave of plan.waves) {
+    lines.push(`  subgraph w${wave.index}["${mermaidText(`Wave ${wave.index} · ${wave.kind === 'serial_singleton' ? 'serial' : 'parallel'}`)}"]`);
+    for (const issue of wave.issues) {
+      lines.push(`    ${node(issue.number)}["${mermaidText(`#${issue.number} ${issue.title}`)}"]`);
+      shown.add(issue.number);
+    }
+    lines.push('  end');
+  }
+  const others: [number, string, string][] = [
+    ...plan.subdivide.map((i): [number, string, string] => [i.number, i.title, 'subdivide']),
+    ...plan.triage.map((i): [number, string, string] => [i.number, i.title, 'triage']),
+    ...plan.held.map((i): [number, string, string] => [i.number, i.title, 'held']),
+    ...plan.deferred.map((i): [number, string, string] => [i.number, i.title, 'deferred']),
+  ];
+  if (others.length > 0) {
+    lines.push(`  subgraph rest["${mermaidText('Not in a wave')}"]`);
+    for (const [number, title, bucket] of others) {
+      lines.push(`    ${node(number)}["${mermaidText(`#${number} ${title} (${bucket})`)}"]`);
+      shown.add(number);
+    }
+    lines.push('  end');
+  }
+  for (const c of plan.conflicts) {
+    if (c.kind === 'serial' || !shown.has(c.a) || !shown.has(c.b)) continue;
+    if (c.kind === 'dependency') {
+      // `#b depends on #a` or the reverse: draw the arrow from the prerequisite.
+      const dependent = c.detail.startsWith(`#${c.a} `) ? c.a : c.b;
+      const prerequisite = dependent === c.a ? c.b : c.a;
+      lines.push(`  ${node(prerequisite)} -->|"${mermaidText('before')}"| ${node(dependent)}`);
+    } else lines.push(`  ${node(c.a)} -.-|"${mermaidText(c.kind)}"| ${node(c.b)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

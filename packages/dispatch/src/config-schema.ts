@@ -1,0 +1,56 @@
+/**
+ * The dispatch part of `waves.config.json`: agents, model routing, the worker prompt, the
+ * verification commands and the lease journal. The CLI composes it with the planning part into
+ * the one schema of the file.
+ */
+import { z } from 'zod';
+
+export const AgentConfigSchema = z.strictObject({
+  command: z
+    .array(z.string())
+    .min(1)
+    .describe('argv template; placeholders {number} {title} {prompt} {model} {lane} {paths} {worktree} {branch} are replaced inside one element each'),
+});
+
+export const TierSchema = z.strictObject({
+  model: z.string().min(1).describe('The model the agent is started with'),
+  recordAs: z.string().optional().describe('How the run records the model (defaults to model)'),
+  manualOnly: z.boolean().optional().describe('Never chosen by automatic routing (the most expensive tier)'),
+});
+
+export const RoutingConfigSchema = z
+  .strictObject({
+    categories: z.record(z.string(), z.string()).optional().describe('Issue category (from a category:<name> label) → tier'),
+    tiers: z.record(z.string(), TierSchema).describe('Tier → model; a "default" tier, the cheap one, is required'),
+    maxNonDefaultConcurrent: z.number().int().min(0).optional().describe('Most non-default-tier agents in one wave (default 1)'),
+  })
+  .superRefine((routing, ctx) => {
+    if (!('default' in routing.tiers)) ctx.addIssue({ code: 'custom', path: ['tiers'], message: 'needs a "default" tier' });
+    for (const [category, tier] of Object.entries(routing.categories ?? {})) {
+      if (!(tier in routing.tiers)) ctx.addIssue({ code: 'custom', path: ['categories', category], message: `names tier "${tier}", which is not in tiers` });
+      else if (routing.tiers[tier]!.manualOnly) ctx.addIssue({ code: 'custom', path: ['categories', category], message: `routes to the manual-only tier "${tier}"` });
+    }
+  });
+
+export const PromptConfigSchema = z.strictObject({
+  template: z.string().optional().describe('The worker prompt template, inline'),
+  file: z.string().optional().describe('A file holding the worker prompt template, relative to the root'),
+});
+
+export const LeasesConfigSchema = z.strictObject({
+  journal: z.string().optional().describe('The lease journal, relative to the root (default .waves/leases.jsonl)'),
+  ttl: z.string().regex(/^\d+(?:ms|s|m|h|d)$/, 'a duration such as 30m, 1h or 2d').optional().describe('Default lease time to live'),
+  holder: z.string().optional().describe('Who this orchestrator is in the journal (default user@host)'),
+});
+
+/** The dispatch keys of waves.config.json. */
+export const DispatchConfigShape = {
+  agents: z.record(z.string(), AgentConfigSchema).optional().describe('Custom agents by name, chosen with --agent NAME'),
+  routing: RoutingConfigSchema.optional().describe('Model routing: category → tier → model'),
+  prompt: PromptConfigSchema.optional().describe('The worker prompt template'),
+  verify: z.array(z.array(z.string()).min(1)).optional().describe('Verification commands as argv arrays ({paths} and {packages} placeholders)'),
+  leases: LeasesConfigSchema.optional().describe('The lease journal'),
+};
+
+export type AgentConfig = z.infer<typeof AgentConfigSchema>;
+export type RoutingConfig = z.infer<typeof RoutingConfigSchema>;
