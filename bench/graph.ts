@@ -6,7 +6,7 @@
  * file pairs with both ends among the repository's source files), how they compare with waves',
  * and the ratio of each tool's time to waves' cold build.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -114,7 +114,8 @@ for (const tool of tools) if (!TOOLS[tool]) throw new Error(`unknown tool ${tool
 const head = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim() || 'not a git checkout';
 console.error(`bench graph: ${name} (${root} @ ${head}), ${runs} run(s) of ${tools.join(', ')}`);
 
-// Warm-up: the page cache, and the cache the warm runs reuse.
+// Warm-up: the page cache, and a fresh graph cache for the warm runs to reuse.
+rmSync(path.join(root, '.waves', 'cache'), { recursive: true, force: true });
 TOOLS['waves-warm']!.run();
 const samples = new Map<string, Measurement[]>(tools.map((t) => [t, []]));
 for (let r = 0; r < runs; r++) {

@@ -2,7 +2,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildRepoGraph, type GraphBuildStats, type RepoGraph } from '@waves/planner';
+import { buildRepoGraph, GRAPH_CACHE_VERSION, type GraphBuildStats, type RepoGraph } from '@waves/planner';
 import { TempRepo } from '../helpers/temp-repo.js';
 
 function describeGraph(graph: RepoGraph): { edges: string[]; unresolved: string[] } {
@@ -110,9 +110,16 @@ describe('the graph cache', () => {
   it('ignores a corrupt cache and rebuilds it', async () => {
     repo = await TempRepo.create(BASE);
     await build(repo.root);
-    const file = path.join(repo.root, '.waves/cache/graph-v1.json');
-    for (const garbage of ['{"version":1,', 'null', '{"version":1,"tool":"waves-graph-1","configKey":"x","files":[],"extraConfigs":{},"entries":{"src/a.ts":{"id":1}}}']) {
-      await writeFile(file, garbage);
+    const file = path.join(repo.root, `.waves/cache/graph-v${GRAPH_CACHE_VERSION}.json`);
+    const tool = `waves-graph-${GRAPH_CACHE_VERSION}`;
+    const garbage = [
+      `{"version":${GRAPH_CACHE_VERSION},`,
+      'null',
+      JSON.stringify({ version: GRAPH_CACHE_VERSION, tool, configKey: 'x', files: [], extraConfigs: {}, entries: { 'src/a.ts': { id: 1 } } }),
+      JSON.stringify({ version: GRAPH_CACHE_VERSION, tool, configKey: 'x', files: [], extraConfigs: {}, entries: { 'src/a.ts': { id: 'x', imports: [['./b', 'weird']], targets: [''] } } }),
+    ];
+    for (const text of garbage) {
+      await writeFile(file, text);
       const rebuilt = await build(repo.root);
       expect(rebuilt.stats.cache).toBe('cold');
       expect(rebuilt.graph).toEqual((await build(repo.root, false)).graph);
@@ -122,7 +129,7 @@ describe('the graph cache', () => {
   it('ignores a cache written by another version', async () => {
     repo = await TempRepo.create(BASE);
     await build(repo.root);
-    const file = path.join(repo.root, '.waves/cache/graph-v1.json');
+    const file = path.join(repo.root, `.waves/cache/graph-v${GRAPH_CACHE_VERSION}.json`);
     const cache = JSON.parse(await readFile(file, 'utf8'));
     await writeFile(file, JSON.stringify({ ...cache, version: 0 }));
     expect((await build(repo.root)).stats.cache).toBe('cold');

@@ -3,6 +3,7 @@
  * one place (`exitCodeFor`). Secrets from the environment never reach the output.
  */
 import { createRequire } from 'node:module';
+import { runDispatch } from './commands/dispatch.js';
 import { runExplain } from './commands/explain.js';
 import { runGraph } from './commands/graph.js';
 import { runInit } from './commands/init.js';
@@ -20,6 +21,7 @@ type Command = (argv: readonly string[], io: CliIo) => Promise<number>;
 const COMMANDS: Record<string, { run: Command; summary: string }> = {
   plan: { run: runPlan, summary: 'Plan the top issues of the backlog into conflict-free waves' },
   explain: { run: runExplain, summary: 'Explain where one issue landed in the plan, and why' },
+  dispatch: { run: runDispatch, summary: 'Show (--dry-run) the command that starts one agent per issue of a wave' },
   graph: { run: runGraph, summary: 'Report on the import graph: packages, hubs, barrels, unresolved imports' },
   schema: { run: runSchema, summary: 'Print the JSON Schema of the plan, the config file or the graph report' },
   init: { run: runInit, summary: 'Write a starting waves.config.json (with its JSON Schema)' },

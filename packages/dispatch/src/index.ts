@@ -13,5 +13,12 @@ export function dispatchOrder(plan: Plan): { wave: number; number: number; title
   return plan.waves.flatMap((wave) => wave.issues.map((issue) => ({ wave: wave.index, number: issue.number, title: issue.title })));
 }
 
+export { AGENT_PRESETS, agentTemplate, AgentTemplateError, PLACEHOLDERS, renderCommand, validateTemplate } from './agents/agent-command.js';
+export type { AgentTemplate, CommandValues, Placeholder } from './agents/agent-command.js';
+export { DEFAULT_PROMPT_TEMPLATE, quoteBody, renderPrompt } from './prompt/render-prompt.js';
+export type { PromptContext } from './prompt/render-prompt.js';
+export { buildDispatch, modelFor, renderVerify } from './build-dispatch.js';
+export type { DispatchOptions, IssueDispatch, WaveDispatch, WorktreeCommand } from './build-dispatch.js';
+export { quoteArg, shellQuote } from './shell-quote.js';
 export { AgentConfigSchema, DispatchConfigShape, LeasesConfigSchema, PromptConfigSchema, RoutingConfigSchema, TierSchema } from './config-schema.js';
 export type { AgentConfig, RoutingConfig } from './config-schema.js';

@@ -5,6 +5,8 @@
 export { analyzePlan, planWaves, resolvePlanOptions, scopeOptionsFor, summaryLine } from './plan.js';
 export type { PlanAnalysis, PlanInput } from './plan.js';
 export { verifyPlan } from './verify/verify-plan.js';
+export { DEFAULT_TIER, routeTier } from './classify/route-tier.js';
+export type { RoutingRules, TierChoice } from './classify/route-tier.js';
 export { explainIssue, IssueExplanationSchema } from './explain/explain-issue.js';
 export type { IssueExplanation } from './explain/explain-issue.js';
 export type { PlanViolation } from './verify/verify-plan.js';
@@ -52,6 +54,7 @@ export { loadRepo, assertDirectory } from './graph/load-repo.js';
 export type { LoadRepoOptions } from './graph/load-repo.js';
 export { buildRepoGraph, assembleGraph, IMPORT_KIND_ORDER } from './graph/build-repo-graph.js';
 export type { BuildRepoGraphOptions, GraphBuildStats } from './graph/build-repo-graph.js';
+export { GRAPH_CACHE_VERSION } from './graph/graph-cache.js';
 export { listRepoFiles, SKIPPED_DIRS } from './graph/list-files.js';
 export type { RepoListing } from './graph/list-files.js';
 export { readWorkspace } from './graph/read-workspace.js';

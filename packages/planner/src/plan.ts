@@ -18,6 +18,7 @@ import { extractScope, type IssueScope, type ScopeOptions } from './scope/extrac
 import { createRepoTree, type RepoTree } from './scope/repo-tree.js';
 import type { ActiveLease, BacklogIssue, IssueNumber, RepoIndex } from './types.js';
 import { partitionWaves } from './waves/partition-waves.js';
+import { DEFAULT_TIER, routeTier } from './classify/route-tier.js';
 
 export interface PlanInput {
   /** The backlog: open and closed issues (closed ones only satisfy dependencies). */
@@ -125,6 +126,9 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
   });
   const conflicts = findConflicts({ units, graph: input.repo.graph, tree, contentionDepth: options.contentionDepth });
 
+  // Model tiers: at most maxNonDefaultConcurrent non-default-tier issues share a wave.
+  const tiers = dispatchable.map((issue) => routeTier(scopes.get(issue.number)!.category, options.routing));
+
   // 5. partition (indices in rank order)
   const index = new Map(dispatchable.map((issue, i) => [issue.number, i]));
   const partition = partitionWaves({
@@ -133,6 +137,8 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
     conflicts: conflicts.filter((c) => c.kind === 'path' || c.kind === 'import').map((c) => [index.get(c.a)!, index.get(c.b)!] as const),
     precedences: units.flatMap((unit) => unit.dependsOn.map((dep) => [index.get(dep)!, index.get(unit.number)!] as const)),
     serial: units.map((unit) => unit.serial !== null),
+    nonDefault: tiers.map((t) => t.tier !== DEFAULT_TIER),
+    maxNonDefaultPerWave: options.routing?.maxNonDefaultConcurrent ?? Number.POSITIVE_INFINITY,
     waveSize: options.waveSize,
     exactLimit: options.exactLimit,
     searchBudget: options.searchBudget,
@@ -146,7 +152,8 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
       ...ref(issue),
       lanes: scope.lanes.length > 0 ? scope.lanes : scope.subsystems,
       paths: leaves.get(issue.number)!.map(leafLabel),
-      tier: 'default',
+      tier: tiers[n]!.tier,
+      tierRule: tiers[n]!.rule,
       serial: unit.serial ? unit.serial.reason : null,
       dependsOn: [...unit.dependsOn].sort((a, b) => a - b),
     };

@@ -46,7 +46,7 @@ async function originRepo(root: string): Promise<string | null> {
   return result && result.exitCode === 0 ? result.stdout.trim() : null;
 }
 
-export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo): Promise<LoadedPlanInput> {
+export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, access: { writeCache: boolean } = { writeCache: true }): Promise<LoadedPlanInput> {
   const rootArg = stringFlag(values, 'root');
   const root = path.resolve(io.cwd, rootArg ?? '.');
   await assertDirectory(root).catch((error: Error) => {
@@ -123,6 +123,6 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo): Pr
   const progress = io.stderrIsTTY
     ? (done: number, total: number) => io.stderr(`\rwaves: reading imports ${done}/${total}${done === total ? '\n' : ''}`)
     : undefined;
-  const repoIndex = await loadRepo(root, { displayRoot: rootArg ?? '.', cache: !values['no-cache'], ...(progress ? { onProgress: progress } : {}) });
+  const repoIndex = await loadRepo(root, { displayRoot: rootArg ?? '.', cache: values['no-cache'] ? false : access.writeCache ? true : 'read-only', ...(progress ? { onProgress: progress } : {}) });
   return { input: { issues: backlog, repo: repoIndex, options, now: io.now() }, config, root, backlog, source };
 }

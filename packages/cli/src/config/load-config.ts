@@ -97,5 +97,12 @@ export function planOptionsFromConfig(config: WavesConfig): PlanOptionsInput {
   if (config.subdivide?.maxSteps !== undefined) options.maxSteps = config.subdivide.maxSteps;
   if (config.requireAcceptanceCriteria !== undefined) options.requireAcceptanceCriteria = config.requireAcceptanceCriteria;
   if (config.priorityLabels) options.priorityLabels = config.priorityLabels;
+  if (config.routing) {
+    options.routing = {
+      categories: config.routing.categories ?? {},
+      tiers: Object.fromEntries(Object.entries(config.routing.tiers).map(([name, tier]) => [name, { manualOnly: tier.manualOnly ?? false }])),
+      maxNonDefaultConcurrent: Math.max(1, config.routing.maxNonDefaultConcurrent ?? 1),
+    };
+  }
   return options;
 }

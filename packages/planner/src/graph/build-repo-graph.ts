@@ -28,8 +28,8 @@ export interface BuildRepoGraphOptions extends ScanOptions {
   blobIds?: ReadonlyMap<RepoPath, string>;
   /** Its workspace packages with their manifests (default: read from its configuration). */
   members?: readonly WorkspaceMember[];
-  /** Use and update the cache under `<root>/.waves/cache/` (default true). */
-  cache?: boolean;
+  /** Use and update the cache under `<root>/.waves/cache/` (default true); `'read-only'` uses it without writing. */
+  cache?: boolean | 'read-only';
   /** Called now and then with the number of source files done and the total. */
   onProgress?: (done: number, total: number) => void;
   /** Receives what the build did, for benchmarks and `waves graph`. */
@@ -146,7 +146,8 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
   }
   const members = options.members ?? (await readWorkspace(absRoot, files)).members;
   const sources = files.filter(isSourceFile);
-  const useCache = options.cache ?? true;
+  const useCache = options.cache !== false;
+  const writeCache = (options.cache ?? true) === true;
   const tool = `waves-graph-${GRAPH_CACHE_VERSION}`;
   const previous = useCache ? await readGraphCache(absRoot, tool) : null;
 
@@ -235,7 +236,7 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
   }
   options.onProgress?.(sources.length, sources.length);
 
-  if (useCache && (jobs.length > 0 || resolvedCount > 0 || previous === null)) {
+  if (writeCache && (jobs.length > 0 || resolvedCount > 0 || previous === null)) {
     const extraConfigs: Record<string, string> = {};
     if (resolver) for (const [abs, text] of resolver.extraConfigReads) extraConfigs[abs] = contentId(text);
     else Object.assign(extraConfigs, previous?.extraConfigs ?? {});

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { ImportKind, RepoPath } from '../types.js';
 
 /** Bump when scanning or resolution changes what a cached entry means. */
-export const GRAPH_CACHE_VERSION = 1;
+export const GRAPH_CACHE_VERSION = 2;
 
 /** A resolved target: a repository path, `EXTERNAL` or `UNRESOLVED`. */
 export const EXTERNAL = '';
@@ -64,7 +64,7 @@ function isCache(data: unknown, tool: string): data is GraphCache {
 }
 
 /** The git blob id of some content: what `git hash-object` prints. */
-export function contentId(content: Buffer | string): string {
+export function contentId(content: Uint8Array | string): string {
   const buffer = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
   return createHash('sha1').update(`blob ${buffer.length}\0`).update(buffer).digest('hex');
 }

@@ -12,8 +12,8 @@ import { readWorkspace } from './read-workspace.js';
 export interface LoadRepoOptions {
   /** How the root is reported in the plan (default: as given). */
   displayRoot?: string;
-  /** Use the graph cache under `.waves/cache/` (default true). */
-  cache?: boolean;
+  /** Use the graph cache under `.waves/cache/` (default true); `'read-only'` never writes it. */
+  cache?: boolean | 'read-only';
   onProgress?: (done: number, total: number) => void;
 }
 

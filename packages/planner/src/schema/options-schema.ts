@@ -56,6 +56,15 @@ export const PlanOptionsSchema = z.strictObject({
     .nullable()
     .default(null)
     .describe('owner/name of the repository, to ignore GitHub links to files of other repositories'),
+  routing: z
+    .strictObject({
+      categories: z.record(z.string(), z.string()).default({}),
+      tiers: z.record(z.string(), z.looseObject({ manualOnly: z.boolean().optional() })).default({}),
+      maxNonDefaultConcurrent: z.number().int().min(1).default(1),
+    })
+    .nullable()
+    .default(null)
+    .describe('Model routing: category → tier; at most maxNonDefaultConcurrent non-default-tier issues per wave'),
   exactLimit: z
     .number()
     .int()

@@ -15,8 +15,10 @@ export const PlanIssueSchema = z.object({
   lanes: z.array(z.string()),
   /** The leaves of its scope after the granularity roll-up: the fence its agent may edit. */
   paths: z.array(z.string()),
-  /** Model tier from routing (`default` until routing is configured). */
+  /** Model tier from routing (`default` when no category routes elsewhere). */
   tier: z.string(),
+  /** The routing rule that chose the tier. */
+  tierRule: z.string(),
   /** Why it runs alone, when it does. */
   serial: z.string().nullable(),
   /** Selected issues it depends on (always in earlier waves). */

@@ -12,6 +12,7 @@ import { PLAN_SCHEMA_VERSION, PlanSchema, type Plan } from '../schema/plan-schem
 import { extractScope } from '../scope/extract-scope.js';
 import { containsPath, createRepoTree, type RepoTree } from '../scope/repo-tree.js';
 import { matchHub } from '../scope/hub-paths.js';
+import { DEFAULT_TIER, routeTier } from '../classify/route-tier.js';
 import { matchSerial } from '../scope/serial-paths.js';
 import type { IssueNumber, RepoGraph, RepoPath } from '../types.js';
 
@@ -103,6 +104,19 @@ export function verifyPlan(plan: Plan, input: PlanInput): PlanViolation[] {
     if (serials.length > 0 && wave.issues.length > 1) add('serial', `wave ${wave.index}: serial #${serials[0]!.number} shares its wave`);
     const expected = serials.length > 0 ? 'serial_singleton' : 'parallel';
     if (wave.kind !== expected) add('serial', `wave ${wave.index} is ${wave.kind}, expected ${expected}`);
+  }
+
+  // The cap on non-default-tier issues per wave.
+  if (options.routing) {
+    for (const wave of plan.waves) {
+      const heavy = wave.issues.filter((i) => {
+        const issue = byNumber.get(i.number);
+        return issue && routeTier(extractScope(issue, tree, scopeOptionsFor(options, input.issues)).category, options.routing).tier !== DEFAULT_TIER;
+      });
+      if (heavy.length > options.routing.maxNonDefaultConcurrent) {
+        add('wave-size', `wave ${wave.index} has ${heavy.length} non-default-tier issues (cap ${options.routing.maxNonDefaultConcurrent})`);
+      }
+    }
   }
 
   // No conflicting pair in a wave.

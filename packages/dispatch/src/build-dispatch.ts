@@ -1,0 +1,121 @@
+/**
+ * Turns a plan into the exact commands that would start one coding agent per issue: the argv of
+ * each agent (and of `git worktree add` when agents get worktrees), the model chosen by routing,
+ * and the worker prompt. Pure: nothing is started, written or leased here.
+ */
+import path from 'node:path';
+import type { BacklogIssue, Plan, PlanIssue } from '@waves/planner';
+import { renderCommand, validateTemplate, type AgentTemplate } from './agents/agent-command.js';
+import type { RoutingConfig } from './config-schema.js';
+import { renderPrompt } from './prompt/render-prompt.js';
+import { shellQuote } from './shell-quote.js';
+
+export interface DispatchOptions {
+  agent: AgentTemplate;
+  routing?: RoutingConfig | undefined;
+  /** `--model`: one model for the whole run, overriding routing. */
+  modelOverride?: string | null;
+  promptTemplate: string;
+  /** Verification commands as argv templates ({paths}, {packages}). */
+  verify?: readonly (readonly string[])[] | undefined;
+  /** Issue bodies, by number (the plan holds titles only). */
+  issues: ReadonlyMap<number, BacklogIssue>;
+  /** Root files and configured serial globs, for the prompt's "never touch". */
+  protectedPaths: readonly string[];
+  /** Workspace package names of a set of paths, for {packages}. */
+  packagesOf: (paths: readonly string[]) => string[];
+  worktree?: { base: string; dir: string } | null;
+  /** Wave indexes to render (1-based); default: the first. */
+  waves?: readonly number[] | 'all';
+}
+
+export interface WorktreeCommand {
+  path: string;
+  branch: string;
+  argv: string[];
+}
+
+export interface IssueDispatch {
+  number: number;
+  title: string;
+  tier: string;
+  /** Why this model: routing, or the --model override. */
+  modelRule: string;
+  model: string | null;
+  /** The agent's argv. */
+  command: string[];
+  cwd: string | null;
+  worktree: WorktreeCommand | null;
+  prompt: string;
+}
+
+export interface WaveDispatch {
+  index: number;
+  kind: Plan['waves'][number]['kind'];
+  issues: IssueDispatch[];
+}
+
+export function modelFor(issue: Pick<PlanIssue, 'tier'> & { tierRule?: string }, routing: RoutingConfig | undefined, override: string | null | undefined): { model: string | null; rule: string } {
+  if (override) return { model: override, rule: `--model ${override} for the whole run (routing not used)` };
+  const tier = routing?.tiers[issue.tier];
+  const rule = issue.tierRule ?? `tier ${issue.tier}`;
+  if (!tier) return { model: null, rule: `${rule}; no model configured: the agent's own default` };
+  return { model: tier.model, rule: `${rule} → ${tier.model}` };
+}
+
+/**
+ * A verification command for one issue: an element that is exactly `{paths}` or `{packages}`
+ * becomes one argument per path or package; inside a longer element they are comma-joined.
+ */
+export function renderVerify(argv: readonly string[], paths: readonly string[], packages: readonly string[]): string[] {
+  return argv.flatMap((element) => {
+    if (element === '{paths}') return [...paths];
+    if (element === '{packages}') return [...packages];
+    return [element.replace(/\{paths\}/g, paths.join(',')).replace(/\{packages\}/g, packages.join(','))];
+  });
+}
+
+export function buildDispatch(plan: Plan, options: DispatchOptions): WaveDispatch[] {
+  validateTemplate(options.agent);
+  const wanted = options.waves ?? [1];
+  const selected = wanted === 'all' ? plan.waves : plan.waves.filter((w) => wanted.includes(w.index));
+  const allPaths = plan.waves.flatMap((w) => w.issues.map((i) => ({ number: i.number, paths: i.paths })));
+  return selected.map((wave) => ({
+    index: wave.index,
+    kind: wave.kind,
+    issues: wave.issues.map((issue) => {
+      const backlog = options.issues.get(issue.number);
+      const { model, rule } = modelFor(issue, options.routing, options.modelOverride);
+      const branch = `waves/issue-${issue.number}`;
+      const worktree = options.worktree
+        ? { path: path.posix.join(options.worktree.dir, `issue-${issue.number}`), branch, argv: ['git', 'worktree', 'add', '-b', branch, path.posix.join(options.worktree.dir, `issue-${issue.number}`), options.worktree.base] }
+        : null;
+      const others = allPaths.filter((o) => o.number !== issue.number).flatMap((o) => o.paths.map((p) => `${p} (#${o.number})`));
+      const packages = options.packagesOf(issue.paths);
+      const verify = (options.verify ?? []).map((argv) => shellQuote(renderVerify(argv, issue.paths, packages)));
+      const prompt = renderPrompt(options.promptTemplate, {
+        number: issue.number,
+        title: issue.title,
+        body: backlog?.body ?? '',
+        url: issue.url,
+        lanes: issue.lanes,
+        fence: issue.paths,
+        forbidden: [...options.protectedPaths, ...others],
+        verify,
+        tier: issue.tier,
+        model,
+      });
+      const command = renderCommand(options.agent, {
+        number: String(issue.number),
+        title: issue.title,
+        prompt,
+        model: model ?? '',
+        lane: issue.lanes.join(','),
+        paths: issue.paths.join(' '),
+        worktree: worktree?.path ?? '',
+        branch,
+      });
+      return { number: issue.number, title: issue.title, tier: issue.tier, modelRule: rule, model, command, cwd: worktree?.path ?? null, worktree, prompt };
+    }),
+  }));
+}

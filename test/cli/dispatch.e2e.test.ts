@@ -1,0 +1,129 @@
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { TempRepo } from '../helpers/temp-repo.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = path.join(ROOT, 'packages/cli/bin/waves.js');
+
+function waves(args: string[], cwd = ROOT) {
+  return execa('node', [BIN, ...args], { cwd, reject: false, stdin: 'ignore' });
+}
+
+/** A copy of the example repository with a config, in a temporary directory. */
+async function exampleRepo(config: unknown): Promise<TempRepo> {
+  const repo = await TempRepo.create({ 'README.md': '# x\n' });
+  cpSync(path.join(ROOT, 'examples/shop'), repo.root, { recursive: true, filter: (source) => !source.includes('/.waves') });
+  writeFileSync(path.join(repo.root, 'backlog.json'), readFileSync(path.join(ROOT, 'examples/backlog.json'), 'utf8'));
+  writeFileSync(path.join(repo.root, 'waves.config.json'), JSON.stringify(config));
+  await repo.git('add', '-A');
+  await repo.git('-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qm', 'example');
+  return repo;
+}
+
+/** What a real POSIX shell makes of a command line. */
+function argvOf(line: string): string[] {
+  return execFileSync('sh', ['-c', `set -- ${line}; printf '%s\\0' "$@"`], { encoding: 'utf8' }).split('\0').slice(0, -1);
+}
+
+const CONFIG = {
+  agents: { mytool: { command: ['mytool', '--title', '{title}', '--model', '{model}', '{prompt}'] } },
+  routing: {
+    categories: { architecture: 'strong' },
+    tiers: { default: { model: 'cheap/model' }, strong: { model: 'strong/model' }, review: { model: 'best/model', manualOnly: true } },
+  },
+  verify: [['pnpm', '--filter', '{packages}', 'test']],
+};
+
+describe('waves dispatch --dry-run', () => {
+  it('prints, per wave, one pasteable command per issue for each preset and a custom agent', async () => {
+    const repo = await exampleRepo(CONFIG);
+    try {
+      for (const agent of ['opencode', 'claude', 'codex', 'mytool']) {
+        const result = await waves(['dispatch', '--dry-run', '--top', '10', '--from-issues', 'backlog.json', '--agent', agent, '--all-waves'], repo.root);
+        expect(result.exitCode, result.stderr).toBe(0);
+        expect(result.stdout).toContain('# Wave 1 · parallel · 3 agent(s)');
+        expect(result.stdout).toContain('# Wave 2 · parallel · 2 agent(s)');
+        expect(result.stdout).toMatch(/# #101 Checkout charges twice.* — tier default, model cheap\/model: no category label → default → cheap\/model/);
+        const commandLines = result.stdout.split('\n').filter((l) => l.startsWith(`${agent} `));
+        expect(commandLines).toHaveLength(5);
+      }
+      // Nothing was written or leased.
+      expect(existsSync(path.join(repo.root, '.waves', 'worktrees'))).toBe(false);
+      expect(existsSync(path.join(repo.root, '.waves', 'leases.jsonl'))).toBe(false);
+      expect((await repo.git('status', '--porcelain')).stdout).toBe('');
+    } finally {
+      await repo.dispose();
+    }
+  }, 60_000);
+
+  it('gives the exact argv in --json, which the shell-quoted preview reproduces', async () => {
+    const repo = await exampleRepo(CONFIG);
+    try {
+      const json = await waves(['dispatch', '--dry-run', '--from-issues', 'backlog.json', '--agent', 'mytool', '--json'], repo.root);
+      expect(json.exitCode, json.stderr).toBe(0);
+      const plan = JSON.parse(json.stdout);
+      const first = plan.waves[0];
+      expect(first.commands).toHaveLength(3);
+      const issue = first.issues[0];
+      expect(issue.command.slice(0, 5)).toEqual(['mytool', '--title', issue.title, '--model', 'cheap/model']);
+      expect(issue.command[5]).toContain('<<<ISSUE-');
+      expect(issue.command[5]).toContain('  - pnpm --filter @shop/api @shop/payments test\n');
+      const text = await waves(['dispatch', '--dry-run', '--from-issues', 'backlog.json', '--agent', 'mytool'], repo.root);
+      // The first command of the preview: from its line to the line before the next comment.
+      const lines = text.stdout.split('\n');
+      const start = lines.findIndex((l) => l.startsWith('mytool '));
+      const end = lines.findIndex((l, i) => i > start && l.startsWith('# '));
+      expect(argvOf(lines.slice(start, end).join('\n').trimEnd())).toEqual(issue.command);
+    } finally {
+      await repo.dispose();
+    }
+  });
+
+  it('routes by category, says so, and lets --model override routing for the whole run', async () => {
+    const repo = await exampleRepo(CONFIG);
+    try {
+      const issues = JSON.parse(readFileSync(path.join(repo.root, 'backlog.json'), 'utf8'));
+      issues.find((i: { number: number }) => i.number === 102).labels.push({ name: 'category:architecture' });
+      writeFileSync(path.join(repo.root, 'backlog.json'), JSON.stringify(issues));
+      const routed = await waves(['dispatch', '--dry-run', '--from-issues', 'backlog.json'], repo.root);
+      expect(routed.stdout).toContain('tier strong, model strong/model: category:architecture → strong → strong/model');
+      const forced = await waves(['dispatch', '--dry-run', '--from-issues', 'backlog.json', '--model', 'other/model'], repo.root);
+      expect(forced.stdout).toContain('--model other/model overrides routing for every agent of this run.');
+      expect(forced.stdout).not.toContain('strong/model');
+    } finally {
+      await repo.dispose();
+    }
+  });
+
+  it('shows the git worktree add of each issue with --worktree, and creates nothing', async () => {
+    const repo = await exampleRepo(CONFIG);
+    try {
+      const result = await waves(['dispatch', '--dry-run', '--from-issues', 'backlog.json', '--worktree', '--base', 'main'], repo.root);
+      expect(result.stdout).toContain('git worktree add -b waves/issue-101 .waves/worktrees/issue-101 main');
+      expect(result.stdout).toContain('cd .waves/worktrees/issue-101');
+      expect(readdirSync(repo.root)).not.toContain('.waves');
+    } finally {
+      await repo.dispose();
+    }
+  });
+
+  it('refuses to spawn without --dry-run, an unknown agent and an unsafe template, with exit code 2', async () => {
+    const repo = await exampleRepo({ agents: { unsafe: { command: ['tool', '{title}'] } } });
+    try {
+      const spawn = await waves(['dispatch', '--from-issues', 'backlog.json'], repo.root);
+      expect(spawn.exitCode).toBe(2);
+      const unknown = await waves(['dispatch', '--dry-run', '--from-issues', 'backlog.json', '--agent', 'nope'], repo.root);
+      expect(unknown.exitCode).toBe(2);
+      expect(unknown.stderr).toMatch(/unknown agent "nope"/);
+      const unsafe = await waves(['dispatch', '--dry-run', '--from-issues', 'backlog.json', '--agent', 'unsafe'], repo.root);
+      expect(unsafe.exitCode).toBe(2);
+      expect(unsafe.stderr).toMatch(/could become a flag/);
+    } finally {
+      await repo.dispose();
+    }
+  });
+});

@@ -1,0 +1,45 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { AGENT_PRESETS, renderCommand, shellQuote } from '@waves/dispatch';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'waves-quote-'));
+const canary = path.join(dir, 'canary');
+
+/** Pieces issue text is made of when someone tries to break out of quoting. */
+const hostile = fc.oneof(
+  fc.constantFrom(`$(touch ${canary})`, `\`touch ${canary}\``, `; touch ${canary}`, `&& touch ${canary}`, `| touch ${canary}`, `'`, `"`, '\\', '$HOME', '${IFS}', '\n', '\r', '\t', '\u202e', '\u200f', '-rf', '--help', '*', '?', '[a]', '{a,b}', '~', '#', '!', '%', '\u0001', '\u001b[2J', 'é', '🚀', ' '),
+  fc.string(),
+);
+const text = fc.array(hostile, { maxLength: 12 }).map((parts) => parts.join('')).filter((s) => !s.includes('\u0000'));
+
+/** What a real POSIX shell makes of a previewed command line. */
+function argvOf(line: string): string[] {
+  const out = execFileSync('sh', ['-c', `set -- ${line}; printf '%s\\0' "$@"`], { encoding: 'utf8' });
+  return out.split('\0').slice(0, -1);
+}
+
+describe('shell-quoted previews', () => {
+  it('always give back exactly the argv through a real sh, and never run anything', () => {
+    fc.assert(
+      fc.property(text, text, (title, body) => {
+        const argv = renderCommand(AGENT_PRESETS.opencode!, {
+          number: '7', title, prompt: `You are a worker for: ${title}\n${body}`, model: 'm', lane: body, paths: body, worktree: '', branch: 'waves/issue-7',
+        });
+        expect(argvOf(shellQuote(argv))).toEqual(argv);
+        expect(argv[0]).toBe('opencode');
+      }),
+      { numRuns: 300 },
+    );
+    expect(existsSync(canary)).toBe(false);
+  });
+
+  it('puts a command on one line starting with the executable when no argument holds a line break', () => {
+    const line = shellQuote(['opencode', 'run', '--title', "Issue #1: it's $(bad)", 'prompt']);
+    expect(line.split('\n')).toHaveLength(1);
+    expect(line.startsWith('opencode ')).toBe(true);
+  });
+});
