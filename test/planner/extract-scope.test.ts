@@ -22,6 +22,8 @@ const FILES = [
   'packages/dispatch/src/index.ts',
   'internal/gateway/stream.go',
   'internal/gateway/stream_test.go',
+  'apps/site/app/(docs)/[slug]/page.tsx',
+  'apps/site/app/routes/posts.$id.tsx',
 ];
 const PACKAGES = [
   { name: '@waves/planner', dir: 'packages/planner' },
@@ -158,6 +160,11 @@ const CASES: Case[] = [
     body: '- `packages/nowhere/src/x.ts`',
     leaves: [],
     unresolved: ['packages/nowhere/src/x.ts'],
+  },
+  {
+    name: 'route folders with brackets, parentheses and dollars',
+    body: '- `apps/site/app/(docs)/[slug]/page.tsx`\n- see (apps/site/app/routes/posts.$id.tsx)\n- and `apps/site/app/(docs)/[slug]`',
+    leaves: ['dir:apps/site/app/(docs)/[slug]', 'file:apps/site/app/routes/posts.$id.tsx'],
   },
   {
     name: 'root files',

@@ -86,6 +86,15 @@ describe('scanImports', () => {
     expect(scanImports("declare module '*.css' { const c: string; export default c; }\ndeclare module 'virtual:thing';")).toEqual([]);
   });
 
+  it('reads triple-slash references to files, not to packages', () => {
+    const text = '/// <reference path="../types/env.d.ts" />\n/// <reference types="./global.d.ts" />\n/// <reference types="node" />\n/// <reference path="local.d.ts" />\nexport const x = 1;\n';
+    expect(scanImports(text)).toEqual([
+      { specifier: '../types/env.d.ts', kind: 'type' },
+      { specifier: './global.d.ts', kind: 'type' },
+      { specifier: './local.d.ts', kind: 'type' },
+    ]);
+  });
+
   it('ignores specifiers that are not literals', () => {
     expect(scanImports("const x = require(name); const y = import(`./${name}`);")).toEqual([]);
   });

@@ -89,7 +89,18 @@ class Lexer {
   /** Brace depth: 0 at the top level of the file. */
   depth = 0;
 
+  /** Files named by triple-slash reference directives, in order. */
+  readonly references: string[] = [];
+
   constructor(private readonly text: string) {}
+
+  private tripleSlash(line: string): void {
+    const match = /^\/\/\/\s*<reference\s+(path|types)\s*=\s*(["'])([^"'\n]+)\2/.exec(line);
+    if (!match) return;
+    const [, attribute, , target] = match;
+    // A `types` reference names a package (external) unless it is a relative path.
+    if (attribute === 'path' || target!.startsWith('.')) this.references.push(attribute === 'path' && !target!.startsWith('.') ? `./${target}` : target!);
+  }
 
   /** The identifier text of the current token (identifiers only). */
   ident(): string {
@@ -147,8 +158,11 @@ class Lexer {
       if (c === SLASH) {
         const d = text.charCodeAt(i + 1);
         if (d === SLASH) {
+          const start = i;
           i += 2;
           while (i < n && text.charCodeAt(i) !== NL && text.charCodeAt(i) !== CR) i++;
+          // `/// <reference path="…" />` and `/// <reference types="./…" />` name files too.
+          if (text.charCodeAt(start + 2) === SLASH) this.tripleSlash(text.slice(start, i));
           continue;
         }
         if (d === STAR) {
@@ -265,7 +279,7 @@ const CLAUSE_LIMIT = 4096;
 
 /** Every import of one file, in source order. */
 export function scanImports(text: string): ScannedImport[] {
-  if (!text.includes('import') && !text.includes('require') && !text.includes('export') && !text.includes('module')) return [];
+  if (!text.includes('import') && !text.includes('require') && !text.includes('export') && !text.includes('module') && !text.includes('<reference')) return [];
   const out: ScannedImport[] = [];
   const lex = new Lexer(text);
   let afterDot = false; // the previous token was `.`: a property named like a keyword
@@ -291,7 +305,8 @@ export function scanImports(text: string): ScannedImport[] {
   // Past `limit` only `export` statements can remain: a module needs no more than one of them.
   if (!topLevelModuleSyntax && out.some((i) => (i as Augmentation).augmentation)) topLevelModuleSyntax = hasTopLevelExport(lex);
   const isModule = topLevelModuleSyntax;
-  return out.filter((i) => isModule || !(i as Augmentation).augmentation).map(({ specifier, kind }) => ({ specifier, kind }));
+  const imports = out.filter((i) => isModule || !(i as Augmentation).augmentation).map(({ specifier, kind }) => ({ specifier, kind }));
+  return lex.references.length === 0 ? imports : [...lex.references.map((specifier) => ({ specifier, kind: 'type' as const })), ...imports];
 }
 
 /** Lexes on from where the scan stopped, looking for an `export` at the top level. */

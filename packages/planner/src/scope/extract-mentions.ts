@@ -127,14 +127,26 @@ function splitAnchor(token: string): { path: string; lines: { start: number; end
   return { path: token, lines: null };
 }
 
-const LEADING_JUNK = /^(?:[([{<'"*_]|~~)+/;
-const TRAILING_JUNK = /(?:[)\]}>'"*_,;!?]|~~)+$/;
+const LEADING_JUNK = /^(?:[({<'"*_]|~~)+/;
+
+function count(text: string, char: string): number {
+  let n = 0;
+  for (const c of text) if (c === char) n++;
+  return n;
+}
+
+/** Drops closing brackets that close nothing inside the token (`(see a/b.ts)` → `a/b.ts`; `app/[id]` stays). */
+function balance(token: string): string {
+  let t = token;
+  while ((t.endsWith(')') && count(t, ')') > count(t, '(')) || (t.endsWith(']') && count(t, ']') > count(t, '['))) t = t.slice(0, -1);
+  return t;
+}
 
 function trimToken(token: string): string {
-  let t = token.replace(LEADING_JUNK, '').replace(TRAILING_JUNK, '');
+  let t = balance(token.replace(LEADING_JUNK, '').replace(/(?:["'}>*_,;!?]|~~)+$/, ''));
   // A sentence-ending period or colon, but not `./` or a lone `..`.
   while (t.length > 1 && (t.endsWith('.') || t.endsWith(':')) && !t.endsWith('..')) t = t.slice(0, -1);
-  return t.replace(TRAILING_JUNK, '');
+  return balance(t.replace(/(?:["'}>*_,;!?]|~~)+$/, ''));
 }
 
 export type PathCheck =
@@ -150,7 +162,9 @@ export type PathCheck =
 export function checkPathToken(token: string, strong: boolean): PathCheck {
   if (token.length === 0 || token.length > MAX_TOKEN) return { kind: 'not-a-path' };
   // Control characters, whitespace and shell/glob-ish punctuation are never part of a path we take.
-  if (/[\u0000-\u001f\u007f\s`$|<>"'{}()\\^]/.test(token) && !/^[A-Za-z]:\\/.test(token)) return { kind: 'not-a-path' };
+  // Route folders (`app/(group)/[slug]/page.tsx`, `routes/posts.$id.tsx`) keep their brackets and dollars.
+  if (/[\u0000-\u001f\u007f\s`|<>"'{}\\^]/.test(token) && !/^[A-Za-z]:\\/.test(token)) return { kind: 'not-a-path' };
+  if (/[()$[\]]/.test(token) && !token.includes('/')) return { kind: 'not-a-path' };
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(token) || token.startsWith('//')) return { kind: 'not-a-path' };
   if (token.startsWith('-') || token.startsWith('#') || token.startsWith('@@')) return { kind: 'not-a-path' };
   if (/^\d+(?:\.\d+)*$/.test(token) || /^v\d+(?:\.\d+)+/.test(token)) return { kind: 'not-a-path' };
