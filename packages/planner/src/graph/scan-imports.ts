@@ -329,12 +329,9 @@ function handleKeyword(lex: Lexer, out: ScannedImport[], afterTypeof: boolean): 
   if (lex.isIdent('import')) {
     lex.next();
     if (lex.isPunct(LPAREN)) {
-      lex.next();
-      if (lex.isSpecifier()) {
-        const specifier = lex.value;
-        lex.next();
-        if (lex.isPunct(RPAREN) || lex.isPunct(COMMA)) out.push({ specifier, kind: afterTypeof ? 'type' : 'dynamic' });
-      }
+      // import('x') and import('x', { with: … })
+      const specifier = callArgument(lex, true);
+      if (specifier !== null) out.push({ specifier, kind: afterTypeof ? 'type' : 'dynamic' });
     } else if (lex.isPunct(DOT)) {
       lex.next(); // import.meta
     } else if (lex.isSpecifier()) {
@@ -350,14 +347,8 @@ function handleKeyword(lex: Lexer, out: ScannedImport[], afterTypeof: boolean): 
   }
   if (lex.isIdent('require')) {
     lex.next();
-    if (lex.isPunct(LPAREN)) {
-      lex.next();
-      if (lex.isSpecifier()) {
-        const specifier = lex.value;
-        lex.next();
-        if (lex.isPunct(RPAREN)) out.push({ specifier, kind: 'require' });
-      }
-    }
+    const specifier = lex.isPunct(LPAREN) ? callArgument(lex, false) : null;
+    if (specifier !== null) out.push({ specifier, kind: 'require' });
     return true;
   }
   if (lex.isIdent('declare')) {
@@ -374,6 +365,15 @@ function handleKeyword(lex: Lexer, out: ScannedImport[], afterTypeof: boolean): 
     return true;
   }
   return false;
+}
+
+/** From `(`: the string literal that is the call's only argument (or its first, with `more`), else null. */
+function callArgument(lex: Lexer, more: boolean): string | null {
+  lex.next();
+  if (!lex.isSpecifier()) return null;
+  const specifier = lex.value;
+  lex.next();
+  return lex.isPunct(RPAREN) || (more && lex.isPunct(COMMA)) ? specifier : null;
 }
 
 /**
