@@ -7,6 +7,7 @@ import { runDispatch } from './commands/dispatch.js';
 import { runExplain } from './commands/explain.js';
 import { runGraph } from './commands/graph.js';
 import { runInit } from './commands/init.js';
+import { runLease } from './commands/lease.js';
 import { runPlan } from './commands/plan.js';
 import { runSchema } from './commands/schema.js';
 import { exitCodeFor, formatError, UsageError } from './errors.js';
@@ -23,6 +24,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   explain: { run: runExplain, summary: 'Explain where one issue landed in the plan, and why' },
   dispatch: { run: runDispatch, summary: 'Show (--dry-run) the command that starts one agent per issue of a wave' },
   graph: { run: runGraph, summary: 'Report on the import graph: packages, hubs, barrels, unresolved imports' },
+  lease: { run: runLease, summary: 'Acquire, release, renew or list exclusive leases on lanes and paths' },
   schema: { run: runSchema, summary: 'Print the JSON Schema of the plan, the config file or the graph report' },
   init: { run: runInit, summary: 'Write a starting waves.config.json (with its JSON Schema)' },
 };

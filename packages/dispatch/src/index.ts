@@ -22,3 +22,18 @@ export type { DispatchOptions, IssueDispatch, WaveDispatch, WorktreeCommand } fr
 export { quoteArg, shellQuote } from './shell-quote.js';
 export { AgentConfigSchema, DispatchConfigShape, LeasesConfigSchema, PromptConfigSchema, RoutingConfigSchema, TierSchema } from './config-schema.js';
 export type { AgentConfig, RoutingConfig } from './config-schema.js';
+export {
+  acquireLease,
+  acquireLeases,
+  appendEvent,
+  DEFAULT_JOURNAL,
+  defaultHolder,
+  listLeases,
+  parseDuration,
+  readJournal,
+  releaseLease,
+  releaseLeases,
+  renewLease,
+  withJournalLock,
+} from './leases/lease-journal.js';
+export type { AcquireResult, ChangeResult, CorruptLine, JournalRead, LeaseRequest } from './leases/lease-journal.js';

@@ -5,6 +5,8 @@
 export { analyzePlan, planWaves, resolvePlanOptions, scopeOptionsFor, summaryLine } from './plan.js';
 export type { PlanAnalysis, PlanInput } from './plan.js';
 export { verifyPlan } from './verify/verify-plan.js';
+export { decideAcquire, foldLeases, lanesOverlap, LeaseEventSchema, normaliseLane } from './leases/fold-leases.js';
+export type { AcquireDecision, Lease, LeaseEvent } from './leases/fold-leases.js';
 export { DEFAULT_TIER, routeTier } from './classify/route-tier.js';
 export type { RoutingRules, TierChoice } from './classify/route-tier.js';
 export { explainIssue, IssueExplanationSchema } from './explain/explain-issue.js';

@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { execa } from 'execa';
+import { DEFAULT_JOURNAL, defaultHolder, listLeases } from '@waves/dispatch';
 import { assertDirectory, loadRepo, type BacklogIssue, type PlanInput, type PlanOptionsInput } from '@waves/planner';
 import { enumFlag, intFlag, stringFlag, type FlagSpecs, type ParsedArgs } from '../args.js';
 import { loadConfig, planOptionsFromConfig, type LoadedConfig } from '../config/load-config.js';
@@ -39,6 +40,9 @@ export interface LoadedPlanInput {
   /** The whole backlog read (for explain: issues outside the selection). */
   backlog: BacklogIssue[];
   source: string;
+  /** The lease journal and who this orchestrator is in it. */
+  journal: string;
+  holder: string;
 }
 
 async function originRepo(root: string): Promise<string | null> {
@@ -123,6 +127,13 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
   const progress = io.stderrIsTTY
     ? (done: number, total: number) => io.stderr(`\rwaves: reading imports ${done}/${total}${done === total ? '\n' : ''}`)
     : undefined;
+  // The leases of every orchestrator: an issue whose scope another holder leases is held.
+  const journal = path.resolve(root, config.config.leases?.journal ?? DEFAULT_JOURNAL);
+  const { leases, corrupt } = await listLeases(journal, () => io.now());
+  for (const line of corrupt) io.stderr(`waves: ${path.basename(journal)} line ${line.line}: not a lease event (torn or edited), skipped\n`);
+  const holder = config.config.leases?.holder ?? defaultHolder();
+  options.holder ??= holder;
+
   const repoIndex = await loadRepo(root, { displayRoot: rootArg ?? '.', cache: values['no-cache'] ? false : access.writeCache ? true : 'read-only', ...(progress ? { onProgress: progress } : {}) });
-  return { input: { issues: backlog, repo: repoIndex, options, now: io.now() }, config, root, backlog, source };
+  return { input: { issues: backlog, repo: repoIndex, options, leases, now: io.now() }, config, root, backlog, source, journal, holder };
 }

@@ -1,0 +1,145 @@
+/**
+ * `waves lease acquire|release|renew|list`: exclusive, expiring claims on lanes and paths,
+ * shared by every orchestrator on the machine through the journal (.waves/leases.jsonl).
+ * Exit codes scripts can rely on: 0 acquired or done, 3 refused, 2 bad input, 1 failure.
+ */
+import path from 'node:path';
+import Table from 'cli-table3';
+import { acquireLease, DEFAULT_JOURNAL, defaultHolder, listLeases, parseDuration, readJournal, releaseLease, renewLease } from '@waves/dispatch';
+import { assertDirectory, createRepoTree, listRepoFiles, readWorkspace, resolveLaneName } from '@waves/planner';
+import { parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
+import { loadConfig } from '../config/load-config.js';
+import { UsageError } from '../errors.js';
+import type { CliIo } from '../io.js';
+import { safeText } from '../render/safe-text.js';
+
+export const EXIT_REFUSED = 3;
+
+export const LEASE_FLAGS: FlagSpecs = {
+  holder: { type: 'string', value: 'H', description: 'Who holds the lease', default: 'leases.holder of the config, else user@host' },
+  ttl: { type: 'string', value: 'DURATION', description: 'How long the lease lives (30m, 1h, 2d)', default: 'leases.ttl of the config, else 1h' },
+  root: { type: 'string', value: 'DIR', description: 'Repository whose journal to use', default: 'the current directory' },
+  config: { type: 'string', value: 'FILE', description: 'Config file', default: 'waves.config.json at the root, if any' },
+  json: { type: 'boolean', description: 'Print the answer as JSON' },
+  debug: { type: 'boolean', description: 'Show stack traces of errors' },
+  help: { type: 'boolean', short: 'h', description: 'Show this help' },
+};
+
+export const LEASE_HELP = `Usage: waves lease acquire LANE [--holder H] [--ttl 1h]
+       waves lease release ID
+       waves lease renew ID [--ttl 1h]
+       waves lease list
+
+Exclusive, expiring claims on a lane (a workspace package or directory name) or a path, kept in
+the journal .waves/leases.jsonl (leases.journal in the config) and shared by every orchestrator
+on the machine. acquire is refused while another holder's live lease covers the same path, one
+inside it or one around it. waves plan puts issues whose scope a lease covers in "held".
+
+Options:
+${renderFlags(LEASE_FLAGS)}
+
+Examples:
+  waves lease acquire packages/cli --holder agent-7 --ttl 30m
+  waves lease acquire cli --json            # {"status":"acquired","id":"l-…",…} or {"status":"refused","holder":…,"until":…}
+  waves lease renew l-mabc123-9f3e --ttl 1h
+  waves lease release l-mabc123-9f3e
+  waves lease list
+
+Exit codes: 0 acquired or done, 3 refused (or the lease already ended), 2 bad input, 1 failure.
+`;
+
+async function journalOf(values: ReturnType<typeof parseCommandArgs>['values'], io: CliIo) {
+  const rootArg = stringFlag(values, 'root');
+  const root = path.resolve(io.cwd, rootArg ?? '.');
+  await assertDirectory(root).catch((error: Error) => {
+    throw new UsageError(`--root ${rootArg ?? '.'}: ${error.message.replace(/^root [^:]*: /, '')}`);
+  });
+  const { config } = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
+  const journal = path.resolve(root, config.leases?.journal ?? DEFAULT_JOURNAL);
+  const holder = stringFlag(values, 'holder') ?? config.leases?.holder ?? defaultHolder();
+  const ttlText = stringFlag(values, 'ttl') ?? config.leases?.ttl ?? '1h';
+  const ttlMs = parseDuration(ttlText);
+  if (ttlMs === null) throw new UsageError(`--ttl: expected a duration such as 30m, 1h or 2d, got ${JSON.stringify(ttlText)}`);
+  return { root, journal, holder, ttlMs };
+}
+
+/** A lane name (`cli`) becomes the directory it names; a path stays as written. */
+async function laneToPath(root: string, lane: string): Promise<string> {
+  const clean = lane.trim().replace(/^\.\/+/, '').replace(/\/+$/, '');
+  if (clean === '' || clean.split('/').includes('..') || path.isAbsolute(clean) || clean.startsWith('~')) {
+    throw new UsageError(`lease: ${JSON.stringify(lane)} is not a lane or a path inside the repository`);
+  }
+  const { files } = await listRepoFiles(root);
+  const { members } = await readWorkspace(root, files);
+  const tree = createRepoTree(files, members);
+  if (tree.isFile(clean) || tree.isDir(clean)) return clean;
+  return resolveLaneName(clean, tree) ?? clean;
+}
+
+/** Reports torn or corrupt journal lines once, on stderr. */
+async function reportCorrupt(journal: string, io: CliIo): Promise<void> {
+  const { corrupt } = await readJournal(journal);
+  for (const line of corrupt) io.stderr(`waves: ${path.basename(journal)} line ${line.line}: not a lease event (torn or edited), skipped\n`);
+}
+
+export async function runLease(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs('lease', LEASE_FLAGS, argv, true);
+  if (values.help || positionals.length === 0) {
+    (values.help ? io.stdout : io.stderr)(LEASE_HELP);
+    return values.help ? 0 : 2;
+  }
+  const [action, ...rest] = positionals;
+  const { root, journal, holder, ttlMs } = await journalOf(values, io);
+  const now = () => io.now();
+  const json = (value: unknown) => io.stdout(`${JSON.stringify(value)}\n`);
+  const one = (what: string) => {
+    if (rest.length !== 1) throw new UsageError(`lease ${action}: expected one ${what}, got ${rest.length}`);
+    return rest[0]!;
+  };
+
+  if (action === 'acquire') {
+    const lane = await laneToPath(root, one('LANE'));
+    await reportCorrupt(journal, io);
+    const result = await acquireLease(journal, { lane, holder, ttlMs, now });
+    if (result.status === 'acquired') {
+      if (values.json) json({ status: 'acquired', id: result.id, lane: result.lane, holder: result.holder, until: result.until });
+      else io.stdout(`acquired ${result.id} on ${safeText(result.lane)} for ${safeText(holder)} until ${result.until}\n`);
+      return 0;
+    }
+    if (values.json) json({ status: 'refused', lane: result.lane, holder: result.holder, until: result.until, id: result.id, heldLane: result.heldLane });
+    else io.stdout(`refused: ${safeText(result.heldLane)} is held by ${safeText(result.holder)} until ${result.until} (lease ${result.id})\n`);
+    return EXIT_REFUSED;
+  }
+  if (action === 'release' || action === 'renew') {
+    const id = one('lease ID');
+    await reportCorrupt(journal, io);
+    const result = action === 'release' ? await releaseLease(journal, id, now) : await renewLease(journal, id, ttlMs, now);
+    if (result.status === 'unknown') throw new UsageError(`lease ${action}: no lease ${JSON.stringify(id)} in ${path.relative(io.cwd, journal) || journal}`);
+    if (result.status === 'not-active') {
+      if (values.json) json({ status: 'ended', id });
+      else io.stdout(`lease ${id} had already ended (released or expired)${action === 'renew' ? ': acquire the lane again' : ''}\n`);
+      return action === 'release' ? 0 : EXIT_REFUSED;
+    }
+    if (values.json) json({ status: action === 'release' ? 'released' : 'renewed', id, lane: result.lease.lane, until: result.lease.until });
+    else io.stdout(action === 'release' ? `released ${id} (${safeText(result.lease.lane)})\n` : `renewed ${id} (${safeText(result.lease.lane)}) until ${result.lease.until}\n`);
+    return 0;
+  }
+  if (action === 'list') {
+    if (rest.length > 0) throw new UsageError('lease list: takes no argument');
+    const { leases, corrupt } = await listLeases(journal, now);
+    for (const line of corrupt) io.stderr(`waves: ${path.basename(journal)} line ${line.line}: not a lease event (torn or edited), skipped\n`);
+    if (values.json) {
+      json(leases);
+      return 0;
+    }
+    if (leases.length === 0) {
+      io.stdout('No active lease.\n');
+      return 0;
+    }
+    const table = new Table({ head: ['Lease', 'Lane or path', 'Holder', 'Until'], style: { head: [], border: [] } });
+    for (const lease of leases) table.push([lease.id, safeText(lease.lane), safeText(lease.holder), lease.until]);
+    io.stdout(`${table.toString()}\n`);
+    return 0;
+  }
+  throw new UsageError(`lease: unknown action ${JSON.stringify(action)} (acquire, release, renew or list)`);
+}

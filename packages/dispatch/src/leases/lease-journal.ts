@@ -1,0 +1,188 @@
+/**
+ * The lease journal: an append-only JSONL file, one event a line (`acquire`, `renew`,
+ * `release`), shared by every orchestrator on the machine. Reading folds the events (in the
+ * planner, purely); every change happens under a cross-process lock — proper-lockfile's atomic
+ * `mkdir` lock, which a killed holder leaves stale and the next taker recovers — and is appended
+ * with fsync. A torn or corrupt line is reported and skipped; nothing else is lost, and the next
+ * append starts on a line of its own.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile } from 'node:fs/promises';
+import { hostname, userInfo } from 'node:os';
+import path from 'node:path';
+import lockfile from 'proper-lockfile';
+import { decideAcquire, foldLeases, LeaseEventSchema, normaliseLane, type Lease, type LeaseEvent } from '@waves/planner';
+
+export const DEFAULT_JOURNAL = '.waves/leases.jsonl';
+
+export interface CorruptLine {
+  line: number;
+  text: string;
+}
+
+export interface JournalRead {
+  events: LeaseEvent[];
+  corrupt: CorruptLine[];
+}
+
+/** `user@host`: who this orchestrator is in the journal unless the config says otherwise. */
+export function defaultHolder(): string {
+  let user = 'someone';
+  try {
+    user = userInfo().username;
+  } catch {
+    user = process.env.USER ?? 'someone';
+  }
+  return `${user}@${hostname()}`;
+}
+
+/** `30m`, `1h`, `2d`, `500ms` → milliseconds; null when it is not a duration. */
+export function parseDuration(text: string): number | null {
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
+  if (!match) return null;
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
+  const value = Number(match[1]) * unit;
+  return value > 0 && Number.isSafeInteger(value) ? value : null;
+}
+
+export async function readJournal(file: string): Promise<JournalRead> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { events: [], corrupt: [] };
+    throw error;
+  }
+  const events: LeaseEvent[] = [];
+  const corrupt: CorruptLine[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    try {
+      const parsed = LeaseEventSchema.safeParse(JSON.parse(line));
+      if (parsed.success) events.push(parsed.data);
+      else corrupt.push({ line: i + 1, text: line });
+    } catch {
+      corrupt.push({ line: i + 1, text: line });
+    }
+  });
+  return { events, corrupt };
+}
+
+/** Runs `fn` holding the journal's lock (retrying for a few seconds when another process holds it). */
+export async function withJournalLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const release = await lockfile.lock(file, {
+    realpath: false,
+    stale: 5_000,
+    update: 1_000,
+    retries: { retries: 200, minTimeout: 5, maxTimeout: 50, factor: 1.5, randomize: true },
+  });
+  try {
+    return await fn();
+  } finally {
+    await release();
+  }
+}
+
+/** Appends one event and flushes it to disk, on a line of its own even after a torn line. */
+export async function appendEvent(file: string, event: LeaseEvent): Promise<void> {
+  const handle = await open(file, 'a+');
+  try {
+    const { size } = await handle.stat();
+    let prefix = '';
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      await handle.read(last, 0, 1, size - 1);
+      if (last[0] !== 10) prefix = '\n';
+    }
+    await handle.appendFile(`${prefix}${JSON.stringify(event)}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export type AcquireResult =
+  | { status: 'acquired'; id: string; lane: string; holder: string; until: string }
+  | { status: 'refused'; lane: string; holder: string; until: string; id: string; heldLane: string };
+
+function newLeaseId(): string {
+  return `l-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+}
+
+export interface LeaseRequest {
+  lane: string;
+  holder: string;
+  ttlMs: number;
+  now: () => Date;
+}
+
+/** Takes several lanes at once, or none: all are acquired, or the first refusal is returned. */
+export async function acquireLeases(file: string, lanes: readonly string[], request: Omit<LeaseRequest, 'lane'>): Promise<AcquireResult[]> {
+  return withJournalLock(file, async () => {
+    const { events } = await readJournal(file);
+    const now = request.now();
+    const active = foldLeases(events, now.getTime());
+    for (const lane of lanes) {
+      const decision = decideAcquire(active, lane, request.holder);
+      if (decision.status === 'refused') {
+        const { lease } = decision;
+        return [{ status: 'refused', lane: normaliseLane(lane), holder: lease.holder, until: lease.until, id: lease.id, heldLane: lease.lane }];
+      }
+    }
+    const results: AcquireResult[] = [];
+    for (const lane of lanes) {
+      const event: LeaseEvent = { v: 1, op: 'acquire', id: newLeaseId(), lane: normaliseLane(lane), holder: request.holder, at: now.toISOString(), ttlMs: request.ttlMs };
+      await appendEvent(file, event);
+      results.push({ status: 'acquired', id: event.id, lane: event.lane, holder: request.holder, until: new Date(now.getTime() + request.ttlMs).toISOString() });
+    }
+    return results;
+  });
+}
+
+export async function acquireLease(file: string, request: LeaseRequest): Promise<AcquireResult> {
+  const [result] = await acquireLeases(file, [request.lane], request);
+  return result!;
+}
+
+export type ChangeResult = { status: 'done'; lease: Lease } | { status: 'not-active'; id: string } | { status: 'unknown'; id: string };
+
+/** Releases a lease; releasing one that already ended is harmless. */
+export async function releaseLease(file: string, id: string, now: () => Date): Promise<ChangeResult> {
+  return withJournalLock(file, async () => {
+    const { events } = await readJournal(file);
+    if (!events.some((e) => e.op === 'acquire' && e.id === id)) return { status: 'unknown', id };
+    const lease = foldLeases(events, now().getTime()).find((l) => l.id === id);
+    if (!lease) return { status: 'not-active', id };
+    await appendEvent(file, { v: 1, op: 'release', id, at: now().toISOString() });
+    return { status: 'done', lease };
+  });
+}
+
+/** Extends a live lease by `ttlMs` from now; an ended lease cannot be renewed (its lane may be taken). */
+export async function renewLease(file: string, id: string, ttlMs: number, now: () => Date): Promise<ChangeResult> {
+  return withJournalLock(file, async () => {
+    const { events } = await readJournal(file);
+    if (!events.some((e) => e.op === 'acquire' && e.id === id)) return { status: 'unknown', id };
+    const at = now();
+    const lease = foldLeases(events, at.getTime()).find((l) => l.id === id);
+    if (!lease) return { status: 'not-active', id };
+    await appendEvent(file, { v: 1, op: 'renew', id, at: at.toISOString(), ttlMs });
+    return { status: 'done', lease: { ...lease, until: new Date(Math.max(Date.parse(lease.until), at.getTime() + ttlMs)).toISOString() } };
+  });
+}
+
+/** Releases several leases (the end of a run), ignoring those already ended. */
+export async function releaseLeases(file: string, ids: readonly string[], now: () => Date): Promise<void> {
+  if (ids.length === 0) return;
+  await withJournalLock(file, async () => {
+    const { events } = await readJournal(file);
+    const active = new Set(foldLeases(events, now().getTime()).map((l) => l.id));
+    for (const id of ids) if (active.has(id)) await appendEvent(file, { v: 1, op: 'release', id, at: now().toISOString() });
+  });
+}
+
+export async function listLeases(file: string, now: () => Date): Promise<{ leases: Lease[]; corrupt: CorruptLine[] }> {
+  const { events, corrupt } = await readJournal(file);
+  return { leases: foldLeases(events, now().getTime()), corrupt };
+}

@@ -1,0 +1,121 @@
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { acquireLease, acquireLeases, listLeases, readJournal, releaseLease, releaseLeases, renewLease } from '@waves/dispatch';
+import { foldLeases, lanesOverlap, LeaseEventSchema, type LeaseEvent } from '@waves/planner';
+
+const RACER = fileURLToPath(new URL('../fixtures/agents/lease-racer.mjs', import.meta.url));
+let dir: string;
+let journal: string;
+const T0 = Date.parse('2026-11-29T12:00:00.000Z');
+const at = (ms: number) => () => new Date(T0 + ms);
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'waves-leases-'));
+  journal = path.join(dir, '.waves', 'leases.jsonl');
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('the lease fold', () => {
+  it('keeps acquired leases until they are released or expire, and renews only live ones', () => {
+    const events: LeaseEvent[] = [
+      { v: 1, op: 'acquire', id: 'a', lane: 'packages/cli/', holder: 'h1', at: '2026-11-29T12:00:00.000Z', ttlMs: 60_000 },
+      { v: 1, op: 'acquire', id: 'b', lane: './docs', holder: 'h2', at: '2026-11-29T12:00:00.000Z', ttlMs: 10_000 },
+      { v: 1, op: 'renew', id: 'a', at: '2026-11-29T12:00:30.000Z', ttlMs: 60_000 },
+      { v: 1, op: 'renew', id: 'b', at: '2026-11-29T12:00:20.000Z', ttlMs: 60_000 },
+      { v: 1, op: 'release', id: 'x', at: '2026-11-29T12:00:40.000Z' },
+    ];
+    expect(foldLeases(events, T0 + 5_000).map((l) => [l.id, l.lane, l.until])).toEqual([
+      ['a', 'packages/cli', '2026-11-29T12:01:30.000Z'],
+      ['b', 'docs', '2026-11-29T12:00:10.000Z'],
+    ]);
+    expect(foldLeases(events, T0 + 75_000).map((l) => l.id)).toEqual(['a']);
+    expect(foldLeases([...events, { v: 1, op: 'release', id: 'a', at: '2026-11-29T12:00:50.000Z' }], T0 + 60_000)).toEqual([]);
+  });
+
+  it('treats a path, its ancestors and its descendants as overlapping', () => {
+    expect(lanesOverlap('packages/a', 'packages/a/src/x.ts')).toBe(true);
+    expect(lanesOverlap('packages/a/src/x.ts', 'packages/a/')).toBe(true);
+    expect(lanesOverlap('packages/a', 'packages/ab')).toBe(false);
+  });
+});
+
+describe('the lease journal', () => {
+  it('acquires, refuses an overlapping lane of another holder, renews, releases and lists', async () => {
+    const first = await acquireLease(journal, { lane: 'packages/a', holder: 'h1', ttlMs: 60_000, now: at(0) });
+    expect(first).toMatchObject({ status: 'acquired', lane: 'packages/a', until: '2026-11-29T12:01:00.000Z' });
+    expect(await acquireLease(journal, { lane: 'packages/a/src/x.ts', holder: 'h2', ttlMs: 60_000, now: at(1_000) })).toMatchObject({
+      status: 'refused', holder: 'h1', until: '2026-11-29T12:01:00.000Z', heldLane: 'packages/a',
+    });
+    expect(await acquireLease(journal, { lane: 'packages/a/src/x.ts', holder: 'h1', ttlMs: 60_000, now: at(1_000) })).toMatchObject({ status: 'acquired' });
+    expect(await acquireLease(journal, { lane: 'packages/b', holder: 'h2', ttlMs: 60_000, now: at(1_000) })).toMatchObject({ status: 'acquired' });
+    const id = first.status === 'acquired' ? first.id : '';
+    expect(await renewLease(journal, id, 120_000, at(30_000))).toMatchObject({ status: 'done', lease: { until: '2026-11-29T12:02:30.000Z' } });
+    expect((await listLeases(journal, at(100_000))).leases.map((l) => l.lane)).toEqual(['packages/a']);
+    expect(await releaseLease(journal, id, at(100_000))).toMatchObject({ status: 'done' });
+    expect(await releaseLease(journal, id, at(100_000))).toEqual({ status: 'not-active', id });
+    expect(await releaseLease(journal, 'nope', at(100_000))).toEqual({ status: 'unknown', id: 'nope' });
+    // An expired lease frees its lane.
+    expect(await acquireLease(journal, { lane: 'packages/b', holder: 'h3', ttlMs: 60_000, now: at(200_000) })).toMatchObject({ status: 'acquired' });
+  });
+
+  it('takes several lanes at once or none', async () => {
+    await acquireLease(journal, { lane: 'b', holder: 'h1', ttlMs: 60_000, now: at(0) });
+    const refused = await acquireLeases(journal, ['a', 'b', 'c'], { holder: 'h2', ttlMs: 60_000, now: at(0) });
+    expect(refused).toMatchObject([{ status: 'refused', lane: 'b' }]);
+    expect((await listLeases(journal, at(0))).leases.map((l) => l.lane)).toEqual(['b']);
+    const all = await acquireLeases(journal, ['a', 'c'], { holder: 'h2', ttlMs: 60_000, now: at(0) });
+    await releaseLeases(journal, all.map((r) => r.id), at(1));
+    expect((await listLeases(journal, at(2))).leases.map((l) => l.lane)).toEqual(['b']);
+  });
+
+  it('skips a torn last line and a garbage line, loses nothing else, and appends on a new line', async () => {
+    await acquireLease(journal, { lane: 'a', holder: 'h1', ttlMs: 60_000, now: at(0) });
+    await writeFile(journal, `${await readFile(journal, 'utf8')}this is not json\n{"v":1,"op":"acquire","id":"torn","la`);
+    const read = await readJournal(journal);
+    expect(read.corrupt.map((c) => c.line)).toEqual([2, 3]);
+    expect(read.events).toHaveLength(1);
+    await acquireLease(journal, { lane: 'b', holder: 'h1', ttlMs: 60_000, now: at(1) });
+    const after = await readJournal(journal);
+    expect(after.events.map((e) => e.op === 'acquire' && e.lane)).toEqual(['a', 'b']);
+    expect(after.corrupt).toHaveLength(2);
+  });
+
+  it('recovers a lock left by a killed process', async () => {
+    await mkdir(path.dirname(journal), { recursive: true });
+    await mkdir(`${journal}.lock`);
+    const old = new Date(Date.now() - 60_000);
+    await utimes(`${journal}.lock`, old, old);
+    expect(await acquireLease(journal, { lane: 'a', holder: 'h1', ttlMs: 60_000, now: () => new Date() })).toMatchObject({ status: 'acquired' });
+  });
+
+  it('never lets two holders own overlapping scopes at once, with 8 processes racing', async () => {
+    // Built package: the racers are plain Node processes.
+    const lanes = ['packages/a', 'packages/a/src/x.ts', 'packages/a/src', 'packages/b'];
+    const racers = Array.from({ length: 8 }, (_, i) => execa('node', [RACER, journal, `holder-${i}`, '25', ...lanes.slice(i % 2), ...lanes.slice(0, i % 2)], { reject: false }));
+    const results = await Promise.all(racers);
+    for (const r of results) expect(r.exitCode, r.stderr).toBe(0);
+    const { events, corrupt } = await readJournal(journal);
+    expect(corrupt).toEqual([]);
+    for (const line of (await readFile(journal, 'utf8')).trim().split('\n')) expect(LeaseEventSchema.safeParse(JSON.parse(line)).success).toBe(true);
+    // Replay the journal: after every event, no two live leases of different holders overlap.
+    const live = new Map<string, { lane: string; holder: string }>();
+    let acquired = 0;
+    for (const event of events) {
+      if (event.op === 'acquire') {
+        for (const other of live.values()) {
+          if (other.holder !== event.holder) expect(lanesOverlap(other.lane, event.lane), `${event.holder} took ${event.lane} while ${other.holder} held ${other.lane}`).toBe(false);
+        }
+        live.set(event.id, { lane: event.lane, holder: event.holder });
+        acquired++;
+      } else if (event.op === 'release') live.delete(event.id);
+    }
+    expect(acquired).toBeGreaterThan(8);
+    expect(live.size).toBe(0);
+  }, 120_000);
+});
