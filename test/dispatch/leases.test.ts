@@ -42,6 +42,9 @@ describe('the lease fold', () => {
     expect(lanesOverlap('packages/a', 'packages/a/src/x.ts')).toBe(true);
     expect(lanesOverlap('packages/a/src/x.ts', 'packages/a/')).toBe(true);
     expect(lanesOverlap('packages/a', 'packages/ab')).toBe(false);
+    // `.` is the whole repository: it overlaps every lane.
+    expect(lanesOverlap('.', 'packages/a/src/x.ts')).toBe(true);
+    expect(lanesOverlap('docs', './')).toBe(true);
   });
 });
 

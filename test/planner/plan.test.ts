@@ -152,6 +152,17 @@ describe('classify', () => {
     expect(waveNumbers(result)).toEqual([[2, 3]]);
   });
 
+  it('holds a serial issue while anyone else holds any lease, and every issue under a whole-repository lease', () => {
+    const elsewhere = [{ id: 'l1', lane: 'docs', holder: 'agent-7', until: '2026-11-29T13:00:00.000Z' }];
+    const result = plan([touching(1, 'package.json'), touching(2, 'packages/web/src/view.ts')], {}, { leases: elsewhere });
+    expect(result.plan.held.map((h) => h.number)).toEqual([1]);
+    expect(waveNumbers(result)).toEqual([[2]]);
+    const whole = [{ id: 'l2', lane: '.', holder: 'agent-8', until: '2026-11-29T13:00:00.000Z' }];
+    const blocked = plan([touching(1, 'package.json'), touching(2, 'packages/web/src/view.ts')], {}, { leases: whole });
+    expect(blocked.plan.held.map((h) => [h.number, h.lease.lane])).toEqual([[1, '.'], [2, '.']]);
+    expect(blocked.plan.waves).toEqual([]);
+  });
+
   it('runs an issue touching a root file or a configured serial path alone', () => {
     const result = plan([touching(1, 'package.json'), touching(2, 'docs/guide.md'), touching(3, 'packages/web/src/view.ts'), touching(4, 'README.md')], {
       serial: ['docs/**'],

@@ -10,6 +10,8 @@ import { runInit } from './commands/init.js';
 import { runLease } from './commands/lease.js';
 import { runPlan } from './commands/plan.js';
 import { runSchema } from './commands/schema.js';
+import { runStatus } from './commands/status.js';
+import { runSupervisor } from './commands/supervise.js';
 import { exitCodeFor, formatError, UsageError } from './errors.js';
 import { processIo, type CliIo } from './io.js';
 import { nearest } from './args.js';
@@ -25,6 +27,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   dispatch: { run: runDispatch, summary: 'Show (--dry-run) the command that starts one agent per issue of a wave' },
   graph: { run: runGraph, summary: 'Report on the import graph: packages, hubs, barrels, unresolved imports' },
   lease: { run: runLease, summary: 'Acquire, release, renew or list exclusive leases on lanes and paths' },
+  status: { run: runStatus, summary: 'List agent runs: status, duration, log; settle stale ones (--reap)' },
   schema: { run: runSchema, summary: 'Print the JSON Schema of the plan, the config file or the graph report' },
   init: { run: runInit, summary: 'Write a starting waves.config.json (with its JSON Schema)' },
 };
@@ -71,6 +74,8 @@ export async function main(argv: readonly string[], rawIo: CliIo = processIo()):
       io.stdout(`${VERSION}\n`);
       return 0;
     }
+    // The supervisor of one agent run: internal, started by waves dispatch.
+    if (name === '__run') return await runSupervisor(rest, io);
     const command = COMMANDS[name];
     if (!command) {
       const hint = nearest(name, Object.keys(COMMANDS));

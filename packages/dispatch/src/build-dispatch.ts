@@ -75,47 +75,44 @@ export function renderVerify(argv: readonly string[], paths: readonly string[], 
   });
 }
 
+/** The dispatch of one issue of the plan (any wave): its agent argv, worktree, model and prompt. */
+export function buildIssueDispatch(plan: Plan, issue: PlanIssue, options: DispatchOptions): IssueDispatch {
+  const backlog = options.issues.get(issue.number);
+  const { model, rule } = modelFor(issue, options.routing, options.modelOverride);
+  const branch = `waves/issue-${issue.number}`;
+  const worktreePath = options.worktree ? path.posix.join(options.worktree.dir, `issue-${issue.number}`) : null;
+  const worktree = options.worktree && worktreePath ? { path: worktreePath, branch, argv: ['git', 'worktree', 'add', '-b', branch, worktreePath, options.worktree.base] } : null;
+  const others = plan.waves.flatMap((w) => w.issues).filter((o) => o.number !== issue.number).flatMap((o) => o.paths.map((p) => `${p} (#${o.number})`));
+  const packages = options.packagesOf(issue.paths);
+  const verify = (options.verify ?? []).map((argv) => shellQuote(renderVerify(argv, issue.paths, packages)));
+  const prompt = renderPrompt(options.promptTemplate, {
+    number: issue.number,
+    title: issue.title,
+    body: backlog?.body ?? '',
+    url: issue.url,
+    lanes: issue.lanes,
+    fence: issue.paths,
+    forbidden: [...options.protectedPaths, ...others],
+    verify,
+    tier: issue.tier,
+    model,
+  });
+  const command = renderCommand(options.agent, {
+    number: String(issue.number),
+    title: issue.title,
+    prompt,
+    model: model ?? '',
+    lane: issue.lanes.join(','),
+    paths: issue.paths.join(' '),
+    worktree: worktree?.path ?? '',
+    branch,
+  });
+  return { number: issue.number, title: issue.title, tier: issue.tier, modelRule: rule, model, command, cwd: worktree?.path ?? null, worktree, prompt };
+}
+
 export function buildDispatch(plan: Plan, options: DispatchOptions): WaveDispatch[] {
   validateTemplate(options.agent);
   const wanted = options.waves ?? [1];
   const selected = wanted === 'all' ? plan.waves : plan.waves.filter((w) => wanted.includes(w.index));
-  const allPaths = plan.waves.flatMap((w) => w.issues.map((i) => ({ number: i.number, paths: i.paths })));
-  return selected.map((wave) => ({
-    index: wave.index,
-    kind: wave.kind,
-    issues: wave.issues.map((issue) => {
-      const backlog = options.issues.get(issue.number);
-      const { model, rule } = modelFor(issue, options.routing, options.modelOverride);
-      const branch = `waves/issue-${issue.number}`;
-      const worktree = options.worktree
-        ? { path: path.posix.join(options.worktree.dir, `issue-${issue.number}`), branch, argv: ['git', 'worktree', 'add', '-b', branch, path.posix.join(options.worktree.dir, `issue-${issue.number}`), options.worktree.base] }
-        : null;
-      const others = allPaths.filter((o) => o.number !== issue.number).flatMap((o) => o.paths.map((p) => `${p} (#${o.number})`));
-      const packages = options.packagesOf(issue.paths);
-      const verify = (options.verify ?? []).map((argv) => shellQuote(renderVerify(argv, issue.paths, packages)));
-      const prompt = renderPrompt(options.promptTemplate, {
-        number: issue.number,
-        title: issue.title,
-        body: backlog?.body ?? '',
-        url: issue.url,
-        lanes: issue.lanes,
-        fence: issue.paths,
-        forbidden: [...options.protectedPaths, ...others],
-        verify,
-        tier: issue.tier,
-        model,
-      });
-      const command = renderCommand(options.agent, {
-        number: String(issue.number),
-        title: issue.title,
-        prompt,
-        model: model ?? '',
-        lane: issue.lanes.join(','),
-        paths: issue.paths.join(' '),
-        worktree: worktree?.path ?? '',
-        branch,
-      });
-      return { number: issue.number, title: issue.title, tier: issue.tier, modelRule: rule, model, command, cwd: worktree?.path ?? null, worktree, prompt };
-    }),
-  }));
+  return selected.map((wave) => ({ index: wave.index, kind: wave.kind, issues: wave.issues.map((issue) => buildIssueDispatch(plan, issue, options)) }));
 }

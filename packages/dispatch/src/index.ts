@@ -17,7 +17,7 @@ export { AGENT_PRESETS, agentTemplate, AgentTemplateError, PLACEHOLDERS, renderC
 export type { AgentTemplate, CommandValues, Placeholder } from './agents/agent-command.js';
 export { DEFAULT_PROMPT_TEMPLATE, quoteBody, renderPrompt } from './prompt/render-prompt.js';
 export type { PromptContext } from './prompt/render-prompt.js';
-export { buildDispatch, modelFor, renderVerify } from './build-dispatch.js';
+export { buildDispatch, buildIssueDispatch, modelFor, renderVerify } from './build-dispatch.js';
 export type { DispatchOptions, IssueDispatch, WaveDispatch, WorktreeCommand } from './build-dispatch.js';
 export { quoteArg, shellQuote } from './shell-quote.js';
 export { AgentConfigSchema, DispatchConfigShape, LeasesConfigSchema, PromptConfigSchema, RoutingConfigSchema, TierSchema } from './config-schema.js';
@@ -37,3 +37,9 @@ export {
   withJournalLock,
 } from './leases/lease-journal.js';
 export type { AcquireResult, ChangeResult, CorruptLine, JournalRead, LeaseRequest } from './leases/lease-journal.js';
+export { isAlive, readRecord, readRecords, RunRecordSchema, RUNS_DIR, runFiles, runId, stamp, TERMINAL, viewStatus, writeRecord } from './runs/run-record.js';
+export type { RecordListing, RunRecord, RunView, TerminalStatus } from './runs/run-record.js';
+export { killGroup, superviseRun } from './runs/supervise.js';
+export type { SuperviseOptions } from './runs/supervise.js';
+export { runWave } from './runs/run-wave.js';
+export type { RunEvent, RunWaveOptions, WaveResult } from './runs/run-wave.js';

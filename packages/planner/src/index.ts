@@ -5,7 +5,7 @@
 export { analyzePlan, planWaves, resolvePlanOptions, scopeOptionsFor, summaryLine } from './plan.js';
 export type { PlanAnalysis, PlanInput } from './plan.js';
 export { verifyPlan } from './verify/verify-plan.js';
-export { decideAcquire, foldLeases, lanesOverlap, LeaseEventSchema, normaliseLane } from './leases/fold-leases.js';
+export { decideAcquire, foldLeases, lanesOverlap, LeaseEventSchema, normaliseLane, WHOLE_REPOSITORY } from './leases/fold-leases.js';
 export type { AcquireDecision, Lease, LeaseEvent } from './leases/fold-leases.js';
 export { DEFAULT_TIER, routeTier } from './classify/route-tier.js';
 export type { RoutingRules, TierChoice } from './classify/route-tier.js';
@@ -49,6 +49,7 @@ export type { Conflict, ConflictUnit } from './conflicts/find-conflicts.js';
 export { leafLabel, rollUpLeaves } from './conflicts/roll-up-leaves.js';
 export type { Leaf } from './conflicts/roll-up-leaves.js';
 export { partitionWaves } from './waves/partition-waves.js';
+export { nextCandidate } from './waves/next-candidate.js';
 export type { PartitionProblem, PartitionResult } from './waves/partition-waves.js';
 
 // Adapters: these read the file system and run git.

@@ -1,20 +1,27 @@
 /**
- * `waves dispatch --dry-run`: plans like `waves plan`, then shows the exact command that would
- * start one agent per issue — shell-quoted, so it can be pasted and runs exactly that argv — with
- * the tier, the model and the rule that chose it. Nothing is started, written or leased.
+ * `waves dispatch`: plans like `waves plan`, then runs one wave — one supervised agent per issue
+ * under leases on its paths (see runWave). With `--dry-run` it only shows the exact command that
+ * would start each agent — shell-quoted, so it can be pasted and runs exactly that argv — with
+ * the tier, the model and the rule that chose it; nothing is started, written or leased.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { agentTemplate, AgentTemplateError, buildDispatch, DEFAULT_PROMPT_TEMPLATE } from '@waves/dispatch';
-import { BUILTIN_SERIAL_GLOBS, ConfigError, planWaves, verifyPlan } from '@waves/planner';
+import { fileURLToPath } from 'node:url';
+import { agentTemplate, AgentTemplateError, buildDispatch, DEFAULT_PROMPT_TEMPLATE, parseDuration, RUNS_DIR, runWave, type DispatchOptions, type RunEvent } from '@waves/dispatch';
+import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, verifyPlan } from '@waves/planner';
 import { intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { renderDispatch, dispatchJson } from '../render/dispatch-preview.js';
+import { renderRuns } from '../render/runs-table.js';
+import { safeText } from '../render/safe-text.js';
 import { loadPlanInput, SOURCE_FLAGS } from './plan-input.js';
 
 export const DISPATCH_FLAGS: FlagSpecs = {
   'dry-run': { type: 'boolean', description: 'Show the commands; start, write and lease nothing' },
+  concurrency: { type: 'string', value: 'N', description: 'Most agents running at once', default: 'the wave size' },
+  timeout: { type: 'string', value: 'DURATION', description: 'Stop an agent still running after this (30m, 2h)', default: 'none' },
+  detach: { type: 'boolean', description: 'Return once every agent is started (waves status follows them)' },
   agent: { type: 'string', value: 'NAME', description: 'opencode, claude, codex, or an agent of the config', default: 'opencode' },
   model: { type: 'string', value: 'M', description: 'One model for every agent of the run (overrides routing)' },
   worktree: { type: 'boolean', description: 'One git worktree per issue, on branch waves/issue-N' },
@@ -25,13 +32,22 @@ export const DISPATCH_FLAGS: FlagSpecs = {
   ...SOURCE_FLAGS,
 };
 
-export const DISPATCH_HELP = `Usage: waves dispatch --dry-run [--agent NAME] [--model M] [--worktree] [--wave K | --all-waves] [plan flags]
+export const DISPATCH_HELP = `Usage: waves dispatch [--dry-run] [--agent NAME] [--model M] [--worktree [--base REF]] [--wave K] [plan flags]
 
-Plans the backlog as waves plan does, then shows, per wave, the exact command that would start
-one coding agent per issue: the agent's argv shell-quoted for POSIX shells (paste it and it runs
-exactly that argv), the worker prompt it carries (the issue quoted as data, its fence, the
-paths it must not touch, the verification commands, the receipt to return), the tier and model
-routing chose and the rule that chose them. With --worktree, also the git worktree add of each.
+Plans the backlog as waves plan does and starts one coding agent per issue of a wave (the first
+by default), under exclusive leases on each issue's paths:
+  - an issue whose lease is refused (another orchestrator holds its scope) is skipped with a
+    message, and the next candidate that fits the wave takes its place;
+  - --worktree gives each agent a git worktree on branch waves/issue-N (from --base, default HEAD);
+  - each agent runs with no shell and stdin closed; its stdout and stderr go to
+    .dispatch-runs/resolve-<N>-<stamp>.log, its pid to .pid, its run record to .json (status,
+    exit code, times, leases), settled whatever the ending: succeeded, failed, timed_out, cancelled;
+  - at most --concurrency agents at once; --timeout stops an agent (its whole process group);
+  - in the foreground (the default) waves waits, with a live line per agent on a terminal, and
+    Ctrl-C stops every agent, records them cancelled and releases their leases (exit code 130);
+    --detach returns once every agent is started (waves status follows them).
+With --dry-run nothing is started, written or leased: each command is shown shell-quoted for POSIX
+shells (paste it and it runs exactly that argv) with its prompt, tier, model and routing rule.
 
 Options:
 ${renderFlags(DISPATCH_FLAGS)}
@@ -39,12 +55,14 @@ ${renderFlags(DISPATCH_FLAGS)}
 Examples:
   waves dispatch --dry-run --top 10 --from-issues examples/backlog.json --root examples/shop
   waves dispatch --dry-run --agent claude --model claude-sonnet-4-5 --all-waves
-  waves dispatch --dry-run --agent mytool --worktree --json > dispatch.json
+  waves dispatch --agent mytool --worktree --timeout 30m
+  waves dispatch --wave 2 --concurrency 2 --detach && waves status
 
 Agents: opencode (opencode run --title … --model … PROMPT), claude (claude --print --model …
 PROMPT), codex (codex exec --model … PROMPT), or any agent of waves.config.json
 ("agents": {"mytool": {"command": ["mytool", "--title", "{title}", "{prompt}"]}}).
-Exit codes: 0 shown, 2 bad flag, input or config, 1 failure.
+Exit codes: 0 every agent succeeded (or started, with --detach; or shown, with --dry-run),
+1 an agent failed or timed out, 2 bad flag, input or config, 130 cancelled.
 `;
 
 export async function runDispatch(argv: readonly string[], io: CliIo): Promise<number> {
@@ -53,13 +71,17 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
     io.stdout(DISPATCH_HELP);
     return 0;
   }
-  if (!values['dry-run']) {
-    throw new UsageError('dispatch: spawning agents is not available in this version; pass --dry-run to preview the commands');
-  }
+  const dryRun = Boolean(values['dry-run']);
   const wave = intFlag(values, 'wave', 1);
   if (wave !== undefined && values['all-waves']) throw new UsageError('--wave and --all-waves pick the waves twice; use one');
+  if (!dryRun && values['all-waves']) throw new UsageError('--all-waves: a run dispatches one wave at a time (preview them all with --dry-run)');
+  if (!dryRun && values.json) throw new UsageError('--json: only with --dry-run (waves status --json reports runs)');
+  const concurrency = intFlag(values, 'concurrency', 1);
+  const timeoutText = stringFlag(values, 'timeout');
+  const timeoutMs = timeoutText === undefined ? null : parseDuration(timeoutText);
+  if (timeoutText !== undefined && timeoutMs === null) throw new UsageError(`--timeout: expected a duration such as 30m or 2h, got ${JSON.stringify(timeoutText)}`);
   // A dry run writes nothing, not even the graph cache.
-  const { input, config, root } = await loadPlanInput(values, io, { writeCache: false });
+  const { input, config, root, journal, holder } = await loadPlanInput(values, io, { writeCache: !dryRun });
   let agent;
   try {
     agent = agentTemplate(stringFlag(values, 'agent') ?? 'opencode', config.config.agents ?? {});
@@ -75,32 +97,132 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
       throw new ConfigError(`config prompt.file ${config.config.prompt.file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
   }
-  const plan = planWaves(input);
+  const analysis = analyzePlan(input);
+  const { plan } = analysis;
   const violations = verifyPlan(plan, input);
   if (violations.length > 0) throw new Error(`the plan failed verification: ${violations.map((v) => v.message).join('; ')}`);
   if (wave !== undefined && !plan.waves.some((w) => w.index === wave)) {
     throw new UsageError(`--wave ${wave}: the plan has ${plan.waves.length} wave(s)`);
   }
   const packages = input.repo.packages.filter((p) => p.dir !== '');
+  const dispatchOptions: DispatchOptions = {
+    agent,
+    routing: config.config.routing,
+    modelOverride: stringFlag(values, 'model') ?? null,
+    promptTemplate,
+    verify: config.config.verify,
+    issues: new Map(input.issues.map((i) => [i.number, i])),
+    protectedPaths: [...BUILTIN_SERIAL_GLOBS.map((g) => g.replace(/^\*\*\//, '')), ...(config.config.serial ?? [])],
+    packagesOf: (paths) => [...new Set(paths.flatMap((p) => packages.filter((pkg) => p === `${pkg.dir}/` || p.startsWith(`${pkg.dir}/`)).map((pkg) => pkg.name)))].sort(),
+    worktree: values.worktree ? { base: stringFlag(values, 'base') ?? 'HEAD', dir: '.waves/worktrees' } : null,
+    waves: values['all-waves'] ? 'all' : [wave ?? 1],
+  };
   let waves;
   try {
-    waves = buildDispatch(plan, {
-      agent,
-      routing: config.config.routing,
-      modelOverride: stringFlag(values, 'model') ?? null,
-      promptTemplate,
-      verify: config.config.verify,
-      issues: new Map(input.issues.map((i) => [i.number, i])),
-      protectedPaths: [...BUILTIN_SERIAL_GLOBS.map((g) => g.replace(/^\*\*\//, '')), ...(config.config.serial ?? [])],
-      packagesOf: (paths) => [...new Set(paths.flatMap((p) => packages.filter((pkg) => p === `${pkg.dir}/` || p.startsWith(`${pkg.dir}/`)).map((pkg) => pkg.name)))].sort(),
-      worktree: values.worktree ? { base: stringFlag(values, 'base') ?? 'HEAD', dir: '.waves/worktrees' } : null,
-      waves: values['all-waves'] ? 'all' : [wave ?? 1],
-    });
+    waves = buildDispatch(plan, dispatchOptions);
   } catch (error) {
     if (error instanceof AgentTemplateError) throw new ConfigError(`config agents: ${error.message}`);
     throw error;
   }
-  if (values.json) io.stdout(`${JSON.stringify(dispatchJson(plan, waves), null, 2)}\n`);
-  else io.stdout(renderDispatch(plan, waves, { agent: agent.name, modelOverride: stringFlag(values, 'model') ?? null, terminal: io.stdoutIsTTY ?? false }));
-  return 0;
+  if (dryRun) {
+    if (values.json) io.stdout(`${JSON.stringify(dispatchJson(plan, waves), null, 2)}\n`);
+    else io.stdout(renderDispatch(plan, waves, { agent: agent.name, modelOverride: stringFlag(values, 'model') ?? null, terminal: io.stdoutIsTTY ?? false }));
+    return 0;
+  }
+  if (plan.waves.length === 0) {
+    io.stderr('waves: nothing to dispatch: the plan has no wave\n');
+    return 0;
+  }
+  const index = wave ?? 1;
+  const size = plan.waves.find((w) => w.index === index)!.issues.length;
+  const ttlText = config.config.leases?.ttl ?? '1h';
+  // A lease outlives the run it covers: at least the timeout, at least the configured time.
+  const ttlMs = Math.max(parseDuration(ttlText) ?? 3_600_000, (timeoutMs ?? 0) + 600_000);
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const live = io.stderrIsTTY ? startTicker(io) : null;
+  try {
+    const result = await runWave({
+      root,
+      runsDir: path.join(root, RUNS_DIR),
+      journal,
+      holder,
+      ttlMs,
+      agentName: agent.name,
+      analysis,
+      plan,
+      waveIndex: index,
+      dispatch: dispatchOptions,
+      worktreeBase: values.worktree ? (stringFlag(values, 'base') ?? 'HEAD') : null,
+      concurrency: concurrency ?? size,
+      timeoutMs,
+      detach: Boolean(values.detach),
+      supervisor: [process.execPath, SUPERVISOR_BIN, '__run'],
+      now: () => io.now(),
+      signal: controller.signal,
+      onEvent: (event) => {
+        live?.update(event);
+        io.stderr(`${describeEvent(event)}\n`);
+      },
+    });
+    live?.stop();
+    io.stdout(renderRuns(result.records.map((record) => ({ record, view: record.status })), { root }));
+    if (result.cancelled) return 130;
+    if (values.detach) return 0;
+    return result.records.every((r) => r.status === 'succeeded') ? 0 : 1;
+  } catch (error) {
+    live?.stop();
+    if (error instanceof Error && error.message.startsWith('--detach')) throw new UsageError(error.message);
+    throw error;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+/** The bin that starts supervisors: the one this process runs from. */
+const SUPERVISOR_BIN = fileURLToPath(new URL('../../bin/waves.js', import.meta.url));
+
+function describeEvent(event: RunEvent): string {
+  switch (event.type) {
+    case 'refused':
+      return `waves: #${event.number} skipped: ${event.lane} is leased by ${safeText(event.holder)} until ${event.until}`;
+    case 'skipped':
+      return `waves: #${event.number} skipped: ${safeText(event.reason)}`;
+    case 'reused':
+      return `waves: #${event.number} continues in its worktree ${event.path} (${event.branch})`;
+    case 'candidate':
+      return `waves: #${event.number} takes the place of #${event.replacing}`;
+    case 'started':
+      return `waves: #${event.number} started (${event.record.id}, log ${path.basename(event.record.log)})`;
+    case 'ended':
+      return `waves: #${event.number} ${event.record.status}${event.record.reason ? `: ${safeText(event.record.reason)}` : ''}`;
+    case 'cancelling':
+      return `waves: stopping ${event.running.map((n) => `#${n}`).join(', ') || 'nothing'}; their leases are released`;
+  }
+}
+
+/** A live line on a terminal: every running agent and how long it has run. */
+function startTicker(io: CliIo): { update: (event: RunEvent) => void; stop: () => void } {
+  const running = new Map<number, number>();
+  const draw = () => {
+    const now = Date.now();
+    const parts = [...running].map(([n, since]) => `#${n} ${Math.round((now - since) / 1000)}s`);
+    io.stderr(`\r\u001b[2Kwaves: running ${parts.join(' · ') || 'nothing'}`);
+  };
+  const timer = setInterval(draw, 1000);
+  timer.unref();
+  return {
+    update(event) {
+      io.stderr('\r\u001b[2K');
+      if (event.type === 'started') running.set(event.number, Date.parse(event.record.startedAt));
+      if (event.type === 'ended') running.delete(event.number);
+    },
+    stop() {
+      clearInterval(timer);
+      io.stderr('\r\u001b[2K');
+    },
+  };
 }

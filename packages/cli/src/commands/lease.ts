@@ -6,7 +6,7 @@
 import path from 'node:path';
 import Table from 'cli-table3';
 import { acquireLease, DEFAULT_JOURNAL, defaultHolder, listLeases, parseDuration, readJournal, releaseLease, renewLease } from '@waves/dispatch';
-import { assertDirectory, createRepoTree, listRepoFiles, readWorkspace, resolveLaneName } from '@waves/planner';
+import { assertDirectory, createRepoTree, listRepoFiles, normaliseLane, readWorkspace, resolveLaneName, WHOLE_REPOSITORY } from '@waves/planner';
 import { parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { loadConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
@@ -33,7 +33,9 @@ export const LEASE_HELP = `Usage: waves lease acquire LANE [--holder H] [--ttl 1
 Exclusive, expiring claims on a lane (a workspace package or directory name) or a path, kept in
 the journal .waves/leases.jsonl (leases.journal in the config) and shared by every orchestrator
 on the machine. acquire is refused while another holder's live lease covers the same path, one
-inside it or one around it. waves plan puts issues whose scope a lease covers in "held".
+inside it or one around it. The lane . is the whole repository: waves dispatch takes it for a
+serial issue (one that must run alone), and a serial issue waits while any other lease is held.
+waves plan puts issues whose scope a lease covers in "held".
 
 Options:
 ${renderFlags(LEASE_FLAGS)}
@@ -65,8 +67,9 @@ async function journalOf(values: ReturnType<typeof parseCommandArgs>['values'], 
 
 /** A lane name (`cli`) becomes the directory it names; a path stays as written. */
 async function laneToPath(root: string, lane: string): Promise<string> {
-  const clean = lane.trim().replace(/^\.\/+/, '').replace(/\/+$/, '');
-  if (clean === '' || clean.split('/').includes('..') || path.isAbsolute(clean) || clean.startsWith('~')) {
+  const clean = normaliseLane(lane);
+  if (clean === WHOLE_REPOSITORY) return clean; // the whole repository, as a serial issue takes it
+  if ( clean.split('/').includes('..') || path.isAbsolute(clean) || clean.startsWith('~')) {
     throw new UsageError(`lease: ${JSON.stringify(lane)} is not a lane or a path inside the repository`);
   }
   const { files } = await listRepoFiles(root);

@@ -7,6 +7,7 @@
 import type { PlanOptions } from '../schema/options-schema.js';
 import type { IssueScope, ScopeLeaf } from '../scope/extract-scope.js';
 import { containsPath, type RepoTree } from '../scope/repo-tree.js';
+import { normaliseLane, WHOLE_REPOSITORY } from '../leases/fold-leases.js';
 import { resolveLaneName } from '../scope/resolve-lane.js';
 import { matchHub } from '../scope/hub-paths.js';
 import { matchSerial, type SerialMatch } from '../scope/serial-paths.js';
@@ -97,7 +98,8 @@ function childBudget(scope: IssueScope, options: ClassifyInput['options']): numb
 }
 
 function leasePath(lease: ActiveLease, tree: RepoTree): RepoPath {
-  const lane = lease.lane.replace(/^\.\/+/, '').replace(/\/+$/, '');
+  const lane = normaliseLane(lease.lane);
+  if (lane === WHOLE_REPOSITORY) return ''; // contains every path
   if (tree.isFile(lane) || tree.isDir(lane)) return lane;
   return resolveLaneName(lane, tree) ?? lane;
 }
@@ -186,6 +188,11 @@ export function classifyIssues(input: ClassifyInput): Classification {
     for (const leaf of scope.leaves) {
       serial = matchSerial(leaf, tree, options.serial) ?? matchHub(leaf, tree, input.graph, options);
       if (serial) break;
+    }
+    // A serial issue runs alone: while anyone else holds any lease, it waits.
+    if (serial && activeLeases.length > 0) {
+      buckets.set(issue.number, { bucket: 'held', lease: activeLeases[0]!.lease, leasePath: activeLeases[0]!.path });
+      continue;
     }
     buckets.set(issue.number, { bucket: 'dispatchable', serial });
   }

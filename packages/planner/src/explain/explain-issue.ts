@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { serialConflicts, type Conflict } from '../conflicts/find-conflicts.js';
 import { leafLabel } from '../conflicts/roll-up-leaves.js';
 import type { PlanAnalysis } from '../plan.js';
-import type { IssueNumber } from '../types.js';
+import { lanesOverlap } from '../leases/fold-leases.js';
+import type { ActiveLease, IssueNumber } from '../types.js';
 
 export const IssueExplanationSchema = z.object({
   number: z.number().int().positive(),
@@ -128,7 +129,13 @@ export function explainIssue(analysis: PlanAnalysis, number: IssueNumber, backlo
     : tri
       ? ['triage', tri.reason]
       : held
-        ? ['held', `its scope overlaps ${held.lease.lane}, leased by ${held.lease.holder} until ${held.lease.until}`]
+        ? ['held', heldReason(held.lease, scope.leaves.map((leaf) => leaf.path))]
         : ['deferred', deferred?.reason ?? 'deferred'];
   return { ...base, bucket: kind, wave: null, reason, serial: unit?.serial?.reason ?? null, conflicts, earlierWaves: [] };
+}
+
+function heldReason(lease: Pick<ActiveLease, 'lane' | 'holder' | 'until'>, paths: readonly string[]): string {
+  const by = `leased by ${lease.holder} until ${lease.until}`;
+  if (paths.some((p) => lanesOverlap(p, lease.lane))) return `its scope overlaps ${lease.lane}, ${by}`;
+  return `it runs alone (serial) and ${lease.lane} is ${by}`;
 }

@@ -29,15 +29,19 @@ export interface Lease extends ActiveLease {
   since: string;
 }
 
-/** `./packages/cli/` → `packages/cli`: leases compare normalised paths. */
+/** The lane of the whole repository: held by a serial issue, it overlaps every other lane. */
+export const WHOLE_REPOSITORY = '.';
+
+/** `./packages/cli/` → `packages/cli`, `./` → `.` (the root): leases compare normalised paths. */
 export function normaliseLane(lane: string): string {
-  return lane.trim().replace(/^\.\/+/, '').replace(/\/+$/, '');
+  const path = lane.trim().replace(/^(\.\/+)+/, '').replace(/\/+$/, '');
+  return path === '' ? WHOLE_REPOSITORY : path;
 }
 
 export function lanesOverlap(a: string, b: string): boolean {
   const x = normaliseLane(a);
   const y = normaliseLane(b);
-  return containsPath(x, y) || containsPath(y, x);
+  return x === WHOLE_REPOSITORY || y === WHOLE_REPOSITORY || containsPath(x, y) || containsPath(y, x);
 }
 
 /** Every lease alive at `now`, in the order they were acquired. */

@@ -1,0 +1,11 @@
+/** `waves __run RECORD`: the supervisor of one agent run (started by waves dispatch, not by people). */
+import path from 'node:path';
+import { superviseRun } from '@waves/dispatch';
+import { UsageError } from '../errors.js';
+import type { CliIo } from '../io.js';
+
+export async function runSupervisor(argv: readonly string[], io: CliIo): Promise<number> {
+  if (argv.length !== 1) throw new UsageError('__run: expected one run record');
+  const record = await superviseRun(path.resolve(io.cwd, argv[0]!), { now: () => io.now() });
+  return record.status === 'succeeded' ? 0 : 1;
+}

@@ -1,0 +1,27 @@
+/** Run records as a table for people. */
+import path from 'node:path';
+import Table from 'cli-table3';
+import type { RunRecord, RunView } from '@waves/dispatch';
+import { safeText } from './safe-text.js';
+
+export function duration(record: RunRecord, now = Date.now()): string {
+  const end = record.endedAt ? Date.parse(record.endedAt) : now;
+  const seconds = Math.max(0, Math.round((end - Date.parse(record.startedAt)) / 1000));
+  return seconds < 60 ? `${seconds}s` : seconds < 3600 ? `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s` : `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+export function renderRuns(rows: readonly { record: RunRecord; view: RunView }[], options: { root: string }): string {
+  if (rows.length === 0) return 'No run.\n';
+  const table = new Table({ head: ['Run', 'Issue', 'Status', 'Duration', 'Log'], style: { head: [], border: [] } });
+  for (const { record, view } of rows) {
+    const status = view === record.status ? view : `${view} (was ${record.status})`;
+    table.push([
+      record.id,
+      `#${record.issue.number} ${safeText(record.issue.title, 40)}`,
+      `${status}${record.exitCode !== null && view !== 'succeeded' ? ` (exit ${record.exitCode})` : ''}`,
+      duration(record),
+      path.relative(options.root, record.log),
+    ]);
+  }
+  return `${table.toString()}\n`;
+}

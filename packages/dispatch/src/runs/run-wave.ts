@@ -1,0 +1,239 @@
+/**
+ * Runs one wave: for each issue, in rank order, take leases on its paths (all or none); when a
+ * lease is refused, skip the issue and take the next candidate that fits; optionally create its
+ * git worktree; write its run record and start its supervisor, at most `concurrency` at a time.
+ * In the foreground, wait for every run and stop them all on abort (Ctrl-C); detached, return
+ * once every supervisor is started.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { execa } from 'execa';
+import { nextCandidate, WHOLE_REPOSITORY, type Plan, type PlanAnalysis, type PlanIssue } from '@waves/planner';
+import { buildIssueDispatch, type DispatchOptions } from '../build-dispatch.js';
+import { acquireLeases, releaseLeases } from '../leases/lease-journal.js';
+import { readRecord, runFiles, runId, TERMINAL, writeRecord, type RunRecord } from './run-record.js';
+import { killGroup } from './supervise.js';
+
+export type RunEvent =
+  | { type: 'refused'; number: number; lane: string; holder: string; until: string }
+  | { type: 'skipped'; number: number; reason: string }
+  | { type: 'candidate'; number: number; replacing: number }
+  | { type: 'reused'; number: number; path: string; branch: string }
+  | { type: 'started'; number: number; record: RunRecord }
+  | { type: 'ended'; number: number; record: RunRecord }
+  | { type: 'cancelling'; running: number[] };
+
+export interface RunWaveOptions {
+  root: string;
+  runsDir: string;
+  journal: string;
+  holder: string;
+  ttlMs: number;
+  agentName: string;
+  analysis: PlanAnalysis;
+  plan: Plan;
+  waveIndex: number;
+  dispatch: DispatchOptions;
+  /** Create a worktree per issue from this ref. */
+  worktreeBase: string | null;
+  concurrency: number;
+  timeoutMs: number | null;
+  detach: boolean;
+  /** How to start a supervisor: argv to which the record file is appended. */
+  supervisor: readonly string[];
+  now: () => Date;
+  onEvent?: (event: RunEvent) => void;
+  signal?: AbortSignal;
+  /** Between SIGTERM and SIGKILL when stopping (default 5 s). */
+  graceMs?: number;
+}
+
+export interface WaveResult {
+  records: RunRecord[];
+  skipped: { number: number; reason: string }[];
+  cancelled: boolean;
+}
+
+export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
+  const { plan, analysis } = options;
+  const wave = plan.waves.find((w) => w.index === options.waveIndex);
+  if (!wave) throw new Error(`the plan has no wave ${options.waveIndex}`);
+  const emit = options.onEvent ?? (() => undefined);
+  const issuesByNumber = new Map<number, PlanIssue>(plan.waves.flatMap((w) => w.issues.map((i) => [i.number, i] as const)));
+  await mkdir(options.runsDir, { recursive: true });
+  // Logs and records are local state, never commits.
+  await writeFile(path.join(options.runsDir, '.gitignore'), '*\n', { flag: 'wx' }).catch(() => undefined);
+
+  const queue = wave.issues.map((i) => i.number);
+  const started = new Set<number>();
+  const considered = new Set<number>();
+  const skipped: WaveResult['skipped'] = [];
+  const running = new Map<number, { child: ChildProcess; recordFile: string; exited: Promise<void> }>();
+  const records: string[] = [];
+  let cancelled = false;
+
+  /** A plan issue for a candidate outside the planned waves (deferred beyond --max-waves). */
+  const planIssueOf = (n: number): PlanIssue | null => {
+    const known = issuesByNumber.get(n);
+    if (known) return known;
+    const issue = analysis.selected.find((i) => i.number === n);
+    const scope = analysis.scopes.get(n);
+    const leaves = analysis.leaves.get(n);
+    if (!issue || !scope || !leaves) return null;
+    return {
+      number: n, title: issue.title, url: issue.url, lanes: scope.lanes.length > 0 ? scope.lanes : scope.subsystems,
+      paths: leaves.map((l) => (l.dir ? `${l.path}/` : l.path)), tier: 'default', tierRule: 'taken as a candidate', serial: null, dependsOn: [],
+    };
+  };
+
+  const replace = (number: number) => {
+    // It must fit beside every issue of the wave, started or still waiting for a slot.
+    const next = nextCandidate(analysis, new Set([...started, ...queue]), considered);
+    if (next !== null) {
+      considered.add(next);
+      queue.push(next);
+      emit({ type: 'candidate', number: next, replacing: number });
+    }
+  };
+
+  const start = async (number: number): Promise<void> => {
+    considered.add(number);
+    const issue = planIssueOf(number);
+    if (!issue) return;
+    // A serial issue runs alone: it leases the whole repository.
+    const lanes = issue.serial ? [WHOLE_REPOSITORY] : issue.paths.map((p) => p.replace(/\/$/, ''));
+    const date = options.now();
+    const id = runId(number, date);
+    // Each run holds its leases in its own name: another dispatch by the same user is another holder.
+    const leases = await acquireLeases(options.journal, lanes, { holder: `${options.holder}/${id}`, ttlMs: options.ttlMs, now: options.now });
+    const refusal = leases.find((l) => l.status === 'refused');
+    if (refusal && refusal.status === 'refused') {
+      emit({ type: 'refused', number, lane: refusal.heldLane, holder: refusal.holder, until: refusal.until });
+      skipped.push({ number, reason: `${refusal.heldLane} is leased by ${refusal.holder} until ${refusal.until}` });
+      replace(number);
+      return;
+    }
+    const leaseIds = leases.map((l) => l.id);
+    const dispatch = buildIssueDispatch(plan, issue, {
+      ...options.dispatch,
+      worktree: options.worktreeBase === null ? null : { base: options.worktreeBase, dir: '.waves/worktrees' },
+    });
+    let cwd = options.root;
+    if (dispatch.worktree) {
+      const worktree = path.join(options.root, dispatch.worktree.path);
+      const prepared = await prepareWorktree(options.root, worktree, dispatch.worktree.branch, dispatch.worktree.argv);
+      if (prepared.status === 'failed') {
+        await releaseLeases(options.journal, leaseIds, options.now);
+        emit({ type: 'skipped', number, reason: prepared.reason });
+        skipped.push({ number, reason: prepared.reason });
+        replace(number);
+        return;
+      }
+      if (prepared.status === 'reused') emit({ type: 'reused', number, path: dispatch.worktree.path, branch: dispatch.worktree.branch });
+      cwd = worktree;
+    }
+    started.add(number);
+    const files = runFiles(options.runsDir, id);
+    const record: RunRecord = {
+      v: 1, id, issue: { number, title: issue.title }, wave: options.waveIndex, agent: options.agentName,
+      argv: dispatch.command, cwd, model: dispatch.model, tier: issue.tier, leaseIds, leaseTtlMs: options.ttlMs, journal: options.journal,
+      log: files.log, pidFile: files.pidFile,
+      worktree: dispatch.worktree ? { path: cwd, branch: dispatch.worktree.branch, base: options.worktreeBase ?? 'HEAD' } : null,
+      timeoutMs: options.timeoutMs, supervisorPid: null, pid: null, status: 'starting', exitCode: null, signal: null, reason: null,
+      startedAt: date.toISOString(), endedAt: null,
+    };
+    await writeRecord(files.record, record);
+    records.push(files.record);
+    const child = spawn(options.supervisor[0]!, [...options.supervisor.slice(1), files.record], { detached: true, stdio: 'ignore', cwd: options.root });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.once('error', () => undefined);
+    if (options.detach) child.unref();
+    running.set(number, { child, recordFile: files.record, exited });
+    emit({ type: 'started', number, record });
+    // Cancelled while this one was starting: stop it with the others.
+    if (cancelled && child.pid) killGroup(child.pid, 'SIGTERM');
+  };
+
+  let cancelling: Promise<void> | null = null;
+  const cancel = async () => {
+    cancelled = true;
+    emit({ type: 'cancelling', running: [...running.keys()] });
+    for (const { child } of running.values()) if (child.pid) killGroup(child.pid, 'SIGTERM');
+    const grace = options.graceMs ?? 5_000;
+    await Promise.race([Promise.all([...running.values()].map((r) => r.exited)), new Promise((r) => setTimeout(r, grace + 2_000))]);
+    // A supervisor that did not stop in time: stop its agent and settle the record here.
+    for (const { child, recordFile } of running.values()) {
+      const record = await readRecord(recordFile).catch(() => null);
+      if (!record || (TERMINAL as readonly string[]).includes(record.status)) continue;
+      if (record.pid !== null) killGroup(record.pid, 'SIGKILL');
+      if (child.pid) killGroup(child.pid, 'SIGKILL');
+      await writeRecord(recordFile, { ...record, status: 'cancelled', reason: 'cancelled; the supervisor did not answer', endedAt: options.now().toISOString() });
+      await releaseLeases(options.journal, record.leaseIds, options.now).catch(() => undefined);
+    }
+  };
+  const onAbort = () => {
+    cancelling ??= cancel();
+  };
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+
+  if (options.detach && options.concurrency < queue.length) {
+    throw new Error(`--detach starts every agent at once: --concurrency ${options.concurrency} is below the ${queue.length} issues of wave ${options.waveIndex}`);
+  }
+  while ((queue.length > 0 || running.size > 0) && !cancelled) {
+    while (queue.length > 0 && running.size < options.concurrency && !cancelled) await start(queue.shift()!);
+    if (options.detach) {
+      // Every agent is started at once; a replacement only ever takes a skipped issue's place.
+      if (queue.length === 0 || running.size >= options.concurrency) break;
+      continue;
+    }
+    if (running.size === 0) break;
+    // Wait for a run to end, then start the next.
+    const ended = await Promise.race([...running.entries()].map(([n, r]) => r.exited.then(() => n)));
+    const entry = running.get(ended)!;
+    running.delete(ended);
+    const record = await readRecord(entry.recordFile).catch(() => null);
+    if (record) emit({ type: 'ended', number: ended, record });
+  }
+  if (cancelling) {
+    await cancelling;
+    await Promise.all([...running.values()].map((r) => r.exited));
+    for (const [number, entry] of running) {
+      const record = await readRecord(entry.recordFile).catch(() => null);
+      if (record) emit({ type: 'ended', number, record });
+    }
+  }
+  const final: RunRecord[] = [];
+  for (const file of records) {
+    const record = await readRecord(file).catch(() => null);
+    if (record) final.push(record);
+  }
+  return { records: final, skipped, cancelled };
+}
+
+type Prepared = { status: 'created' | 'reused' } | { status: 'failed'; reason: string };
+
+/**
+ * The worktree of an issue: reused when an earlier run left it on the issue's branch (a re-run
+ * continues the work), checked out from the branch when only the branch is left, else created
+ * with `git worktree add -b` from the base.
+ */
+async function prepareWorktree(root: string, dir: string, branch: string, addArgv: readonly string[]): Promise<Prepared> {
+  const git = (args: string[], cwd = root) => execa('git', args, { cwd, reject: false, stdin: 'ignore' });
+  const failed = (what: string, result: { stderr: string; stdout: string }): Prepared => ({
+    status: 'failed',
+    reason: `${what} failed: ${(result.stderr || result.stdout).split('\n')[0]}`,
+  });
+  const head = await git(['rev-parse', '--abbrev-ref', 'HEAD'], dir).catch(() => null);
+  if (head && head.exitCode === 0) {
+    const top = await git(['rev-parse', '--show-toplevel'], dir);
+    if (path.resolve(top.stdout.trim()) === path.resolve(dir)) {
+      if (head.stdout.trim() === branch) return { status: 'reused' };
+      return { status: 'failed', reason: `${path.relative(root, dir)} is a worktree on ${head.stdout.trim()}, not ${branch}` };
+    }
+  }
+  const hasBranch = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]);
+  const result = hasBranch.exitCode === 0 ? await git(['worktree', 'add', dir, branch]) : await git(addArgv.slice(1) as string[]);
+  return result.exitCode === 0 ? { status: 'created' } : failed('git worktree add', result);
+}

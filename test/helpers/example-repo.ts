@@ -1,0 +1,28 @@
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { TempRepo } from './temp-repo.js';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const BIN = path.join(ROOT, 'packages/cli/bin/waves.js');
+export const FAKE_AGENT = path.join(ROOT, 'test/fixtures/agents/fake-agent.mjs');
+
+/** The fake agent as a config agent: `node fake-agent.mjs --issue N PROMPT`. */
+export const FAKE_AGENT_CONFIG = { fake: { command: [process.execPath, FAKE_AGENT, '--issue', '{number}', '{prompt}'] } };
+
+/** Runs the built CLI, stdin closed, never throwing on a non-zero exit. */
+export function waves(args: string[], cwd = ROOT, env: Record<string, string> = {}) {
+  return execa(process.execPath, [BIN, ...args], { cwd, reject: false, stdin: 'ignore', env });
+}
+
+/** A git repository holding a copy of the example (examples/shop with backlog.json and a config). */
+export async function exampleRepo(config: unknown): Promise<TempRepo> {
+  const repo = await TempRepo.create({ 'README.md': '# x\n' });
+  cpSync(path.join(ROOT, 'examples/shop'), repo.root, { recursive: true, filter: (source) => !source.includes('/.waves') });
+  writeFileSync(path.join(repo.root, 'backlog.json'), readFileSync(path.join(ROOT, 'examples/backlog.json'), 'utf8'));
+  writeFileSync(path.join(repo.root, 'waves.config.json'), JSON.stringify(config));
+  await repo.git('add', '-A');
+  await repo.git('-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qm', 'example');
+  return repo;
+}
