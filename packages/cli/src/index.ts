@@ -3,6 +3,7 @@
  * one place (`exitCodeFor`). Secrets from the environment never reach the output.
  */
 import { createRequire } from 'node:module';
+import { runCompare } from './commands/compare.js';
 import { runDispatch } from './commands/dispatch.js';
 import { runExplain } from './commands/explain.js';
 import { runGraph } from './commands/graph.js';
@@ -24,10 +25,11 @@ type Command = (argv: readonly string[], io: CliIo) => Promise<number>;
 const COMMANDS: Record<string, { run: Command; summary: string }> = {
   plan: { run: runPlan, summary: 'Plan the top issues of the backlog into conflict-free waves' },
   explain: { run: runExplain, summary: 'Explain where one issue landed in the plan, and why' },
-  dispatch: { run: runDispatch, summary: 'Show (--dry-run) the command that starts one agent per issue of a wave' },
+  dispatch: { run: runDispatch, summary: 'Run one wave: an agent per issue under leases (--dry-run shows the commands)' },
   graph: { run: runGraph, summary: 'Report on the import graph: packages, hubs, barrels, unresolved imports' },
   lease: { run: runLease, summary: 'Acquire, release, renew or list exclusive leases on lanes and paths' },
   status: { run: runStatus, summary: 'List agent runs: status, duration, log; settle stale ones (--reap)' },
+  compare: { run: runCompare, summary: 'Burndown against a saved plan: closed, progress, remaining waves, new issues' },
   schema: { run: runSchema, summary: 'Print the JSON Schema of the plan, the config file or the graph report' },
   init: { run: runInit, summary: 'Write a starting waves.config.json (with its JSON Schema)' },
 };

@@ -10,6 +10,8 @@ export type { AcquireDecision, Lease, LeaseEvent } from './leases/fold-leases.js
 export { DEFAULT_TIER, routeTier } from './classify/route-tier.js';
 export type { RoutingRules, TierChoice } from './classify/route-tier.js';
 export { explainIssue, IssueExplanationSchema } from './explain/explain-issue.js';
+export { compareWithBaseline, ComparisonSchema } from './compare/compare-baseline.js';
+export type { CompareInput, Comparison } from './compare/compare-baseline.js';
 export type { IssueExplanation } from './explain/explain-issue.js';
 export type { PlanViolation } from './verify/verify-plan.js';
 

@@ -40,6 +40,8 @@ export interface LoadedPlanInput {
   /** The whole backlog read (for explain: issues outside the selection). */
   backlog: BacklogIssue[];
   source: string;
+  /** The GitHub repository read, when the backlog came from GitHub (compare reads more of it). */
+  github: { repo: string; apiUrl: string | undefined; token: string | undefined } | null;
   /** The lease journal and who this orchestrator is in it. */
   journal: string;
   holder: string;
@@ -79,6 +81,7 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
   const assignee = stringFlag(values, 'assignee') ?? defaults.assignee;
   let backlog: BacklogIssue[];
   let source: string;
+  let github: LoadedPlanInput['github'] = null;
   if (fromIssues !== undefined) {
     if (stringFlag(values, 'repo') !== undefined) throw new UsageError('--from-issues and --repo name two backlogs; use one');
     const file = values['from-issues'] === undefined && fromIssues !== '-' ? path.resolve(root, fromIssues) : fromIssues;
@@ -121,6 +124,7 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
     if (io.stderrIsTTY) io.stderr('\n');
     backlog = result.issues;
     source = `github:${repo}`;
+    github = { repo, apiUrl, token };
     options.repoSlug ??= repo;
   }
 
@@ -135,5 +139,5 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
   options.holder ??= holder;
 
   const repoIndex = await loadRepo(root, { displayRoot: rootArg ?? '.', cache: values['no-cache'] ? false : access.writeCache ? true : 'read-only', ...(progress ? { onProgress: progress } : {}) });
-  return { input: { issues: backlog, repo: repoIndex, options, leases, now: io.now() }, config, root, backlog, source, journal, holder };
+  return { input: { issues: backlog, repo: repoIndex, options, leases, now: io.now() }, config, root, backlog, source, github, journal, holder };
 }

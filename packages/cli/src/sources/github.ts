@@ -187,3 +187,38 @@ function parsedIssues(read: Map<number, unknown>): BacklogIssue[] {
   if (!parsed.ok) throw new WavesError(`GitHub sent an issue waves cannot read: ${parsed.problems[0]!.path}: ${parsed.problems[0]!.message}`);
   return parsed.value;
 }
+
+/**
+ * For `waves compare`: the given issues, one by one (the state of each: a 404 or 410 means gone),
+ * and the open issues created after `since`, newest first, stopping at the first older one.
+ */
+export async function readGithubChanges(
+  options: Pick<GithubSourceOptions, 'repo' | 'token' | 'apiUrl' | 'maxWaitSeconds' | 'retries' | 'warn'>,
+  numbers: readonly number[],
+  since: string,
+): Promise<BacklogIssue[]> {
+  const { owner, name } = splitRepo(options.repo);
+  const octokit = createOctokit(options);
+  const read = new Map<number, unknown>();
+  try {
+    for (const number of numbers) {
+      try {
+        const { data } = await octokit.rest.issues.get({ owner, repo: name, issue_number: number });
+        read.set(number, data);
+      } catch (error) {
+        if ((error as { status?: number }).status !== 404 && (error as { status?: number }).status !== 410) throw error;
+      }
+    }
+    const after = Date.parse(since);
+    pages: for await (const page of octokit.paginate.iterator(octokit.rest.issues.listForRepo, { owner, repo: name, state: 'open', sort: 'created', direction: 'desc', per_page: PER_PAGE })) {
+      for (const item of page.data) {
+        if (Date.parse(item.created_at) <= after) break pages;
+        if (!read.has(item.number)) read.set(item.number, item);
+      }
+    }
+    return parsedIssues(read);
+  } catch (error) {
+    if (error instanceof WavesError) throw error;
+    throw describeFailure(error, options.repo);
+  }
+}
