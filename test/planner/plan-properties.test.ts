@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { analyzePlan, planWaves, verifyPlan, type Plan } from '@waves/planner';
+import { analyzePlan, nextCandidate, planWaves, verifyPlan, type Plan } from '@waves/planner';
 import { optionsArb, scenarioArb } from '../arbitraries.js';
 import { assertValidPlan, conflictingPairs, isRootFilePath, pathsOverlap, reaches } from '../helpers/assert-valid-plan.js';
 
@@ -154,6 +154,54 @@ describe('planWaves properties', () => {
     fc.assert(
       fc.property(scenarioArb(), ({ input }) => {
         assertValidPlan(planWaves(input), input);
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe('nextCandidate properties', () => {
+  it('replaces refused issues only with issues that fit the wave: no conflict, no pending dependency, caps kept, never twice', () => {
+    fc.assert(
+      fc.property(scenarioArb(), fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }), ({ input, repo }, refusals) => {
+        const analysis = analyzePlan(input);
+        const first = analysis.plan.waves[0];
+        if (!first) return;
+        const units = new Map(analysis.units.map((u) => [u.number, u]));
+        const considered = new Set<number>();
+        const started = new Set<number>();
+        const queue = first.issues.map((i) => i.number);
+        let refused = 0;
+        // Dispatch the wave; refuse some leases; fill each refused slot with the next candidate.
+        while (queue.length > 0) {
+          const n = queue.shift()!;
+          considered.add(n);
+          if (refusals[refused++ % refusals.length]) {
+            const next = nextCandidate(analysis, new Set([...started, ...queue]), considered);
+            if (next !== null) {
+              expect(considered.has(next)).toBe(false);
+              considered.add(next);
+              queue.push(next);
+            }
+          } else started.add(n);
+        }
+        expect(started.size).toBeLessThanOrEqual(analysis.options.waveSize);
+        const members = [...started].map((n) => units.get(n)!);
+        if (members.some((u) => u.serial)) expect(members).toHaveLength(1);
+        for (const unit of members) expect(unit.dependsOn.filter((d) => units.has(d) && !started.has(d) && d !== unit.number)).toEqual([]);
+        const issueOf = (n: number) => ({
+          number: n,
+          title: '',
+          url: null,
+          lanes: [],
+          paths: (analysis.leaves.get(n) ?? []).map((l) => (l.dir ? `${l.path}/` : l.path)),
+          tier: 'default',
+          tierRule: '',
+          serial: null,
+          dependsOn: units.get(n)!.dependsOn,
+        });
+        const wave = { ...analysis.plan, waves: [{ index: 1, kind: 'parallel' as const, issues: [...started].map(issueOf) }] };
+        expect(conflictingPairs(wave, repo.files, repo.edges, analysis.plan.options.contentionDepth)).toEqual([]);
       }),
       RUNS,
     );

@@ -38,12 +38,15 @@ Plans the backlog as waves plan does and starts one coding agent per issue of a 
 by default), under exclusive leases on each issue's paths:
   - an issue whose lease is refused (another orchestrator holds its scope) is skipped with a
     message, and the next candidate that fits the wave takes its place;
+  - an issue that must run alone (root file, serial path, hub) leases the whole repository;
+    leases are renewed while the agent runs and released when it ends, however it ends;
   - --worktree gives each agent a git worktree on branch waves/issue-N (from --base, default HEAD);
+    a later run of the same issue continues in the worktree an earlier one left;
   - each agent runs with no shell and stdin closed; its stdout and stderr go to
     .dispatch-runs/resolve-<N>-<stamp>.log, its pid to .pid, its run record to .json (status,
     exit code, times, leases), settled whatever the ending: succeeded, failed, timed_out, cancelled;
   - at most --concurrency agents at once; --timeout stops an agent (its whole process group);
-  - in the foreground (the default) waves waits, with a live line per agent on a terminal, and
+  - in the foreground (the default) waves waits, with a live line of the running agents on a terminal, and
     Ctrl-C stops every agent, records them cancelled and releases their leases (exit code 130);
     --detach returns once every agent is started (waves status follows them).
 With --dry-run nothing is started, written or leased: each command is shown shell-quoted for POSIX

@@ -43,7 +43,9 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
   const { records, unreadable } = await readRecords(path.join(root, RUNS_DIR));
   for (const file of unreadable) io.stderr(`waves: ${path.relative(root, file)} is not a run record, skipped\n`);
   const rows = [];
-  for (const { file, record } of records) {
+  // Oldest first.
+  const ordered = [...records].sort((a, b) => Date.parse(a.record.startedAt) - Date.parse(b.record.startedAt) || a.record.id.localeCompare(b.record.id));
+  for (const { file, record } of ordered) {
     let view = viewStatus(record);
     let current = record;
     if (view === 'stale' && values.reap) {

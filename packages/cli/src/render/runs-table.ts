@@ -19,7 +19,7 @@ export function renderRuns(rows: readonly { record: RunRecord; view: RunView }[]
       record.id,
       `#${record.issue.number} ${safeText(record.issue.title, 40)}`,
       `${status}${record.exitCode !== null && view !== 'succeeded' ? ` (exit ${record.exitCode})` : ''}`,
-      duration(record),
+      view === 'stale' ? '—' : duration(record),
       path.relative(options.root, record.log),
     ]);
   }

@@ -7,7 +7,7 @@
  * append starts on a line of its own.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile } from 'node:fs/promises';
+import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -71,6 +71,8 @@ export async function readJournal(file: string): Promise<JournalRead> {
 /** Runs `fn` holding the journal's lock (retrying for a few seconds when another process holds it). */
 export async function withJournalLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
   await mkdir(path.dirname(file), { recursive: true });
+  // waves' own directory is local state: never something to commit.
+  if (path.basename(path.dirname(file)) === '.waves') await writeFile(path.join(path.dirname(file), '.gitignore'), '*\n', { flag: 'wx' }).catch(() => undefined);
   const release = await lockfile.lock(file, {
     realpath: false,
     stale: 5_000,
