@@ -192,13 +192,13 @@ describe('nextCandidate properties', () => {
         const issueOf = (n: number) => ({
           number: n,
           title: '',
-          url: null,
-          lanes: [],
+          url: null as string | null,
+          lanes: [] as string[],
           paths: (analysis.leaves.get(n) ?? []).map((l) => (l.dir ? `${l.path}/` : l.path)),
           tier: 'default',
           tierRule: '',
-          serial: null,
-          dependsOn: units.get(n)!.dependsOn,
+          serial: null as string | null,
+          dependsOn: [...units.get(n)!.dependsOn],
         });
         const wave = { ...analysis.plan, waves: [{ index: 1, kind: 'parallel' as const, issues: [...started].map(issueOf) }] };
         expect(conflictingPairs(wave, repo.files, repo.edges, analysis.plan.options.contentionDepth)).toEqual([]);
