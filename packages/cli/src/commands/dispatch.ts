@@ -46,7 +46,7 @@ by default), under exclusive leases on each issue's paths:
     .dispatch-runs/resolve-<N>-<stamp>.log, its pid to .pid, its run record to .json (status,
     exit code, times, leases), settled whatever the ending: succeeded, failed, timed_out, cancelled;
   - at most --concurrency agents at once; --timeout stops an agent (its whole process group);
-  - in the foreground (the default) waves waits, with a live line of the running agents on a terminal, and
+  - in the foreground (the default) waves waits, with a live line per running agent on a terminal, and
     Ctrl-C stops every agent, records them cancelled and releases their leases (exit code 130);
     --detach returns once every agent is started (waves status follows them).
 With --dry-run nothing is started, written or leased: each command is shown shell-quoted for POSIX
@@ -166,8 +166,8 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
       now: () => io.now(),
       signal: controller.signal,
       onEvent: (event) => {
-        live?.update(event);
-        io.stderr(`${describeEvent(event)}\n`);
+        if (live) live.print(event, describeEvent(event));
+        else io.stderr(`${describeEvent(event)}\n`);
       },
     });
     live?.stop();
@@ -207,25 +207,37 @@ function describeEvent(event: RunEvent): string {
   }
 }
 
-/** A live line on a terminal: every running agent and how long it has run. */
-function startTicker(io: CliIo): { update: (event: RunEvent) => void; stop: () => void } {
-  const running = new Map<number, number>();
+/**
+ * Live lines on a terminal, below the messages: one per running agent, with its issue, its run
+ * and how long it has run, redrawn every second; a message is printed above them.
+ */
+function startTicker(io: CliIo): { print: (event: RunEvent, message: string) => void; stop: () => void } {
+  const running = new Map<number, { since: number; id: string }>();
+  let drawn = 0;
+  const clear = () => {
+    if (drawn > 0) io.stderr(`\u001b[${drawn}A\r\u001b[J`);
+    drawn = 0;
+  };
   const draw = () => {
+    clear();
     const now = Date.now();
-    const parts = [...running].map(([n, since]) => `#${n} ${Math.round((now - since) / 1000)}s`);
-    io.stderr(`\r\u001b[2Kwaves: running ${parts.join(' · ') || 'nothing'}`);
+    const lines = [...running].map(([n, r]) => `  #${n} running ${Math.round((now - r.since) / 1000)}s · ${r.id}`);
+    for (const line of lines) io.stderr(`${line}\n`);
+    drawn = lines.length;
   };
   const timer = setInterval(draw, 1000);
   timer.unref();
   return {
-    update(event) {
-      io.stderr('\r\u001b[2K');
-      if (event.type === 'started') running.set(event.number, Date.parse(event.record.startedAt));
+    print(event, message) {
+      clear();
+      io.stderr(`${message}\n`);
+      if (event.type === 'started') running.set(event.number, { since: Date.parse(event.record.startedAt), id: event.record.id });
       if (event.type === 'ended') running.delete(event.number);
+      draw();
     },
     stop() {
       clearInterval(timer);
-      io.stderr('\r\u001b[2K');
+      clear();
     },
   };
 }
