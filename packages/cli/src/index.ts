@@ -7,6 +7,7 @@ import { runCompare } from './commands/compare.js';
 import { runDispatch } from './commands/dispatch.js';
 import { runExplain } from './commands/explain.js';
 import { runGraph } from './commands/graph.js';
+import { runHarvest } from './commands/harvest.js';
 import { runInit } from './commands/init.js';
 import { runLease } from './commands/lease.js';
 import { runPlan } from './commands/plan.js';
@@ -29,6 +30,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   graph: { run: runGraph, summary: 'Report on the import graph: packages, hubs, barrels, unresolved imports' },
   lease: { run: runLease, summary: 'Acquire, release, renew or list exclusive leases on lanes and paths' },
   status: { run: runStatus, summary: 'List agent runs: status, duration, log; settle stale ones (--reap)' },
+  harvest: { run: runHarvest, summary: 'Witness a wave: diff, fence audit, verification, commit with (#N); prediction accuracy' },
   compare: { run: runCompare, summary: 'Burndown against a saved plan: closed, progress, remaining waves, new issues' },
   schema: { run: runSchema, summary: 'Print the JSON Schema of the plan, the config file or the graph report' },
   init: { run: runInit, summary: 'Write a starting waves.config.json (with its JSON Schema)' },
@@ -44,7 +46,7 @@ ${Object.entries(COMMANDS)
   .join('\n')}
 
 Run 'waves <command> --help' for a command's options.
-Exit codes: 0 ok, 1 failure, 2 bad usage, input or config.
+Exit codes: 0 ok, 1 failure, 2 bad usage, input or config (dispatch, harvest and lease add theirs: see their --help).
 `;
 
 /** Values that must never be printed: tokens from the environment. */

@@ -49,6 +49,11 @@ export const DispatchConfigShape = {
   routing: RoutingConfigSchema.optional().describe('Model routing: category → tier → model'),
   prompt: PromptConfigSchema.optional().describe('The worker prompt template'),
   verify: z.array(z.array(z.string()).min(1)).optional().describe('Verification commands as argv arrays ({paths} and {packages} placeholders)'),
+  verifyTimeout: z
+    .string()
+    .regex(/^\d+(?:ms|s|m|h|d)$/, 'a duration such as 30m, 1h or 2d')
+    .optional()
+    .describe('How long waves harvest lets each verification command run (default 10m)'),
   leases: LeasesConfigSchema.optional().describe('The lease journal'),
 };
 

@@ -37,8 +37,12 @@ export {
   withJournalLock,
 } from './leases/lease-journal.js';
 export type { AcquireResult, ChangeResult, CorruptLine, JournalRead, LeaseRequest } from './leases/lease-journal.js';
-export { isAlive, readRecord, readRecords, RunRecordSchema, RUNS_DIR, runFiles, runId, stamp, TERMINAL, viewStatus, writeRecord } from './runs/run-record.js';
-export type { RecordListing, RunRecord, RunView, TerminalStatus } from './runs/run-record.js';
+export { isAlive, readRecord, readRecords, RunRecordSchema, RunScopeSchema, VerifyResultSchema, WitnessSchema, RUNS_DIR, runFiles, runId, stamp, TERMINAL, viewStatus, writeRecord } from './runs/run-record.js';
+export type { RecordListing, RunRecord, RunScope, RunView, TerminalStatus, VerifyResult, Witness } from './runs/run-record.js';
+export { commitSubject, harvestRun, HarvestBusyError } from './harvest/harvest-run.js';
+export type { HarvestOptions, HarvestOutcome } from './harvest/harvest-run.js';
+export { changesSince, dirtySnapshot, GitError, headCommit } from './harvest/git-changes.js';
+export { runVerify } from './harvest/run-verify.js';
 export { killGroup, superviseRun } from './runs/supervise.js';
 export type { SuperviseOptions } from './runs/supervise.js';
 export { runWave } from './runs/run-wave.js';

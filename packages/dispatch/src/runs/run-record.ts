@@ -12,6 +12,71 @@ export const RUNS_DIR = '.dispatch-runs';
 export const TERMINAL = ['succeeded', 'failed', 'timed_out', 'cancelled'] as const;
 export type TerminalStatus = (typeof TERMINAL)[number];
 
+const ScopeSourceSchema = z.enum(['title', 'body', 'label', 'config']);
+
+/** What the plan predicted the run would touch, kept for the harvest's fence audit and accuracy. */
+export const RunScopeSchema = z.object({
+  /** The fence: the issue's planned paths (directory leaves end with `/`). */
+  fence: z.array(z.string()),
+  lanes: z.array(z.string()),
+  /** Why the issue runs alone, or null. */
+  serial: z.string().nullable(),
+  labels: z.array(z.string()),
+  /** The predicted leaves before any granularity roll-up, each with the sources that named it. */
+  leaves: z.array(z.object({ path: z.string(), sources: z.array(ScopeSourceSchema) })),
+});
+
+/** Where the run's work tree stood when it started: what the harvest diffs against. */
+export const RunStartSchema = z.object({
+  head: z.string().nullable(),
+  /** Files already uncommitted then (runs without worktrees), with their content's blob id. */
+  dirty: z.array(z.object({ path: z.string(), hash: z.string().nullable() })),
+});
+
+const ChangedPathSchema = z.object({ path: z.string(), change: z.enum(['added', 'modified', 'deleted', 'renamed']), from: z.string().optional() });
+const TallySchema = z.object({ predicted: z.number().int(), touched: z.number().int(), changed: z.number().int(), covered: z.number().int() });
+
+export const VerifyResultSchema = z.object({
+  argv: z.array(z.string()),
+  status: z.enum(['passed', 'failed', 'timed_out', 'error']),
+  exitCode: z.number().int().nullable(),
+  durationMs: z.number().int(),
+  log: z.string(),
+});
+
+/** What `waves harvest` witnessed of a finished run. */
+export const WitnessSchema = z.object({
+  at: z.string(),
+  /** The commit the changes are measured from. */
+  base: z.string().nullable(),
+  /** False without a worktree: changes outside every run's fence cannot be told apart. */
+  attributed: z.boolean(),
+  /** What the agent changed (before any revert). */
+  changed: z.array(ChangedPathSchema),
+  inFence: z.array(z.string()),
+  outOfFence: z.array(ChangedPathSchema.extend({ root: z.boolean() })),
+  reverted: z.array(z.string()),
+  verify: z.array(VerifyResultSchema),
+  commit: z.object({ sha: z.string(), message: z.string(), paths: z.array(z.string()) }).nullable(),
+  status: z.enum(['clean', 'needs_person']),
+  /** Why a person must look (empty when clean). */
+  reasons: z.array(z.string()),
+  /** What is worth knowing but needs nobody (nothing left to commit, a file restored…). */
+  notes: z.array(z.string()),
+  accuracy: TallySchema.extend({
+    bySource: z.object({ title: TallySchema, body: TallySchema, label: TallySchema, config: TallySchema }),
+    coveredByDir: z.number().int(),
+    coveredByPackage: z.number().int(),
+    runs: z.number().int(),
+    missed: z.array(z.string()),
+    unused: z.array(z.string()),
+  }),
+});
+
+export type RunScope = z.infer<typeof RunScopeSchema>;
+export type Witness = z.infer<typeof WitnessSchema>;
+export type VerifyResult = z.infer<typeof VerifyResultSchema>;
+
 export const RunRecordSchema = z.object({
   v: z.literal(1),
   id: z.string(),
@@ -40,6 +105,11 @@ export const RunRecordSchema = z.object({
   reason: z.string().nullable(),
   startedAt: z.string(),
   endedAt: z.string().nullable(),
+  /** The `waves dispatch` that started the run: the runs of one wave share it. */
+  dispatchId: z.string().optional(),
+  scope: RunScopeSchema.optional(),
+  start: RunStartSchema.optional(),
+  witness: WitnessSchema.optional(),
 });
 
 export type RunRecord = z.infer<typeof RunRecordSchema>;

@@ -12,7 +12,8 @@ import { execa } from 'execa';
 import { nextCandidate, WHOLE_REPOSITORY, type Plan, type PlanAnalysis, type PlanIssue } from '@waves/planner';
 import { buildIssueDispatch, type DispatchOptions } from '../build-dispatch.js';
 import { acquireLeases, releaseLeases } from '../leases/lease-journal.js';
-import { readRecord, runFiles, runId, TERMINAL, writeRecord, type RunRecord } from './run-record.js';
+import { dirtySnapshot, headCommit } from '../harvest/git-changes.js';
+import { readRecord, runFiles, runId, stamp, TERMINAL, writeRecord, type RunRecord, type RunScope } from './run-record.js';
 import { killGroup } from './supervise.js';
 
 export type RunEvent =
@@ -72,6 +73,28 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
   const running = new Map<number, { child: ChildProcess; recordFile: string; exited: Promise<void> }>();
   const records: string[] = [];
   let cancelled = false;
+  // The runs of this dispatch, for waves harvest.
+  const dispatchId = `dispatch-${stamp(options.now())}-${process.pid}`;
+  // Without worktrees every agent shares the work tree: what was uncommitted before any started.
+  let sharedStart: Promise<NonNullable<RunRecord['start']>> | null = null;
+  const startOf = async (cwd: string, worktree: boolean): Promise<NonNullable<RunRecord['start']>> => {
+    if (worktree) return { head: await headCommit(cwd).catch(() => null), dirty: [] };
+    sharedStart ??= (async () => ({ head: await headCommit(cwd).catch(() => null), dirty: await dirtySnapshot(cwd).catch(() => []) }))();
+    return sharedStart;
+  };
+  const scopeOf = (issue: PlanIssue): RunScope => {
+    const scope = analysis.scopes.get(issue.number);
+    return {
+      fence: issue.paths,
+      lanes: issue.lanes,
+      serial: issue.serial,
+      labels: options.dispatch.issues.get(issue.number)?.labels ?? [],
+      leaves: (scope?.leaves ?? []).map((leaf) => ({
+        path: leaf.kind === 'dir' ? `${leaf.path}/` : leaf.path,
+        sources: [...new Set(leaf.evidence.map((e) => e.source))].sort(),
+      })),
+    };
+  };
 
   /** A plan issue for a candidate outside the planned waves (deferred beyond --max-waves). */
   const planIssueOf = (n: number): PlanIssue | null => {
@@ -135,13 +158,14 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
     }
     started.add(number);
     const files = runFiles(options.runsDir, id);
+    const start = await startOf(cwd, dispatch.worktree !== null);
     const record: RunRecord = {
       v: 1, id, issue: { number, title: issue.title }, wave: options.waveIndex, agent: options.agentName,
       argv: dispatch.command, cwd, model: dispatch.model, tier: issue.tier, leaseIds, leaseTtlMs: options.ttlMs, journal: options.journal,
       log: files.log, pidFile: files.pidFile,
       worktree: dispatch.worktree ? { path: cwd, branch: dispatch.worktree.branch, base: options.worktreeBase ?? 'HEAD' } : null,
       timeoutMs: options.timeoutMs, supervisorPid: null, pid: null, status: 'starting', exitCode: null, signal: null, reason: null,
-      startedAt: date.toISOString(), endedAt: null,
+      startedAt: date.toISOString(), endedAt: null, dispatchId, scope: scopeOf(issue), start,
     };
     await writeRecord(files.record, record);
     records.push(files.record);

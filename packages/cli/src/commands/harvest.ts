@@ -1,0 +1,189 @@
+/**
+ * `waves harvest`: witnesses every settled run of a dispatched wave — its diff, a fence audit,
+ * the verification commands re-run by waves — optionally reverts out-of-fence files and commits
+ * the clean runs by explicit path with `(#N)`; then reports how well the plan predicted what the
+ * agents touched. `--history` aggregates that over every harvested run.
+ */
+import path from 'node:path';
+import {
+  harvestRun,
+  HarvestBusyError,
+  parseDuration,
+  readRecords,
+  RUNS_DIR,
+  type HarvestOutcome,
+  type RunRecord,
+} from '@waves/dispatch';
+import { assertDirectory, listRepoFiles, readWorkspace, sumAccuracy, containsPath } from '@waves/planner';
+import { intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
+import { loadConfig } from '../config/load-config.js';
+import { UsageError } from '../errors.js';
+import type { CliIo } from '../io.js';
+import { accuracyHints, harvestJson, historyJson, renderHarvest, renderHistory } from '../render/harvest-report.js';
+import { safeText } from '../render/safe-text.js';
+
+export const EXIT_NEEDS_PERSON = 4;
+
+export const HARVEST_FLAGS: FlagSpecs = {
+  wave: { type: 'string', value: 'K', description: 'Harvest the last dispatch of wave K', default: 'the last dispatched wave' },
+  run: { type: 'string', value: 'ID', description: 'Harvest one run (resolve-<N>-<stamp>)' },
+  commit: { type: 'boolean', description: 'Commit each clean run: exactly its in-fence paths, on its branch, citing (#N)' },
+  'revert-out-of-fence': { type: 'boolean', description: 'Restore the files changed outside the fence (nothing else) first' },
+  type: { type: 'string', value: 'TYPE', description: 'Commit type for every commit', default: 'fix for a bug label, else feat' },
+  'verify-timeout': { type: 'string', value: 'DURATION', description: 'Stop a verification command after this', default: 'verifyTimeout of the config, else 10m' },
+  history: { type: 'boolean', description: 'Prediction accuracy over every harvested run (no harvesting)' },
+  root: { type: 'string', value: 'DIR', description: 'Repository whose runs to harvest', default: 'the current directory' },
+  config: { type: 'string', value: 'FILE', description: 'Config file', default: 'waves.config.json at the root, if any' },
+  json: { type: 'boolean', description: 'Print the report as JSON' },
+  debug: { type: 'boolean', description: 'Show stack traces of errors' },
+  help: { type: 'boolean', short: 'h', description: 'Show this help' },
+};
+
+export const HARVEST_HELP = `Usage: waves harvest [--wave K | --run ID] [--revert-out-of-fence] [--commit [--type T]] [--json]
+       waves harvest --history [--json]
+
+Witnesses what the agents of a dispatched wave did, trusting nothing they say. For every run
+that has ended:
+  - diff: the files it changed, added, deleted or renamed — committed or not, untracked too — in
+    its worktree since the commit it started from (without worktrees: in the shared work tree,
+    leaving out what was uncommitted before the wave and what another run's fence covers);
+  - fence audit: each changed file is inside the issue's planned paths (a directory covers all
+    under it) or outside; root files (manifests, lockfiles, CI, base tsconfig, files at the top)
+    changed by an issue that does not run alone are flagged; --revert-out-of-fence restores the
+    out-of-fence files as they were at the start and touches nothing else;
+  - verify: the "verify" commands of waves.config.json ({paths} and {packages} of the issue),
+    run by waves in the work tree, each with a timeout, output to
+    .dispatch-runs/verify-<N>-<stamp>.log; the first that does not pass stops the rest;
+  - commit (--commit): when the audit is clean, verification passed and the agent succeeded,
+    commits exactly the in-fence paths (never git add -A) on the issue's branch with the message
+    "<type>(<lane>): <title> (#N)" and a "Waves-Run: <run id>" trailer. Never pushes, never
+    touches another branch; a run already committed is not committed again.
+What waves saw is kept in the run record ("witness"). Then the prediction accuracy: per issue and
+for the wave, the planned leaves against the files changed — precision (leaves the agent
+touched), recall (changed files a leaf covered), by source of the scope (title, body, label,
+config) and the recall had leaves been directories or packages.
+
+Options:
+${renderFlags(HARVEST_FLAGS)}
+
+Examples:
+  waves harvest                              # audit and verify the last dispatched wave
+  waves harvest --revert-out-of-fence --commit
+  waves harvest --run resolve-12-20261130T101500000Z --commit --type chore
+  waves harvest --history                    # are issues naming the right files?
+
+Exit codes: 0 every run of the wave witnessed clean, 4 some need a person (listed with why),
+1 failure, 2 bad flag, input or config, 130 interrupted.
+`;
+
+type Values = ReturnType<typeof parseCommandArgs>['values'];
+
+/** The runs to harvest: one run, the last dispatch of a wave, or the last dispatch. */
+function pickRuns(records: readonly RunRecord[], values: Values): { runs: RunRecord[]; dispatch: RunRecord[]; label: string } {
+  const groupOf = (r: RunRecord) => r.dispatchId ?? `wave-${r.wave}`;
+  const runId = stringFlag(values, 'run');
+  if (runId !== undefined) {
+    const run = records.find((r) => r.id === runId);
+    if (!run) throw new UsageError(`--run ${runId}: no such run under ${RUNS_DIR}/ (waves status lists them)`);
+    return { runs: [run], dispatch: records.filter((r) => groupOf(r) === groupOf(run)), label: `run ${run.id}` };
+  }
+  const wave = intFlag(values, 'wave', 1);
+  const candidates = wave === undefined ? records : records.filter((r) => r.wave === wave);
+  if (candidates.length === 0) {
+    throw new UsageError(wave === undefined ? `nothing to harvest: no run under ${RUNS_DIR}/ (waves dispatch starts them)` : `--wave ${wave}: no run of wave ${wave} under ${RUNS_DIR}/`);
+  }
+  const last = [...candidates].sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt) || a.id.localeCompare(b.id)).at(-1)!;
+  const dispatch = records.filter((r) => groupOf(r) === groupOf(last));
+  return { runs: dispatch.filter((r) => r.wave === last.wave), dispatch, label: `wave ${last.wave}` };
+}
+
+export async function runHarvest(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArgs('harvest', HARVEST_FLAGS, argv);
+  if (values.help) {
+    io.stdout(HARVEST_HELP);
+    return 0;
+  }
+  if (values.run !== undefined && values.wave !== undefined) throw new UsageError('--run and --wave pick the runs twice; use one');
+  if (values.history && (values.commit || values['revert-out-of-fence'] || values.run !== undefined || values.wave !== undefined)) {
+    throw new UsageError('--history only reports: it takes no --wave, --run, --commit or --revert-out-of-fence');
+  }
+  const type = stringFlag(values, 'type');
+  if (type !== undefined && !/^[a-z][\w-]*$/i.test(type)) throw new UsageError(`--type: expected a word such as fix, feat or chore, got ${JSON.stringify(type)}`);
+  if (type !== undefined && !values.commit) throw new UsageError('--type names the commit type: it needs --commit');
+  const rootArg = stringFlag(values, 'root');
+  const root = path.resolve(io.cwd, rootArg ?? '.');
+  await assertDirectory(root).catch((error: Error) => {
+    throw new UsageError(`--root ${rootArg ?? '.'}: ${error.message.replace(/^root [^:]*: /, '')}`);
+  });
+  const runsDir = path.join(root, RUNS_DIR);
+  const { records: listed, unreadable } = await readRecords(runsDir);
+  for (const file of unreadable) io.stderr(`waves: ${path.relative(root, file)} is not a run record, skipped\n`);
+  const records = listed.map((l) => l.record);
+
+  if (values.history) {
+    const witnessed = records.filter((r) => r.witness !== undefined).sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt));
+    // Without a worktree a run's misses cannot be told from another's: only attributed runs count.
+    const accuracy = sumAccuracy(witnessed.filter((r) => r.witness!.attributed).map((r) => r.witness!.accuracy));
+    const hints = accuracyHints(accuracy);
+    if (values.json) io.stdout(`${JSON.stringify(historyJson(witnessed, accuracy, hints), null, 2)}\n`);
+    else io.stdout(renderHistory(witnessed, accuracy, hints));
+    return 0;
+  }
+
+  const { config } = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
+  const timeoutText = stringFlag(values, 'verify-timeout') ?? config.verifyTimeout ?? '10m';
+  const verifyTimeoutMs = parseDuration(timeoutText);
+  if (verifyTimeoutMs === null) throw new UsageError(`--verify-timeout: expected a duration such as 10m or 1h, got ${JSON.stringify(timeoutText)}`);
+  const { runs, dispatch, label } = pickRuns(records, values);
+  const { files } = await listRepoFiles(root);
+  const { members } = await readWorkspace(root, files);
+  const packages = members.filter((m) => m.dir !== '');
+  const packagesOf = (paths: readonly string[]) =>
+    [...new Set(paths.flatMap((p) => packages.filter((pkg) => containsPath(pkg.dir, p.replace(/\/$/, ''))).map((pkg) => pkg.name)))].sort();
+
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const outcomes: HarvestOutcome[] = [];
+  try {
+    for (const run of [...runs].sort((a, b) => a.issue.number - b.issue.number)) {
+      if (controller.signal.aborted) break;
+      const file = path.join(runsDir, `${run.id}.json`);
+      io.stderr(`waves: witnessing #${run.issue.number} ${safeText(run.issue.title, 50)} (${run.id})\n`);
+      try {
+        outcomes.push(
+          await harvestRun(file, {
+            root,
+            runsDir,
+            commit: Boolean(values.commit),
+            revertOutOfFence: Boolean(values['revert-out-of-fence']),
+            commitType: type ?? null,
+            verify: config.verify ?? [],
+            verifyTimeoutMs,
+            serialGlobs: config.serial ?? [],
+            packagesOf,
+            packageDirs: packages.map((p) => p.dir),
+            siblings: dispatch,
+            now: () => io.now(),
+            signal: controller.signal,
+          }),
+        );
+      } catch (error) {
+        if (error instanceof HarvestBusyError) {
+          outcomes.push({ kind: 'pending', record: run, why: error.message });
+          continue;
+        }
+        throw error;
+      }
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  const accuracy = sumAccuracy(outcomes.flatMap((o) => (o.kind === 'witnessed' && o.witness.attributed ? [o.witness.accuracy] : [])));
+  if (values.json) io.stdout(`${JSON.stringify(harvestJson(label, outcomes, accuracy), null, 2)}\n`);
+  else io.stdout(renderHarvest(label, outcomes, accuracy, { root }));
+  if (controller.signal.aborted) return 130;
+  return outcomes.every((o) => o.kind === 'witnessed' && o.witness.status === 'clean') && outcomes.length === runs.length ? 0 : EXIT_NEEDS_PERSON;
+}

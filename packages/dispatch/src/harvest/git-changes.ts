@@ -1,0 +1,100 @@
+/**
+ * What git says a run changed: the paths that differ between a base commit and the work tree —
+ * committed, staged, unstaged and untracked (ignored files excepted) — and the snapshot of a
+ * work tree's uncommitted files taken before agents start in it, so that a harvest without
+ * worktrees does not blame an agent for edits that were there before.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { execa } from 'execa';
+import type { ChangedPath } from '@waves/planner';
+
+/** waves' own state, never an agent's work. */
+const OWN_STATE = /^(?:\.waves|\.dispatch-runs)(?:\/|$)/;
+
+export class GitError extends Error {}
+
+export async function git(cwd: string, args: readonly string[], input?: string): Promise<string> {
+  const result = await execa('git', args, { cwd, reject: false, stripFinalNewline: false, ...(input === undefined ? { stdin: 'ignore' as const } : { input }) });
+  if (result.exitCode !== 0) {
+    const why = (result.stderr || result.stdout).trim().split('\n')[0] ?? '';
+    throw new GitError(`git ${args.slice(0, 2).join(' ')} in ${cwd} failed: ${why}`);
+  }
+  return result.stdout;
+}
+
+/** The commit HEAD is at, or null in a repository without commits. */
+export async function headCommit(cwd: string): Promise<string | null> {
+  const result = await execa('git', ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd, reject: false, stdin: 'ignore' });
+  return result.exitCode === 0 ? result.stdout.trim() : null;
+}
+
+export async function currentBranch(cwd: string): Promise<string | null> {
+  const result = await execa('git', ['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd, reject: false, stdin: 'ignore' });
+  return result.exitCode === 0 ? result.stdout.trim() : null;
+}
+
+/** The empty tree of this repository's hash algorithm: the base of a repository without commits. */
+async function emptyTree(cwd: string): Promise<string> {
+  return (await git(cwd, ['hash-object', '-t', 'tree', '--stdin'], '')).trim();
+}
+
+function splitZ(text: string): string[] {
+  const parts = text.split('\0');
+  if (parts.at(-1) === '') parts.pop();
+  return parts;
+}
+
+/**
+ * Every path that differs between `base` (a commit, or null for none) and the work tree of `cwd`,
+ * untracked files included; renames among tracked files are found by content.
+ */
+export async function changesSince(cwd: string, base: string | null): Promise<ChangedPath[]> {
+  const from = base ?? (await emptyTree(cwd));
+  const changes = new Map<string, ChangedPath>();
+  const fields = splitZ(await git(cwd, ['-c', 'core.quotepath=off', 'diff', '--name-status', '-z', '-M', '--no-ext-diff', from, '--']));
+  for (let i = 0; i < fields.length; ) {
+    const status = fields[i++]!;
+    const code = status[0];
+    if (code === 'R' || code === 'C') {
+      const old = fields[i++]!;
+      const now = fields[i++]!;
+      changes.set(now, code === 'R' ? { path: now, change: 'renamed', from: old } : { path: now, change: 'added' });
+    } else {
+      const file = fields[i++]!;
+      changes.set(file, { path: file, change: code === 'A' ? 'added' : code === 'D' ? 'deleted' : 'modified' });
+    }
+  }
+  for (const file of splitZ(await git(cwd, ['ls-files', '--others', '--exclude-standard', '-z']))) {
+    if (!changes.has(file)) changes.set(file, { path: file, change: 'added' });
+  }
+  return [...changes.values()].filter((c) => !OWN_STATE.test(c.path) && !(c.from && OWN_STATE.test(c.from))).sort((a, b) => (a.path < b.path ? -1 : 1));
+}
+
+export interface DirtyFile {
+  path: string;
+  /** The blob id of its content then; null when it was deleted. */
+  hash: string | null;
+}
+
+/** The uncommitted files of a work tree and their content, before agents start in it. */
+export async function dirtySnapshot(cwd: string): Promise<DirtyFile[]> {
+  const changes = await changesSince(cwd, await headCommit(cwd));
+  const paths = changes.flatMap((c) => (c.from ? [c.from, c.path] : [c.path]));
+  return hashFiles(cwd, paths);
+}
+
+/** The blob id of each file's current content (null for a file that is not there). */
+export async function hashFiles(cwd: string, paths: readonly string[]): Promise<DirtyFile[]> {
+  const present = paths.filter((p) => existsSync(path.join(cwd, p)));
+  const hashes = present.length === 0 ? [] : splitZ((await git(cwd, ['hash-object', '--no-filters', '--stdin-paths'], `${present.join('\n')}\n`)).replace(/\n/g, '\0'));
+  const byPath = new Map(present.map((p, i) => [p, hashes[i] ?? null]));
+  return paths.map((p) => ({ path: p, hash: byPath.get(p) ?? null }));
+}
+
+/** True when `path` exists in `commit`. */
+export async function existsAt(cwd: string, commit: string | null, file: string): Promise<boolean> {
+  if (commit === null) return false;
+  const result = await execa('git', ['cat-file', '-e', `${commit}:${file}`], { cwd, reject: false, stdin: 'ignore' });
+  return result.exitCode === 0;
+}

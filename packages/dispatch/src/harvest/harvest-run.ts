@@ -1,0 +1,221 @@
+/**
+ * Witnesses one finished agent run, trusting nothing the agent says: the diff of its work tree
+ * against where it started, a fence audit against the issue's planned scope (out-of-fence files
+ * optionally restored, nothing else touched), the configured verification re-run by waves, and —
+ * when all of that is clean and asked for — a commit of exactly the in-fence paths on the
+ * issue's branch, citing the issue. The result is the record's `witness`; a run already
+ * committed is never committed again.
+ */
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import lockfile from 'proper-lockfile';
+import { auditFence, inFence, scopeAccuracy, touchedPaths, type ChangedPath } from '@waves/planner';
+import { renderVerify } from '../build-dispatch.js';
+import { readRecord, stamp, TERMINAL, viewStatus, writeRecord, type RunRecord, type Witness } from '../runs/run-record.js';
+import { changesSince, currentBranch, existsAt, git, GitError, hashFiles, headCommit } from './git-changes.js';
+import { runVerify } from './run-verify.js';
+
+export interface HarvestOptions {
+  root: string;
+  runsDir: string;
+  /** Commit the clean runs' in-fence paths. */
+  commit: boolean;
+  /** Restore the out-of-fence files first. */
+  revertOutOfFence: boolean;
+  /** The commit type (`fix`, `feat`…); default from labels: `bug` → fix, else feat. */
+  commitType: string | null;
+  /** Verification commands as argv templates ({paths}, {packages}). */
+  verify: readonly (readonly string[])[];
+  verifyTimeoutMs: number;
+  /** Configured serial globs (root files besides the built-in ones). */
+  serialGlobs: readonly string[];
+  packagesOf: (paths: readonly string[]) => string[];
+  /** Workspace package directories, for the accuracy at package granularity. */
+  packageDirs: readonly string[];
+  /** The other runs of the same dispatch: in a shared work tree, their fences claim their changes. */
+  siblings: readonly RunRecord[];
+  now: () => Date;
+  signal?: AbortSignal;
+}
+
+export type HarvestOutcome =
+  | { kind: 'pending'; record: RunRecord; why: string }
+  | { kind: 'witnessed'; record: RunRecord; witness: Witness; already: boolean };
+
+export class HarvestBusyError extends Error {}
+
+/** Witnesses the run of a record file, holding a lock on it so that two harvests never race. */
+export async function harvestRun(file: string, options: HarvestOptions): Promise<HarvestOutcome> {
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(file, { realpath: false, stale: 30_000, update: 5_000, retries: 0 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') throw new HarvestBusyError(`${path.basename(file)} is being harvested by another waves harvest`);
+    throw error;
+  }
+  try {
+    const record = await readRecord(file);
+    const view = viewStatus(record);
+    if (!(TERMINAL as readonly string[]).includes(view)) {
+      const why = view === 'stale' ? 'stale: its processes are gone and it never settled (waves status --reap settles it)' : `still ${view}`;
+      return { kind: 'pending', record, why };
+    }
+    if (record.witness?.commit) return { kind: 'witnessed', record, witness: record.witness, already: true };
+    const witness = await witnessRun(record, options);
+    const next: RunRecord = { ...record, witness };
+    await writeRecord(file, next);
+    return { kind: 'witnessed', record: next, witness, already: false };
+  } finally {
+    await release();
+  }
+}
+
+const list = (paths: readonly string[], max = 5) => (paths.length <= max ? paths.join(', ') : `${paths.slice(0, max).join(', ')} and ${paths.length - max} more`);
+
+/** `type(lane): title (#N)`: one line, whatever the issue's title holds. */
+export function commitSubject(record: RunRecord, type: string | null): string {
+  const labels = record.scope?.labels ?? [];
+  const chosen = type ?? (labels.some((l) => /(?:^|[:/])bug$/i.test(l.trim())) ? 'fix' : 'feat');
+  // The lane's last segment: `packages/api` → `api`.
+  const lane = (record.scope?.lanes[0] ?? '').replace(/\/+$/, '').split('/').at(-1)!.replace(/[^\w./@-]+/g, '-').replace(/^-+|-+$/g, '');
+  // eslint-disable-next-line no-control-regex
+  const title = record.issue.title.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return `${chosen}${lane ? `(${lane})` : ''}: ${title} (#${record.issue.number})`;
+}
+
+async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<Witness> {
+  const reasons: string[] = [];
+  const notes: string[] = [];
+  const scope = record.scope;
+  const fence = scope?.fence ?? [];
+  const worktree = record.worktree;
+  const cwd = worktree ? worktree.path : options.root;
+  const empty = (why: string): Witness => ({
+    at: options.now().toISOString(), base: null, attributed: worktree !== null, changed: [], inFence: [], outOfFence: [], reverted: [], verify: [], commit: null,
+    status: 'needs_person', reasons: [why], notes: [], accuracy: { ...scopeAccuracy([], []), missed: [], unused: [] },
+  });
+  if (!existsSync(cwd)) return empty(`its work tree ${path.relative(options.root, cwd) || '.'} is gone`);
+  if (!scope) reasons.push('its record has no planned scope (dispatched by an older waves): there is no fence to audit against');
+  const base = record.start ? record.start.head : await headCommit(cwd);
+  const dirtyBefore = new Map((record.start?.dirty ?? []).map((d) => [d.path, d.hash]));
+
+  /** The run's changes: in a shared work tree, without what was there before or what another run's fence claims. */
+  const changesOfRun = async (): Promise<ChangedPath[]> => {
+    const all = await changesSince(cwd, base);
+    if (worktree) return all;
+    const now = new Map((await hashFiles(cwd, all.flatMap(touchedPaths).filter((p) => dirtyBefore.has(p)))).map((h) => [h.path, h.hash]));
+    return all.filter((change) => {
+      const paths = touchedPaths(change);
+      if (paths.every((p) => dirtyBefore.has(p) && dirtyBefore.get(p) === now.get(p))) return false;
+      if (paths.every((p) => inFence(fence, p))) return true;
+      return !options.siblings.some((s) => s.id !== record.id && paths.every((p) => inFence(s.scope?.fence ?? [], p)));
+    });
+  };
+
+  const changed = await changesOfRun();
+  const first = auditFence(changed, fence, { serial: scope?.serial != null, serialGlobs: options.serialGlobs });
+  const touchedBefore = worktree ? [] : changed.flatMap(touchedPaths).filter((p) => dirtyBefore.has(p));
+  if (touchedBefore.length > 0) reasons.push(`${list(touchedBefore)} had uncommitted changes before the run started: they cannot be told apart from the agent's`);
+
+  const reverted: string[] = [];
+  let audit = first;
+  if (options.revertOutOfFence && first.outOfFence.length > 0) {
+    for (const change of first.outOfFence) {
+      for (const file of touchedPaths(change)) {
+        if (inFence(fence, file) || dirtyBefore.has(file)) continue;
+        if (await existsAt(cwd, base, file)) await git(cwd, ['restore', `--source=${base}`, '--staged', '--worktree', '--', file]);
+        else {
+          await git(cwd, ['rm', '--cached', '--quiet', '--ignore-unmatch', '--', file]);
+          await rm(path.join(cwd, file), { force: true });
+        }
+        reverted.push(file);
+      }
+    }
+    if (reverted.length > 0) notes.push(`restored ${list(reverted)} as they were at ${base ? base.slice(0, 12) : 'the start'}`);
+    audit = auditFence(await changesOfRun(), fence, { serial: scope?.serial != null, serialGlobs: options.serialGlobs });
+  }
+  if (audit.outOfFence.length > 0) {
+    const roots = audit.outOfFence.filter((c) => c.root).map((c) => c.path);
+    reasons.push(
+      `${audit.outOfFence.length} file(s) changed outside the fence: ${list(audit.outOfFence.map((c) => c.path))}` +
+        (roots.length > 0 ? `; root file(s) ${list(roots)} by an issue that does not run alone` : '') +
+        (worktree ? '' : ' (no worktree: the change may be another run\'s or a person\'s)'),
+    );
+  }
+  if (record.status !== 'succeeded') {
+    reasons.push(`the agent ${record.status.replace('_', ' ')}${record.exitCode !== null ? ` (exit code ${record.exitCode})` : ''}${record.reason ? `: ${record.reason}` : ''}`);
+  }
+  if (changed.length === 0) reasons.push('the agent changed nothing');
+
+  const verify: Witness['verify'] = [];
+  if (options.verify.length === 0) reasons.push('no verify commands in waves.config.json: nothing checked the work');
+  else if (audit.inFence.length > 0) {
+    const log = path.join(options.runsDir, `verify-${record.issue.number}-${stamp(options.now())}.log`);
+    const commands = options.verify.map((argv) => renderVerify(argv, fence, options.packagesOf(fence)));
+    verify.push(...(await runVerify(commands, { cwd, log, timeoutMs: options.verifyTimeoutMs, ...(options.signal ? { signal: options.signal } : {}) })));
+    const bad = verify.find((v) => v.status !== 'passed');
+    if (bad) reasons.push(`verification ${bad.status.replace('_', ' ')}: ${bad.argv.join(' ')}${bad.exitCode !== null ? ` (exit code ${bad.exitCode})` : ''}, see ${path.relative(options.root, bad.log)}`);
+  }
+
+  let commit: Witness['commit'] = null;
+  if (options.commit && reasons.length === 0) {
+    const outcome = await commitInFence(record, cwd, audit.inFence, fence, options.commitType);
+    if (outcome.kind === 'committed') commit = outcome.commit;
+    else if (outcome.kind === 'nothing') notes.push(outcome.why);
+    else reasons.push(outcome.why);
+  }
+
+  const accuracy = scopeAccuracy(scope?.leaves ?? [], changed.flatMap(touchedPaths), options.packageDirs);
+  return {
+    at: options.now().toISOString(),
+    base,
+    attributed: worktree !== null,
+    changed,
+    inFence: first.inFence.flatMap(touchedPaths),
+    outOfFence: first.outOfFence,
+    reverted,
+    verify,
+    commit,
+    status: reasons.length === 0 ? 'clean' : 'needs_person',
+    reasons,
+    notes,
+    accuracy: {
+      predicted: accuracy.predicted, touched: accuracy.touched, changed: accuracy.changed, covered: accuracy.covered, bySource: accuracy.bySource,
+      coveredByDir: accuracy.coveredByDir, coveredByPackage: accuracy.coveredByPackage, runs: 1, missed: accuracy.missed, unused: accuracy.unused,
+    },
+  };
+}
+
+type CommitOutcome = { kind: 'committed'; commit: NonNullable<Witness['commit']> } | { kind: 'nothing'; why: string } | { kind: 'refused'; why: string };
+
+/** Commits exactly the in-fence paths still uncommitted, by explicit path, on the issue's branch. */
+async function commitInFence(record: RunRecord, cwd: string, inFenceChanges: readonly ChangedPath[], fence: readonly string[], type: string | null): Promise<CommitOutcome> {
+  if (record.worktree) {
+    const branch = await currentBranch(cwd);
+    if (branch !== record.worktree.branch) return { kind: 'refused', why: `its worktree is on ${branch ?? 'a detached HEAD'}, not ${record.worktree.branch}: not committing there` };
+  }
+  const pending = await changesSince(cwd, await headCommit(cwd));
+  if (record.worktree) {
+    // The branch is the run's own: anything uncommitted outside the fence is a revert of the agent's own commits.
+    const outside = pending.flatMap(touchedPaths).filter((p) => !inFence(fence, p));
+    if (outside.length > 0) return { kind: 'refused', why: `${list(outside)} outside the fence differ from the branch's last commit (the agent committed them): not committing` };
+  }
+  const wanted = new Set(inFenceChanges.flatMap(touchedPaths));
+  const paths = [...new Set(pending.flatMap(touchedPaths))].filter((p) => wanted.has(p)).sort();
+  if (paths.length === 0) return { kind: 'nothing', why: 'nothing left to commit: the in-fence changes are already committed on the branch' };
+  const present = paths.filter((p) => existsSync(path.join(cwd, p)));
+  const gone = paths.filter((p) => !present.includes(p));
+  const subject = commitSubject(record, type);
+  const trailer = `Waves-Run: ${record.id}`;
+  try {
+    if (present.length > 0) await git(cwd, ['add', '--', ...present]);
+    if (gone.length > 0) await git(cwd, ['rm', '--cached', '--quiet', '--ignore-unmatch', '--', ...gone]);
+    await git(cwd, ['commit', '--quiet', '-m', subject, '-m', trailer, '--', ...paths]);
+  } catch (error) {
+    if (error instanceof GitError) return { kind: 'refused', why: error.message };
+    throw error;
+  }
+  const sha = await headCommit(cwd);
+  return { kind: 'committed', commit: { sha: sha ?? '', message: `${subject}\n\n${trailer}`, paths } };
+}

@@ -1,0 +1,74 @@
+/**
+ * What the harvest asks git: every path that differs from a base commit — committed, staged,
+ * unstaged, untracked; renames; ignored files and waves' own state left out — and the snapshot
+ * of uncommitted files taken before agents start in a shared work tree.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { changesSince, dirtySnapshot, headCommit } from '@waves/dispatch';
+import { TempRepo } from '../helpers/temp-repo.js';
+
+let repo: TempRepo | null = null;
+afterEach(async () => {
+  await repo?.dispose();
+  repo = null;
+});
+
+const commit = (r: TempRepo, message: string) => r.git('-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-qm', message);
+
+describe('changesSince', () => {
+  it('lists committed, staged, unstaged and untracked changes, renames included, ignored files and .waves left out', async () => {
+    repo = await TempRepo.create({
+      '.gitignore': 'dist/\n',
+      'src/a.ts': 'export const a = 1;\n',
+      'src/b.ts': 'export const b = 1;\n',
+      'src/moved.ts': 'export const moved = "a file long enough to be recognised when it moves";\n',
+      'src/gone.ts': 'export const gone = 1;\n',
+    });
+    const base = await headCommit(repo.root);
+    // Committed by the agent.
+    await repo.write({ 'src/a.ts': 'export const a = 2;\n' });
+    await repo.git('add', 'src/a.ts');
+    await commit(repo, 'agent');
+    // Staged, unstaged, untracked, deleted, renamed.
+    await repo.write({ 'src/staged.ts': 'x\n' });
+    await repo.git('add', 'src/staged.ts');
+    await repo.write({ 'src/b.ts': 'export const b = 2;\n', 'src/new/untracked.ts': 'y\n', 'dist/out.js': 'ignored\n', '.waves/leases.jsonl': '{}\n' });
+    await repo.remove('src/gone.ts');
+    await repo.git('mv', 'src/moved.ts', 'src/renamed.ts');
+    const changes = await changesSince(repo.root, base);
+    expect(changes).toEqual([
+      { path: 'src/a.ts', change: 'modified' },
+      { path: 'src/b.ts', change: 'modified' },
+      { path: 'src/gone.ts', change: 'deleted' },
+      { path: 'src/new/untracked.ts', change: 'added' },
+      { path: 'src/renamed.ts', change: 'renamed', from: 'src/moved.ts' },
+      { path: 'src/staged.ts', change: 'added' },
+    ]);
+    // From the agent's own commit on, its committed change is no longer a difference.
+    expect((await changesSince(repo.root, await headCommit(repo.root))).map((c) => c.path)).not.toContain('src/a.ts');
+  });
+
+  it('works in a repository without commits and with unusual file names', async () => {
+    repo = await TempRepo.create({}, { git: false });
+    await repo.git('init', '-q');
+    mkdirSync(path.join(repo.root, 'dir with space'));
+    writeFileSync(path.join(repo.root, 'dir with space', 'ünïcode "quoted".ts'), 'z\n');
+    expect(await headCommit(repo.root)).toBeNull();
+    expect(await changesSince(repo.root, null)).toEqual([{ path: 'dir with space/ünïcode "quoted".ts', change: 'added' }]);
+  });
+
+  it('snapshots what is uncommitted, with the blob id of each file', async () => {
+    repo = await TempRepo.create({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    await repo.write({ 'a.txt': 'changed\n', 'c.txt': 'new\n' });
+    await repo.remove('b.txt');
+    const snapshot = await dirtySnapshot(repo.root);
+    const blob = (await repo.git('hash-object', 'a.txt')).stdout.trim();
+    expect(snapshot).toEqual([
+      { path: 'a.txt', hash: blob },
+      { path: 'b.txt', hash: null },
+      { path: 'c.txt', hash: expect.stringMatching(/^[0-9a-f]{40,64}$/) },
+    ]);
+  });
+});
