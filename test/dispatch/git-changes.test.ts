@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { changesSince, dirtySnapshot, headCommit } from '@waves/dispatch';
+import { changesSince, dirtySnapshot, git, headCommit } from '@waves/dispatch';
 import { TempRepo } from '../helpers/temp-repo.js';
 
 let repo: TempRepo | null = null;
@@ -70,5 +70,14 @@ describe('changesSince', () => {
       { path: 'b.txt', hash: null },
       { path: 'c.txt', hash: expect.stringMatching(/^[0-9a-f]{40,64}$/) },
     ]);
+  });
+
+  it('takes every path literally: a file named like a pattern adds only itself', async () => {
+    repo = await TempRepo.create({ 'keep.md': 'k\n' });
+    await repo.write({ 'a.ts': 'a\n', 'b.ts': 'b\n', ':(glob)*': 'magic\n' });
+    // Read as a pathspec, `:(glob)*` would add every file.
+    await git(repo.root, ['add', '--', ':(glob)*']);
+    const staged = (await repo.git('diff', '--cached', '--name-only')).stdout.split('\n').filter(Boolean).sort();
+    expect(staged).toEqual([':(glob)*']);
   });
 });

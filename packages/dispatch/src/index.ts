@@ -41,7 +41,7 @@ export { isAlive, readRecord, readRecords, RunRecordSchema, RunScopeSchema, Veri
 export type { RecordListing, RunRecord, RunScope, RunView, TerminalStatus, VerifyResult, Witness } from './runs/run-record.js';
 export { commitSubject, harvestRun, HarvestBusyError } from './harvest/harvest-run.js';
 export type { HarvestOptions, HarvestOutcome } from './harvest/harvest-run.js';
-export { changesSince, dirtySnapshot, GitError, headCommit } from './harvest/git-changes.js';
+export { changesSince, dirtySnapshot, git, GitError, headCommit } from './harvest/git-changes.js';
 export { runVerify } from './harvest/run-verify.js';
 export { killGroup, superviseRun } from './runs/supervise.js';
 export type { SuperviseOptions } from './runs/supervise.js';

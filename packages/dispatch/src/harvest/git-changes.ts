@@ -14,11 +14,20 @@ const OWN_STATE = /^(?:\.waves|\.dispatch-runs)(?:\/|$)/;
 
 export class GitError extends Error {}
 
+/**
+ * Runs git; paths are always literal (a file an agent named `:(glob)*` stays one file, never a
+ * pattern that adds others).
+ */
 export async function git(cwd: string, args: readonly string[], input?: string): Promise<string> {
-  const result = await execa('git', args, { cwd, reject: false, stripFinalNewline: false, ...(input === undefined ? { stdin: 'ignore' as const } : { input }) });
+  const result = await execa('git', ['--literal-pathspecs', ...args], {
+    cwd,
+    reject: false,
+    stripFinalNewline: false,
+    ...(input === undefined ? { stdin: 'ignore' as const } : { input }),
+  });
   if (result.exitCode !== 0) {
     const why = (result.stderr || result.stdout).trim().split('\n')[0] ?? '';
-    throw new GitError(`git ${args.slice(0, 2).join(' ')} in ${cwd} failed: ${why}`);
+    throw new GitError(`git ${args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? ''} in ${cwd} failed: ${why}`);
   }
   return result.stdout;
 }
