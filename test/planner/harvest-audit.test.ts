@@ -114,7 +114,9 @@ describe('scope accuracy', () => {
       'packages/core/test/money.test.ts', // missed, same package as a leaf
       'README.md', // missed
     ];
-    const a = scopeAccuracy(predicted, changed, ['packages/api', 'packages/web', 'packages/core']);
+    // extra.ts imports checkout.ts; README.md imports nothing.
+    const imports: Record<string, string[]> = { 'packages/api/src/extra.ts': ['packages/api/src/checkout.ts'], 'packages/api/src/checkout.ts': ['packages/api/src/extra.ts'] };
+    const a = scopeAccuracy(predicted, changed, ['packages/api', 'packages/web', 'packages/core'], (file) => imports[file] ?? []);
     expect(a.predicted).toBe(4);
     expect(a.touched).toBe(2);
     expect(a.precision).toBe(0.5);
@@ -125,6 +127,7 @@ describe('scope accuracy', () => {
     expect(a.unused).toEqual(['packages/api/src/stripe.ts', 'packages/core/src/money.ts']);
     expect(a.recallByDir).toBe(0.667); // + extra.ts
     expect(a.recallByPackage).toBe(0.833); // + extra.ts, money.test.ts
+    expect(a.recallByImports).toBe(0.667); // + extra.ts
     const bySource = Object.fromEntries(a.sources.map((s) => [s.source, s]));
     expect(bySource.body).toMatchObject({ predicted: 3, touched: 1, covered: 1, precision: 0.333, recall: 0.167 });
     expect(bySource.label).toMatchObject({ predicted: 1, touched: 1, covered: 2, precision: 1, recall: 0.333 });
@@ -158,6 +161,7 @@ describe('scope accuracy', () => {
         for (const value of [a.precision, a.recall, a.recallByDir, a.recallByPackage]) if (value !== null) expect(value >= 0 && value <= 1).toBe(true);
         expect(a.coveredByDir).toBeGreaterThanOrEqual(a.covered);
         expect(a.coveredByPackage).toBeGreaterThanOrEqual(a.covered);
+        expect(a.coveredByImports).toBe(a.covered); // no graph: imports add nothing
         for (const s of a.sources) expect(s.covered).toBeLessThanOrEqual(a.covered);
         const wider = scopeAccuracy([...predicted, ...extra], changed, ['p/a', 'p/b', 'q']);
         expect(wider.covered).toBeGreaterThanOrEqual(a.covered);

@@ -14,7 +14,7 @@ import {
   type HarvestOutcome,
   type RunRecord,
 } from '@waves/dispatch';
-import { assertDirectory, listRepoFiles, readWorkspace, sumAccuracy, containsPath } from '@waves/planner';
+import { assertDirectory, containsPath, loadRepo, sumAccuracy } from '@waves/planner';
 import { intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { loadConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
@@ -135,9 +135,11 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
   const verifyTimeoutMs = parseDuration(timeoutText);
   if (verifyTimeoutMs === null) throw new UsageError(`--verify-timeout: expected a duration such as 10m or 1h, got ${JSON.stringify(timeoutText)}`);
   const { runs, dispatch, label } = pickRuns(records, values);
-  const { files } = await listRepoFiles(root);
-  const { members } = await readWorkspace(root, files);
-  const packages = members.filter((m) => m.dir !== '');
+  // The repository as the planner sees it (graph from the cache when unchanged), for {packages} and the accuracy.
+  const repoIndex = await loadRepo(root);
+  const packages = repoIndex.packages.filter((m) => m.dir !== '');
+  const graph = repoIndex.graph;
+  const neighbours = (file: string): string[] => (graph.hasNode(file) ? graph.neighbors(file) : []);
   const packagesOf = (paths: readonly string[]) =>
     [...new Set(paths.flatMap((p) => packages.filter((pkg) => containsPath(pkg.dir, p.replace(/\/$/, ''))).map((pkg) => pkg.name)))].sort();
 
@@ -164,6 +166,7 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
             serialGlobs: config.serial ?? [],
             packagesOf,
             packageDirs: packages.map((p) => p.dir),
+            neighbours,
             siblings: dispatch,
             now: () => io.now(),
             signal: controller.signal,

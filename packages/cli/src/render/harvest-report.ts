@@ -32,14 +32,18 @@ export function accuracyHints(accuracy: Accuracy): string[] {
   } else if (recall !== null && recallByPackage !== null && recallByPackage - Math.max(recall, recallByDir ?? 0) >= 0.2) {
     hints.push(`leaves rolled up to their packages would have covered ${percent(recallByPackage)}: consider granularity "package" or lane labels`);
   }
+  const { recallByImports } = accuracy;
+  if (recall !== null && recallByImports !== null && recallByImports - recall >= 0.2) {
+    hints.push(`${percent(recallByImports)} of the changed files were predicted or one import away from a predicted file: keep contentionDepth at 1 or more, so that issues this close never share a wave`);
+  }
   if (precision !== null && precision < 0.5) hints.push(`agents touched ${percent(precision)} of the predicted leaves: scopes are wider than the work, which costs parallelism`);
   return hints;
 }
 
 function accuracyTable(rows: { label: string; accuracy: Accuracy }[]): string {
-  const table = new Table({ head: ['Issue', 'Predicted', 'Touched', 'Changed', 'Covered', 'Precision', 'Recall', 'Recall as dir', 'Recall as package'], style: TABLE_STYLE });
+  const table = new Table({ head: ['Issue', 'Predicted', 'Touched', 'Changed', 'Covered', 'Precision', 'Recall', 'as dir', 'as package', '+ imports'], style: TABLE_STYLE });
   for (const { label, accuracy: a } of rows) {
-    table.push([label, a.predicted, a.touched, a.changed, a.covered, percent(a.precision), percent(a.recall), percent(a.recallByDir), percent(a.recallByPackage)]);
+    table.push([label, a.predicted, a.touched, a.changed, a.covered, percent(a.precision), percent(a.recall), percent(a.recallByDir), percent(a.recallByPackage), percent(a.recallByImports)]);
   }
   return table.toString();
 }

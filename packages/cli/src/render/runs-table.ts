@@ -12,7 +12,9 @@ export function duration(record: RunRecord, now = Date.now()): string {
 
 export function renderRuns(rows: readonly { record: RunRecord; view: RunView }[], options: { root: string }): string {
   if (rows.length === 0) return 'No run.\n';
-  const table = new Table({ head: ['Run', 'Issue', 'Status', 'Duration', 'Log'], style: { head: [], border: [] } });
+  // Once a run is harvested, what the harvest saw.
+  const harvested = rows.some((r) => r.record.witness);
+  const table = new Table({ head: ['Run', 'Issue', 'Status', 'Duration', 'Log', ...(harvested ? ['Harvest'] : [])], style: { head: [], border: [] } });
   for (const { record, view } of rows) {
     const status = view === record.status ? view : `${view} (was ${record.status})`;
     table.push([
@@ -21,7 +23,15 @@ export function renderRuns(rows: readonly { record: RunRecord; view: RunView }[]
       `${status}${record.exitCode !== null && view !== 'succeeded' ? ` (exit ${record.exitCode})` : ''}`,
       view === 'stale' ? '—' : duration(record),
       path.relative(options.root, record.log),
+      ...(harvested ? [witnessCell(record)] : []),
     ]);
   }
   return `${table.toString()}\n`;
+}
+
+function witnessCell(record: RunRecord): string {
+  const witness = record.witness;
+  if (!witness) return '—';
+  if (witness.commit) return `committed ${witness.commit.sha.slice(0, 10)}`;
+  return witness.status === 'clean' ? 'clean' : 'needs a person';
 }

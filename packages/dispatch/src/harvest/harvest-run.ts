@@ -33,6 +33,8 @@ export interface HarvestOptions {
   packagesOf: (paths: readonly string[]) => string[];
   /** Workspace package directories, for the accuracy at package granularity. */
   packageDirs: readonly string[];
+  /** The files a file imports or is imported by, for the accuracy with imports. */
+  neighbours?: (file: string) => readonly string[];
   /** The other runs of the same dispatch: in a shared work tree, their fences claim their changes. */
   siblings: readonly RunRecord[];
   now: () => Date;
@@ -166,7 +168,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
     else reasons.push(outcome.why);
   }
 
-  const accuracy = scopeAccuracy(scope?.leaves ?? [], changed.flatMap(touchedPaths), options.packageDirs);
+  const accuracy = scopeAccuracy(scope?.leaves ?? [], changed.flatMap(touchedPaths), options.packageDirs, options.neighbours);
   return {
     at: options.now().toISOString(),
     base,
@@ -182,7 +184,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
     notes,
     accuracy: {
       predicted: accuracy.predicted, touched: accuracy.touched, changed: accuracy.changed, covered: accuracy.covered, bySource: accuracy.bySource,
-      coveredByDir: accuracy.coveredByDir, coveredByPackage: accuracy.coveredByPackage, runs: 1, missed: accuracy.missed, unused: accuracy.unused,
+      coveredByDir: accuracy.coveredByDir, coveredByPackage: accuracy.coveredByPackage, coveredByImports: accuracy.coveredByImports, runs: 1, missed: accuracy.missed, unused: accuracy.unused,
     },
   };
 }

@@ -67,6 +67,7 @@ export const WitnessSchema = z.object({
     bySource: z.object({ title: TallySchema, body: TallySchema, label: TallySchema, config: TallySchema }),
     coveredByDir: z.number().int(),
     coveredByPackage: z.number().int(),
+    coveredByImports: z.number().int().default(0),
     runs: z.number().int(),
     missed: z.array(z.string()),
     unused: z.array(z.string()),

@@ -7,7 +7,9 @@
  * - recall: the share of changed files some predicted leaf covers;
  * - per source (title, body, label, config): the same two figures for the leaves that source named;
  * - at coarser granularity: the recall had leaves been rolled up to their directories or packages,
- *   which tells whether `granularity` should change.
+ *   which tells whether `granularity` should change;
+ * - with imports: the recall had a file one import away from a leaf (either direction) counted as
+ *   predicted, which tells how much `contentionDepth` protects.
  *
  * Pure; sums add up across runs, so a wave's or a history's figures are micro-averages.
  */
@@ -39,6 +41,8 @@ export interface AccuracySums extends Tally {
   /** Changed files covered had the leaves been directories / packages. */
   coveredByDir: number;
   coveredByPackage: number;
+  /** Changed files covered, or one import away from a file a leaf covers. */
+  coveredByImports: number;
   runs: number;
 }
 
@@ -47,6 +51,7 @@ export interface Accuracy extends AccuracySums {
   recall: number | null;
   recallByDir: number | null;
   recallByPackage: number | null;
+  recallByImports: number | null;
   sources: { source: ScopeSource; predicted: number; touched: number; covered: number; precision: number | null; recall: number | null }[];
 }
 
@@ -78,6 +83,7 @@ export function finishAccuracy(sums: AccuracySums): Accuracy {
     recall: ratio(sums.covered, sums.changed),
     recallByDir: ratio(sums.coveredByDir, sums.changed),
     recallByPackage: ratio(sums.coveredByPackage, sums.changed),
+    recallByImports: ratio(sums.coveredByImports, sums.changed),
     sources: SCOPE_SOURCES.map((source) => {
       const t = sums.bySource[source];
       return { source, predicted: t.predicted, touched: t.touched, covered: t.covered, precision: ratio(t.touched, t.predicted), recall: ratio(t.covered, sums.changed) };
@@ -85,7 +91,13 @@ export function finishAccuracy(sums: AccuracySums): Accuracy {
   };
 }
 
-export function scopeAccuracy(predicted: readonly PredictedLeaf[], changedFiles: readonly RepoPath[], packageDirs: readonly string[] = []): RunAccuracy {
+export function scopeAccuracy(
+  predicted: readonly PredictedLeaf[],
+  changedFiles: readonly RepoPath[],
+  packageDirs: readonly string[] = [],
+  /** The files a file imports or is imported by (none when the graph is not known). */
+  neighbours: (file: RepoPath) => readonly RepoPath[] = () => [],
+): RunAccuracy {
   const changed = [...new Set(changedFiles)].sort();
   const bySource = Object.fromEntries(SCOPE_SOURCES.map((s) => [s, emptyTally()])) as Record<ScopeSource, Tally>;
   const touchedLeaf = predicted.map((leaf) => changed.some((file) => covers(leaf.path, file)));
@@ -114,6 +126,7 @@ export function scopeAccuracy(predicted: readonly PredictedLeaf[], changedFiles:
       const pkg = packageOf(file, packageDirs);
       return pkg !== null && leafPackages.has(pkg);
     }).length,
+    coveredByImports: changed.filter((file) => isCovered(file, predicted) || neighbours(file).some((n) => isCovered(n, predicted))).length,
     runs: 1,
   };
   return { ...finishAccuracy(sums), missed, unused: predicted.filter((_, i) => !touchedLeaf[i]).map((l) => l.path) };
@@ -126,6 +139,7 @@ export function sumAccuracy(runs: readonly AccuracySums[]): Accuracy {
     bySource: Object.fromEntries(SCOPE_SOURCES.map((s) => [s, emptyTally()])) as Record<ScopeSource, Tally>,
     coveredByDir: 0,
     coveredByPackage: 0,
+    coveredByImports: 0,
     runs: 0,
   };
   for (const run of runs) {
@@ -135,6 +149,7 @@ export function sumAccuracy(runs: readonly AccuracySums[]): Accuracy {
     total.covered += run.covered;
     total.coveredByDir += run.coveredByDir;
     total.coveredByPackage += run.coveredByPackage;
+    total.coveredByImports += run.coveredByImports;
     total.runs += run.runs;
     for (const source of SCOPE_SOURCES) {
       const from = run.bySource[source];
