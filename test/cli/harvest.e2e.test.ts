@@ -5,7 +5,7 @@
  * the in-fence paths with the right message, idempotence, runs without worktrees, and the
  * prediction accuracy.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exampleRepo, FAKE_AGENT_CONFIG, ROOT, waves } from '../helpers/example-repo.js';
@@ -214,6 +214,23 @@ describe('waves harvest', () => {
       }
     })();
     expect(alive).toBe(false);
+  }, 120_000);
+
+  it('on Ctrl-C stops the running verification, keeps the record as it was and exits 130', async () => {
+    const t = await setUp({ default: {}, 101: { edit: { 'packages/api/src/routes/checkout.ts': 'x\n' } } }, { 'issue-101': 'hang' });
+    await t.dispatch('--worktree');
+    const child = waves(['harvest'], t.root, t.env);
+    const until = Date.now() + 30_000;
+    while (t.verifyTrace().length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    child.kill('SIGINT');
+    const result = await child;
+    expect(result.exitCode).toBe(130);
+    const pid = t.verifyTrace()[0]!.pid;
+    // It ignores SIGTERM: waves waited for the SIGKILL that follows before it exited.
+    expect(() => process.kill(pid, 0)).toThrow();
+    const records = readdirSync(path.join(t.root, '.dispatch-runs')).filter((n) => /^resolve-101-.*\.json$/.test(n));
+    const record = JSON.parse(readFileSync(path.join(t.root, '.dispatch-runs', records[0]!), 'utf8')) as { witness?: unknown };
+    expect(record.witness).toBeUndefined();
   }, 120_000);
 
   it('says what needs a person: an agent that failed, changed nothing, or committed its work itself', async () => {

@@ -188,5 +188,6 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
   if (values.json) io.stdout(`${JSON.stringify(harvestJson(label, outcomes, accuracy), null, 2)}\n`);
   else io.stdout(renderHarvest(label, outcomes, accuracy, { root }));
   if (controller.signal.aborted) return 130;
+  if (outcomes.some((o) => o.kind === 'failed')) return 1;
   return outcomes.every((o) => o.kind === 'witnessed' && o.witness.status === 'clean') && outcomes.length === runs.length ? 0 : EXIT_NEEDS_PERSON;
 }

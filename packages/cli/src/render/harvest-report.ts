@@ -63,8 +63,8 @@ export function renderHarvest(label: string, outcomes: readonly HarvestOutcome[]
   for (const outcome of outcomes) {
     const { record } = outcome;
     const issue = `#${record.issue.number} ${safeText(record.issue.title, 32)}`;
-    if (outcome.kind === 'pending') {
-      table.push([issue, record.status, '—', '—', '—', '—', '—', 'pending']);
+    if (outcome.kind !== 'witnessed') {
+      table.push([issue, record.status, '—', '—', '—', '—', '—', outcome.kind]);
       people.push(`#${record.issue.number}: ${safeText(outcome.why)}`);
       continue;
     }
@@ -112,11 +112,11 @@ export function harvestJson(label: string, outcomes: readonly HarvestOutcome[], 
       wave: o.record.wave,
       status: o.record.status,
       worktree: o.record.worktree,
-      result: o.kind === 'pending' ? 'pending' : o.witness.status,
-      ...(o.kind === 'pending' ? { why: o.why } : { already: o.already, witness: o.witness, accuracy: runAccuracy(o.witness) }),
+      result: o.kind === 'witnessed' ? o.witness.status : o.kind,
+      ...(o.kind !== 'witnessed' ? { why: o.why } : { already: o.already, witness: o.witness, accuracy: runAccuracy(o.witness) }),
     })),
     needsPerson: outcomes.flatMap((o) => {
-      const reasons = o.kind === 'pending' ? [o.why] : o.witness.reasons;
+      const reasons = o.kind !== 'witnessed' ? [o.why] : o.witness.reasons;
       return reasons.length === 0 ? [] : [{ number: o.record.issue.number, run: o.record.id, reasons }];
     }),
     accuracy,

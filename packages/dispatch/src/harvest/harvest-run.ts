@@ -43,6 +43,8 @@ export interface HarvestOptions {
 
 export type HarvestOutcome =
   | { kind: 'pending'; record: RunRecord; why: string }
+  /** git could not answer (a broken worktree, a locked index): nothing was written. */
+  | { kind: 'failed'; record: RunRecord; why: string }
   | { kind: 'witnessed'; record: RunRecord; witness: Witness; already: boolean };
 
 export class HarvestBusyError extends Error {}
@@ -64,7 +66,15 @@ export async function harvestRun(file: string, options: HarvestOptions): Promise
       return { kind: 'pending', record, why };
     }
     if (record.witness?.commit) return { kind: 'witnessed', record, witness: record.witness, already: true };
-    const witness = await witnessRun(record, options);
+    let witness: Witness;
+    try {
+      witness = await witnessRun(record, options);
+    } catch (error) {
+      if (error instanceof GitError) return { kind: 'failed', record, why: error.message };
+      throw error;
+    }
+    // Interrupted: what was seen is incomplete, so the record keeps what it had.
+    if (options.signal?.aborted) return { kind: 'pending', record, why: 'interrupted before its witness was complete' };
     const next: RunRecord = { ...record, witness };
     await writeRecord(file, next);
     return { kind: 'witnessed', record: next, witness, already: false };
@@ -78,7 +88,7 @@ const list = (paths: readonly string[], max = 5) => (paths.length <= max ? paths
 /** `type(lane): title (#N)`: one line, whatever the issue's title holds. */
 export function commitSubject(record: RunRecord, type: string | null): string {
   const labels = record.scope?.labels ?? [];
-  const chosen = type ?? (labels.some((l) => /(?:^|[:/])bug$/i.test(l.trim())) ? 'fix' : 'feat');
+  const chosen = type ?? (labels.some((l) => /(?:^|[:/]\s*)bug$/i.test(l.trim())) ? 'fix' : 'feat');
   // The lane's last segment: `packages/api` → `api`.
   const lane = (record.scope?.lanes[0] ?? '').replace(/\/+$/, '').split('/').at(-1)!.replace(/[^\w./@-]+/g, '-').replace(/^-+|-+$/g, '');
   // eslint-disable-next-line no-control-regex
