@@ -60,6 +60,7 @@ Examples:
   waves dispatch --dry-run --agent claude --model claude-sonnet-4-5 --all-waves
   waves dispatch --agent mytool --worktree --timeout 30m
   waves dispatch --wave 2 --concurrency 2 --detach && waves status
+  waves dispatch --agent mytool --worktree && waves harvest --commit   # then witness and commit
 
 Agents: opencode (opencode run --title … --model … PROMPT), claude (claude --print --model …
 PROMPT), codex (codex exec --model … PROMPT), or any agent of waves.config.json
