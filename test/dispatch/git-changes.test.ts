@@ -70,6 +70,11 @@ describe('changesSince', () => {
       { path: 'b.txt', hash: null },
       { path: 'c.txt', hash: expect.stringMatching(/^[0-9a-f]{40,64}$/) },
     ]);
+    // A name with a line break is hashed too (not dropped, not mixed up with the others).
+    await repo.write({ 'line\nbreak.txt': 'changed\n' });
+    const odd = await dirtySnapshot(repo.root);
+    expect(odd.find((f) => f.path === 'line\nbreak.txt')?.hash).toBe(blob);
+    expect(odd.find((f) => f.path === 'a.txt')?.hash).toBe(blob);
   });
 
   it('takes every path literally: a file named like a pattern adds only itself', async () => {

@@ -96,8 +96,11 @@ export async function dirtySnapshot(cwd: string): Promise<DirtyFile[]> {
 /** The blob id of each file's current content (null for a file that is not there). */
 export async function hashFiles(cwd: string, paths: readonly string[]): Promise<DirtyFile[]> {
   const present = paths.filter((p) => existsSync(path.join(cwd, p)));
-  const hashes = present.length === 0 ? [] : splitZ((await git(cwd, ['hash-object', '--no-filters', '--stdin-paths'], `${present.join('\n')}\n`)).replace(/\n/g, '\0'));
-  const byPath = new Map(present.map((p, i) => [p, hashes[i] ?? null]));
+  // One call for the usual names; a name with a line break cannot go through --stdin-paths.
+  const plain = present.filter((p) => !/[\r\n]/.test(p));
+  const hashes = plain.length === 0 ? [] : (await git(cwd, ['hash-object', '--no-filters', '--stdin-paths'], `${plain.join('\n')}\n`)).trim().split('\n');
+  const byPath = new Map<string, string | null>(plain.map((p, i) => [p, hashes[i] ?? null]));
+  for (const odd of present.filter((p) => /[\r\n]/.test(p))) byPath.set(odd, (await git(cwd, ['hash-object', '--no-filters', '--', odd])).trim());
   return paths.map((p) => ({ path: p, hash: byPath.get(p) ?? null }));
 }
 
