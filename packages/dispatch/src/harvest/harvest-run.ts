@@ -144,7 +144,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
         reverted.push(file);
       }
     }
-    if (reverted.length > 0) notes.push(`restored ${list(reverted)} as they were at ${base ? base.slice(0, 12) : 'the start'}`);
+    if (reverted.length > 0) notes.push(`restored ${list(reverted)} as ${reverted.length === 1 ? 'it was' : 'they were'} at ${base ? base.slice(0, 12) : 'the start'}`);
     audit = auditFence(await changesOfRun(), fence, { serial: scope?.serial != null, serialGlobs: options.serialGlobs });
   }
   if (audit.outOfFence.length > 0) {
