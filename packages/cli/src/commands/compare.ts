@@ -10,7 +10,6 @@ import { parseCommandArgs, renderFlags, type FlagSpecs, type ParsedArgs } from '
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { safeText } from '../render/safe-text.js';
-import { readGithubChanges } from '../sources/github.js';
 import { loadPlanInput, SOURCE_FLAGS } from './plan-input.js';
 
 export const COMPARE_FLAGS: FlagSpecs = {
@@ -84,6 +83,7 @@ export async function runCompare(argv: readonly string[], io: CliIo): Promise<nu
   if (github) {
     const known = new Set(backlog.map((i) => i.number));
     const missing = baseline.waves.flatMap((w) => w.issues.map((i) => i.number)).filter((n) => !known.has(n));
+    const { readGithubChanges } = await import('../sources/github.js');
     const changes = await readGithubChanges({ ...github, warn: (message) => io.stderr(`waves: ${message}\n`) }, missing, baseline.generatedAt);
     issues = [...backlog, ...changes.filter((i) => !known.has(i.number))];
   }

@@ -11,7 +11,7 @@ import { enumFlag, intFlag, stringFlag, type FlagSpecs, type ParsedArgs } from '
 import { loadConfig, planOptionsFromConfig, type LoadedConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
-import { readGithubBacklog, repoFromRemote } from '../sources/github.js';
+import { repoFromRemote } from '../sources/github-remote.js';
 import { readIssuesFile } from '../sources/issues-file.js';
 
 export const SOURCE_FLAGS: FlagSpecs = {
@@ -109,6 +109,8 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
       }
     }
     const token = io.env.GITHUB_TOKEN || io.env.GH_TOKEN || undefined;
+    // The GitHub client loads only when GitHub is the source.
+    const { readGithubBacklog } = await import('../sources/github.js');
     const result = await readGithubBacklog({
       repo,
       top: options.top ?? 10,

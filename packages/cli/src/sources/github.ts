@@ -36,17 +36,7 @@ export interface GithubBacklog {
 
 const PER_PAGE = 100;
 
-/** `owner/name` from an origin URL (https, ssh or scp-like), or null when it is not GitHub's. */
-export function repoFromRemote(url: string, anyHost = false): string | null {
-  const trimmed = url.trim();
-  const match =
-    /^(?:https?|ssh|git):\/\/(?:[^@/]+@)?([^/:]+)(?::\d+)?\/([^/]+)\/([^/]+?)(?:\.git)?\/?$/.exec(trimmed) ??
-    /^(?:[^@/]+@)?([^:/]+):([^/]+)\/([^/]+?)(?:\.git)?\/?$/.exec(trimmed);
-  if (!match) return null;
-  const [, host, owner, name] = match;
-  if (!anyHost && host!.toLowerCase() !== 'github.com') return null;
-  return `${owner}/${name}`;
-}
+export { repoFromRemote } from './github-remote.js';
 
 function splitRepo(repo: string): { owner: string; name: string } {
   const match = /^([\w.-]+)\/([\w.-]+)$/.exec(repo);

@@ -1,0 +1,88 @@
+/**
+ * `waves` — the command line. Parses the command, runs it, and turns errors into exit codes in
+ * one place (`exitCodeFor`). Secrets from the environment never reach the output. The bin loads
+ * this module alone; each command's module loads when it runs.
+ */
+import { createRequire } from 'node:module';
+import { exitCodeFor, formatError, UsageError } from './errors.js';
+import { processIo, type CliIo } from './io.js';
+import { nearest } from './args.js';
+
+const require = createRequire(import.meta.url);
+const VERSION = (require('../package.json') as { version: string }).version;
+
+type Command = (argv: readonly string[], io: CliIo) => Promise<number>;
+
+/** A command whose module loads when it runs: `waves --help` or `waves plan` never load what another command needs. */
+function lazy<M>(load: () => Promise<M>, name: keyof M): Command {
+  return async (argv, io) => ((await load())[name] as Command)(argv, io);
+}
+
+const COMMANDS: Record<string, { run: Command; summary: string }> = {
+  plan: { run: lazy(() => import('./commands/plan.js'), 'runPlan'), summary: 'Plan the top issues of the backlog into conflict-free waves' },
+  explain: { run: lazy(() => import('./commands/explain.js'), 'runExplain'), summary: 'Explain where one issue landed in the plan, and why' },
+  dispatch: { run: lazy(() => import('./commands/dispatch.js'), 'runDispatch'), summary: 'Run one wave: an agent per issue under leases (--dry-run shows the commands)' },
+  graph: { run: lazy(() => import('./commands/graph.js'), 'runGraph'), summary: 'Report on the import graph: packages, hubs, barrels, unresolved imports' },
+  lease: { run: lazy(() => import('./commands/lease.js'), 'runLease'), summary: 'Acquire, release, renew or list exclusive leases on lanes and paths' },
+  status: { run: lazy(() => import('./commands/status.js'), 'runStatus'), summary: 'List agent runs: status, duration, log; settle stale ones (--reap)' },
+  harvest: { run: lazy(() => import('./commands/harvest.js'), 'runHarvest'), summary: 'Witness a wave: diff, fence audit, verification, commit with (#N); prediction accuracy' },
+  compare: { run: lazy(() => import('./commands/compare.js'), 'runCompare'), summary: 'Burndown against a saved plan: closed, progress, remaining waves, new issues' },
+  schema: { run: lazy(() => import('./commands/schema.js'), 'runSchema'), summary: 'Print the JSON Schema of the plan, the config file or the graph report' },
+  init: { run: lazy(() => import('./commands/init.js'), 'runInit'), summary: 'Write a starting waves.config.json (with its JSON Schema)' },
+};
+
+export const MAIN_HELP = `waves ${VERSION} — plan and dispatch waves of parallel coding-agent work
+
+Usage: waves <command> [options]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
+  .join('\n')}
+
+Run 'waves <command> --help' for a command's options.
+Exit codes: 0 ok, 1 failure, 2 bad usage, input or config (dispatch, harvest and lease add theirs: see their --help).
+`;
+
+/** Values that must never be printed: tokens from the environment. */
+function secretsOf(env: CliIo['env']): string[] {
+  return ['GITHUB_TOKEN', 'GH_TOKEN'].map((name) => env[name]).filter((v): v is string => typeof v === 'string' && v.length >= 4);
+}
+
+function redacting(io: CliIo): CliIo {
+  const secrets = secretsOf(io.env);
+  if (secrets.length === 0) return io;
+  const scrub = (text: string) => secrets.reduce((out, secret) => out.split(secret).join('[REDACTED]'), text);
+  return { ...io, stdout: (text) => io.stdout(scrub(text)), stderr: (text) => io.stderr(scrub(text)) };
+}
+
+export async function main(argv: readonly string[], rawIo: CliIo = processIo()): Promise<number> {
+  const io = redacting(rawIo);
+  const debug = argv.includes('--debug');
+  try {
+    const [name, ...rest] = argv;
+    if (name === undefined) {
+      io.stderr(MAIN_HELP);
+      return 2;
+    }
+    if (name === '--help' || name === '-h' || name === 'help') {
+      io.stdout(MAIN_HELP);
+      return 0;
+    }
+    if (name === '--version' || name === '-v') {
+      io.stdout(`${VERSION}\n`);
+      return 0;
+    }
+    // The supervisor of one agent run: internal, started by waves dispatch.
+    if (name === '__run') return await (await import('./commands/supervise.js')).runSupervisor(rest, io);
+    const command = COMMANDS[name];
+    if (!command) {
+      const hint = nearest(name, Object.keys(COMMANDS));
+      throw new UsageError(`unknown command ${JSON.stringify(name)}${hint ? ` (did you mean ${hint}?)` : ''}; see waves --help`);
+    }
+    return await command.run(rest, io);
+  } catch (error) {
+    io.stderr(formatError(error, debug));
+    return exitCodeFor(error);
+  }
+}
