@@ -98,6 +98,24 @@ describe('the graph cache', () => {
     expect((await build(repo.root)).graph.edges).toContain('lib/g.ts -> src/c.ts (static)');
   });
 
+  it('notices a new file in an earlier fallback of an alias, far from the old target', async () => {
+    const tsconfig = '{ "compilerOptions": { "paths": { "@x/*": ["./first/*", "./second/*"] } } }';
+    repo = await TempRepo.create({ ...BASE, 'tsconfig.json': tsconfig, 'second/deep/util.ts': 'export const u = 2;\n', 'lib/h.ts': "import { u } from '@x/deep/util';\nexport const h = u;\n" });
+    expect((await build(repo.root)).graph.edges).toContain('lib/h.ts -> second/deep/util.ts (static)');
+    await repo.write({ 'first/deep/util.ts': 'export const u = 1;\n' });
+    await expectSameAsCold(repo.root);
+    expect((await build(repo.root)).graph.edges).toContain('lib/h.ts -> first/deep/util.ts (static)');
+  });
+
+  it('notices a new file under baseUrl that a bare import now names', async () => {
+    const tsconfig = '{ "compilerOptions": { "baseUrl": "." } }';
+    repo = await TempRepo.create({ ...BASE, 'tsconfig.json': tsconfig, 'lib/k.ts': "import { x } from 'helpers/x';\nexport const k = x;\n" });
+    expect((await build(repo.root)).graph.edges.some((e) => e.startsWith('lib/k.ts'))).toBe(false);
+    await repo.write({ 'helpers/x/index.ts': 'export const x = 1;\n' });
+    await expectSameAsCold(repo.root);
+    expect((await build(repo.root)).graph.edges).toContain('lib/k.ts -> helpers/x/index.ts (static)');
+  });
+
   it('re-resolves everything when a tsconfig changes', async () => {
     repo = await TempRepo.create({ ...BASE, 'src/f.ts': "import { c } from '@/c';\nexport const f = c;\n", 'tsconfig.json': '{}' });
     expect((await build(repo.root)).graph.edges.some((e) => e.startsWith('src/f.ts'))).toBe(false);
@@ -151,15 +169,21 @@ describe('the graph cache', () => {
   });
 
   it('always equals a build from scratch, whatever sequence of edits', async () => {
-    const names = ['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/c/index.ts', 'src/d/index.ts', 'src/d.js'];
+    // Relative imports, an alias with two fallbacks and baseUrl paths, over files that come and go.
+    const names = ['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/c/index.ts', 'src/d/index.ts', 'src/d.js', 'first/u.ts', 'second/u.ts', 'second/v/index.ts', 'lib/w.ts'];
     const edit = fc.record({
       file: fc.constantFrom(...names),
       action: fc.constantFrom('write', 'remove'),
-      imports: fc.subarray(['./a', './b', './c', './d', '../src/c.js', './c/index.js', './nope']),
+      imports: fc.subarray(['./a', './b', './c', './d', '../src/c.js', './c/index.js', './nope', '@x/u', '@x/v', 'lib/w', 'src/d']),
     });
     await fc.assert(
       fc.asyncProperty(fc.array(edit, { minLength: 1, maxLength: 6 }), async (edits) => {
-        const r = await TempRepo.create({ 'src/a.ts': "import './b';\n", 'src/b.ts': "import './c';\n", 'src/c/index.ts': '' });
+        const r = await TempRepo.create({
+          'tsconfig.json': '{ "compilerOptions": { "baseUrl": ".", "paths": { "@x/*": ["./first/*", "./second/*"] } } }',
+          'src/a.ts': "import './b';\n",
+          'src/b.ts': "import './c';\n",
+          'src/c/index.ts': '',
+        });
         try {
           await build(r.root);
           for (const e of edits) {

@@ -111,26 +111,50 @@ function toTarget(resolved: Resolved): string {
   return resolved.kind === 'file' ? resolved.path : resolved.kind === 'external' ? EXTERNAL : UNRESOLVED;
 }
 
+/** A module name without its extension: `util.ts`, `util.d.ts` and `util.js` all name `util`. */
+function stemOf(name: string): string {
+  return name.replace(/\.d\.[mc]?ts$/, '').replace(/\.(?:[mc]?[tj]sx?|json)$/, '');
+}
+
+/**
+ * The names a bare specifier could reach the added files by: each file's stem, and for an index
+ * file its folder's name (`helpers/x/index.ts` answers to `…/x`).
+ */
+function addedStems(added: readonly RepoPath[]): Set<string> {
+  const stems = new Set<string>();
+  for (const file of added) {
+    const stem = stemOf(baseName(file));
+    stems.add(stem);
+    if (stem === 'index') stems.add(baseName(parentDir(file)));
+  }
+  return stems;
+}
+
 /**
  * Whether a specifier resolved against an older file list must be resolved again: it failed,
  * its target is gone, or a file was added or removed where it could take precedence — next to
- * the target or the path the specifier names (`x.ts` over `x/index.ts`, `.ts` over `.js`).
- * NOTE: an alias with several fallback locations (`paths: {"@x/*": ["a/*", "b/*"]}`) could
- * change when a file appears in an earlier location far from its target; a change to any
- * tsconfig or manifest re-resolves everything, but a bare file addition there is not seen.
+ * the target or the path the specifier names (`x.ts` over `x/index.ts`, `.ts` over `.js`) — or,
+ * for a bare specifier (an alias, a `baseUrl` path, a package import), a file was added whose
+ * name its last segment names: an alias with several fallback locations (`"@x/*": ["a/*",
+ * "b/*"]`) or `baseUrl` can make it win from anywhere in the tree.
  */
-function mustReresolve(from: RepoPath, specifier: string, target: string, changedDirs: ReadonlySet<RepoPath>, removed: ReadonlySet<RepoPath>): boolean {
-  if (changedDirs.size === 0) return false; // the same files: nothing can resolve differently
+function mustReresolve(
+  from: RepoPath,
+  specifier: string,
+  target: string,
+  changes: { dirs: ReadonlySet<RepoPath>; removed: ReadonlySet<RepoPath>; stems: ReadonlySet<string> },
+): boolean {
+  if (changes.dirs.size === 0) return false; // the same files: nothing can resolve differently
   if (target === UNRESOLVED) return true;
   if (target !== EXTERNAL) {
-    if (removed.has(target)) return true;
+    if (changes.removed.has(target)) return true;
     const dir = parentDir(target);
-    if (changedDirs.has(dir) || changedDirs.has(parentDir(dir))) return true;
+    if (changes.dirs.has(dir) || changes.dirs.has(parentDir(dir))) return true;
   }
   if (specifier.startsWith('.')) {
     const named = path.posix.normalize(path.posix.join(parentDir(from), specifier));
-    if (changedDirs.has(named) || changedDirs.has(parentDir(named))) return true;
-  }
+    if (changes.dirs.has(named) || changes.dirs.has(parentDir(named))) return true;
+  } else if (changes.stems.size > 0 && changes.stems.has(stemOf(specifier.slice(specifier.lastIndexOf('/') + 1)))) return true;
   return false;
 }
 
@@ -204,14 +228,14 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
 
   // Resolve what the change can affect.
   const sameConfig = previous !== null && previous.configKey === configKey;
-  let changedDirs = new Set<RepoPath>();
-  let removed = new Set<RepoPath>();
+  const changes = { dirs: new Set<RepoPath>(), removed: new Set<RepoPath>(), stems: new Set<string>() };
   if (sameConfig) {
     const before = new Set(previous.files);
     const now = new Set(files);
     const added = files.filter((f) => !before.has(f));
-    removed = new Set(previous.files.filter((f) => !now.has(f)));
-    changedDirs = new Set([...added, ...removed].map(parentDir));
+    changes.removed = new Set(previous.files.filter((f) => !now.has(f)));
+    changes.dirs = new Set([...added, ...changes.removed].map(parentDir));
+    changes.stems = addedStems(added);
   }
   let resolver: ModuleResolver | null = null;
   let resolvedCount = 0;
@@ -224,7 +248,7 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
     for (let i = 0; i < entry.imports.length; i++) {
       const [specifier] = entry.imports[i]!;
       const old = reuse ? entry.targets[i]! : null;
-      if (old !== null && !mustReresolve(file, specifier, old, changedDirs, removed)) targets.push(old);
+      if (old !== null && !mustReresolve(file, specifier, old, changes)) targets.push(old);
       else {
         resolver ??= new ModuleResolver({ root: absRoot, files, members });
         targets.push(toTarget(resolver.resolve(specifier, file)));
