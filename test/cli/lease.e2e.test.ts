@@ -50,7 +50,15 @@ describe('waves lease', () => {
     });
     await waves(['lease', 'acquire', 'src/a.ts', '--holder', 'someone-else'], repo.root);
     const plan = JSON.parse((await waves(['plan', '--from-issues', 'issues.json', '--json'], repo.root)).stdout);
-    expect(plan.held).toEqual([{ number: 1, title: 'a', url: null, lease: { id: expect.any(String), lane: 'src/a.ts', holder: 'someone-else', until: expect.any(String) } }]);
+    expect(plan.held).toEqual([
+      {
+        number: 1,
+        title: 'a',
+        url: null,
+        lease: { id: expect.any(String), lane: 'src/a.ts', holder: 'someone-else', until: expect.any(String) },
+        reason: expect.stringMatching(/^its scope overlaps src\/a\.ts, leased by someone-else until /),
+      },
+    ]);
     expect(plan.waves[0].issues.map((i: { number: number }) => i.number)).toEqual([2]);
   });
 });

@@ -147,9 +147,30 @@ describe('classify', () => {
     ];
     const result = plan([touching(1, 'packages/api/src/routes.ts'), touching(2, 'docs/guide.md'), touching(3, 'packages/web/src/app.ts')], { holder: 'me' }, { leases });
     expect(result.plan.held).toEqual([
-      { number: 1, title: 'Issue 1', url: null, lease: { id: 'l1', lane: 'packages/api', holder: 'agent-7', until: '2026-11-29T13:00:00.000Z' } },
+      {
+        number: 1,
+        title: 'Issue 1',
+        url: null,
+        lease: { id: 'l1', lane: 'packages/api', holder: 'agent-7', until: '2026-11-29T13:00:00.000Z' },
+        reason: 'its scope overlaps packages/api, leased by agent-7 until 2026-11-29T13:00:00.000Z',
+      },
     ]);
     expect(waveNumbers(result)).toEqual([[2, 3]]);
+  });
+
+  it('holds an issue whose files import, or are imported by, a leased file within the contention depth', () => {
+    // routes.ts imports money.ts; money.ts imports types.ts.
+    const leases = [{ id: 'l1', lane: 'packages/core/src/money.ts', holder: 'agent-7', until: '2026-11-29T13:00:00.000Z' }];
+    const issues = [touching(1, 'packages/api/src/routes.ts'), touching(2, 'packages/core/src/types.ts'), touching(3, 'packages/api/src/server.ts'), touching(4, 'packages/web/src/app.ts')];
+    const result = plan(issues, {}, { leases });
+    expect(result.plan.held.map((h) => [h.number, h.reason])).toEqual([
+      [1, 'packages/api/src/routes.ts imports packages/core/src/money.ts, and packages/core/src/money.ts is leased by agent-7 until 2026-11-29T13:00:00.000Z'],
+      [2, 'packages/core/src/money.ts imports packages/core/src/types.ts, and packages/core/src/money.ts is leased by agent-7 until 2026-11-29T13:00:00.000Z'],
+    ]);
+    expect(waveNumbers(result)).toEqual([[3, 4]]);
+    // Two hops reach server.ts too; depth 0 holds only what the lease covers.
+    expect(plan(issues, { contentionDepth: 2 }, { leases }).plan.held.map((h) => h.number)).toEqual([1, 2, 3]);
+    expect(plan(issues, { contentionDepth: 0 }, { leases }).plan.held).toEqual([]);
   });
 
   it('holds a serial issue while anyone else holds any lease, and every issue under a whole-repository lease', () => {

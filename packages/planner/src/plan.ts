@@ -18,6 +18,7 @@ import { extractScope, type IssueScope, type ScopeOptions } from './scope/extrac
 import { createRepoTree, type RepoTree } from './scope/repo-tree.js';
 import type { ActiveLease, BacklogIssue, IssueNumber, RepoIndex } from './types.js';
 import { partitionWaves } from './waves/partition-waves.js';
+import { lanesOverlap } from './leases/fold-leases.js';
 import { DEFAULT_TIER, routeTier } from './classify/route-tier.js';
 
 export interface PlanInput {
@@ -184,7 +185,8 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
       subdivide.push({ ...ref(issue), reason: bucket.reason, childBudget: bucket.childBudget, paths: leaves.get(issue.number)!.map(leafLabel) });
     } else if (bucket.bucket === 'triage') triage.push({ ...ref(issue), reason: bucket.reason });
     else if (bucket.bucket === 'held') {
-      held.push({ ...ref(issue), lease: { id: bucket.lease.id ?? null, lane: bucket.lease.lane, holder: bucket.lease.holder, until: bucket.lease.until } });
+      const lease = { id: bucket.lease.id ?? null, lane: bucket.lease.lane, holder: bucket.lease.holder, until: bucket.lease.until };
+      held.push({ ...ref(issue), lease, reason: heldReason(lease, scopes.get(issue.number)!.leaves.map((leaf) => leaf.path), bucket.via) });
     } else if (bucket.bucket === 'deferred') deferred.push({ ...ref(issue), reason: bucket.reason, waitsFor: bucket.waitsFor });
   }
   deferred.sort((x, y) => rankOf.get(x.number)! - rankOf.get(y.number)!);
@@ -239,6 +241,14 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
 }
 
 /** Plans the waves of a backlog. Pure: the same input gives the same plan, whatever its order. */
+/** Why a lease holds an issue, for people: the overlap, the import chain, or the issue running alone. */
+export function heldReason(lease: { lane: string; holder: string; until: string }, paths: readonly string[], via?: string): string {
+  const by = `leased by ${lease.holder} until ${lease.until}`;
+  if (paths.some((p) => lanesOverlap(p, lease.lane))) return `its scope overlaps ${lease.lane}, ${by}`;
+  if (via) return `${via}, and ${lease.lane} is ${by}`;
+  return `it runs alone (serial) and ${lease.lane} is ${by}`;
+}
+
 export function planWaves(input: PlanInput): Plan {
   return analyzePlan(input).plan;
 }

@@ -47,8 +47,13 @@ export function renderPlanTable(plan: Plan): string {
   section('Triage', ['#', 'Title', 'Reason'], plan.triage.map((i) => [`#${i.number}`, safeText(i.title, TITLE_WIDTH), safeText(i.reason, 160)]));
   section(
     'Held',
-    ['#', 'Title', 'Lease'],
-    plan.held.map((i) => [`#${i.number}`, safeText(i.title, TITLE_WIDTH), `${safeText(i.lease.lane)} held by ${safeText(i.lease.holder)} until ${i.lease.until}`]),
+    ['#', 'Title', 'Lease', 'Why'],
+    plan.held.map((i) => [
+      `#${i.number}`,
+      safeText(i.title, TITLE_WIDTH),
+      `${safeText(i.lease.lane)} held by ${safeText(i.lease.holder)} until ${i.lease.until}`,
+      safeText(whyHeld(i.reason), 120),
+    ]),
   );
   section('Deferred', ['#', 'Title', 'Reason'], plan.deferred.map((i) => [`#${i.number}`, safeText(i.title, TITLE_WIDTH), safeText(i.reason, 160)]));
   if (plan.warnings.length > 0) {
@@ -60,4 +65,10 @@ export function renderPlanTable(plan: Plan): string {
   const optimal = plan.summary.waves > 0 && !plan.summary.optimal ? ' (wave count not proven minimal)' : '';
   out.push(`${plan.summaryLine}${optimal}`);
   return `${out.join('\n')}\n`;
+}
+
+/** The part of a held issue's reason the Lease column does not already say. */
+export function whyHeld(reason: string | undefined): string {
+  if (!reason) return '—';
+  return reason.replace(/,? (?:and \S+ is )?leased by .*$/, '').replace(/^its scope overlaps .*/, 'its scope overlaps the lease');
 }

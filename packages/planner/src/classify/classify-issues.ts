@@ -16,7 +16,8 @@ import type { ActiveLease, BacklogIssue, IssueNumber, RepoGraph, RepoPath } from
 export type Bucket =
   | { bucket: 'triage'; reason: string }
   | { bucket: 'subdivide'; reason: string; childBudget: number }
-  | { bucket: 'held'; lease: ActiveLease; leasePath: RepoPath }
+  /** `via`: how an issue whose paths the lease does not cover contends with it (an import chain). */
+  | { bucket: 'held'; lease: ActiveLease; leasePath: RepoPath; via?: string }
   | { bucket: 'deferred'; reason: string; waitsFor: IssueNumber[] }
   | { bucket: 'dispatchable'; serial: SerialMatch | null };
 
@@ -29,7 +30,10 @@ export interface ClassifyInput {
   graph: RepoGraph;
   leases: readonly ActiveLease[];
   now: number;
-  options: Pick<PlanOptions, 'maxFiles' | 'maxSubsystems' | 'maxSteps' | 'requireAcceptanceCriteria' | 'serial' | 'holder' | 'hubThreshold' | 'hubMinDependents'>;
+  options: Pick<
+    PlanOptions,
+    'maxFiles' | 'maxSubsystems' | 'maxSteps' | 'requireAcceptanceCriteria' | 'serial' | 'holder' | 'hubThreshold' | 'hubMinDependents' | 'contentionDepth'
+  >;
 }
 
 export interface Classification {
@@ -111,6 +115,52 @@ function heldBy(leaves: readonly ScopeLeaf[], leases: readonly { lease: ActiveLe
   return null;
 }
 
+/**
+ * A lease the issue contends with through imports, as two issues of one plan would: a file of
+ * the issue imports, or is imported by, a leased file within `depth` hops (either direction,
+ * since the leased side is not an issue of this plan to search from).
+ */
+function heldByImport(
+  leaves: readonly ScopeLeaf[],
+  leases: readonly { lease: ActiveLease; path: RepoPath }[],
+  graph: RepoGraph,
+  tree: RepoTree,
+  depth: number,
+): { lease: ActiveLease; path: RepoPath; via: string } | null {
+  if (depth <= 0 || leases.length === 0) return null;
+  const start = new Set<RepoPath>();
+  for (const leaf of leaves) {
+    if (leaf.kind === 'dir') {
+      for (const file of tree.filesUnder(leaf.path)) if (graph.hasNode(file)) start.add(file);
+    } else if (graph.hasNode(leaf.path)) start.add(leaf.path);
+  }
+  const leaseOf = (file: RepoPath) => leases.find((entry) => containsPath(entry.path, file)) ?? null;
+  for (const direction of ['out', 'in'] as const) {
+    const previous = new Map<RepoPath, RepoPath | null>([...start].sort().map((f) => [f, null]));
+    let frontier = [...previous.keys()];
+    for (let hop = 1; hop <= depth && frontier.length > 0; hop++) {
+      const next: RepoPath[] = [];
+      for (const file of frontier) {
+        const neighbours = (direction === 'out' ? graph.outNeighbors(file) : graph.inNeighbors(file)).sort();
+        for (const other of neighbours) {
+          if (previous.has(other)) continue;
+          previous.set(other, file);
+          next.push(other);
+          const entry = leaseOf(other);
+          if (!entry) continue;
+          const chain: RepoPath[] = [other];
+          for (let p = previous.get(other) ?? null; p !== null; p = previous.get(p) ?? null) chain.unshift(p);
+          if (direction === 'in') chain.reverse();
+          const via = chain.length === 2 ? `${chain[0]} imports ${chain[1]}` : chain.join(' → ');
+          return { ...entry, via };
+        }
+      }
+      frontier = next;
+    }
+  }
+  return null;
+}
+
 function triageReason(scope: IssueScope): string {
   if (scope.unresolved.length > 0) {
     const names = scope.unresolved.slice(0, 3).map((u) => u.text);
@@ -173,6 +223,12 @@ export function classifyIssues(input: ClassifyInput): Classification {
     const held = heldBy(scope.leaves, activeLeases);
     if (held) {
       buckets.set(issue.number, { bucket: 'held', lease: held.lease, leasePath: held.path });
+      continue;
+    }
+    // Another orchestrator's agent edits files this issue's files import (or that import them).
+    const contended = heldByImport(scope.leaves, activeLeases, input.graph, tree, options.contentionDepth);
+    if (contended) {
+      buckets.set(issue.number, { bucket: 'held', lease: contended.lease, leasePath: contended.path, via: contended.via });
       continue;
     }
     const waits = externalWaits.get(issue.number)!;

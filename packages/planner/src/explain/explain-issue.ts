@@ -3,6 +3,7 @@
  * its bucket and reason, each path of its scope with the text that produced it, every conflict
  * with every other selected issue with the evidence, and why it is not in an earlier wave.
  */
+import { heldReason } from '../plan.js';
 import { z } from 'zod';
 import { serialConflicts, type Conflict } from '../conflicts/find-conflicts.js';
 import { leafLabel } from '../conflicts/roll-up-leaves.js';
@@ -129,13 +130,8 @@ export function explainIssue(analysis: PlanAnalysis, number: IssueNumber, backlo
     : tri
       ? ['triage', tri.reason]
       : held
-        ? ['held', heldReason(held.lease, scope.leaves.map((leaf) => leaf.path))]
+        ? ['held', held.reason ?? heldReason(held.lease, scope.leaves.map((leaf) => leaf.path))]
         : ['deferred', deferred?.reason ?? 'deferred'];
   return { ...base, bucket: kind, wave: null, reason, serial: unit?.serial?.reason ?? null, conflicts, earlierWaves: [] };
 }
 
-function heldReason(lease: Pick<ActiveLease, 'lane' | 'holder' | 'until'>, paths: readonly string[]): string {
-  const by = `leased by ${lease.holder} until ${lease.until}`;
-  if (paths.some((p) => lanesOverlap(p, lease.lane))) return `its scope overlaps ${lease.lane}, ${by}`;
-  return `it runs alone (serial) and ${lease.lane} is ${by}`;
-}

@@ -73,7 +73,14 @@ export const PlanSchema = z.object({
     z.object({ ...IssueRef, reason: z.string(), childBudget: z.number().int().min(2), paths: z.array(z.string()) }),
   ),
   triage: z.array(z.object({ ...IssueRef, reason: z.string() })),
-  held: z.array(z.object({ ...IssueRef, lease: LeaseRefSchema })),
+  held: z.array(
+    z.object({
+      ...IssueRef,
+      lease: LeaseRefSchema,
+      /** Why the lease holds it: its scope overlaps the lease, an import chain reaches it, or it runs alone. */
+      reason: z.string().optional(),
+    }),
+  ),
   deferred: z.array(z.object({ ...IssueRef, reason: z.string(), waitsFor: z.array(z.number().int().positive()) })),
   conflicts: z.array(
     z.object({
