@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { auditFence, inFence, isRootFile, scopeAccuracy, sumAccuracy, touchedPaths, type ChangedPath, type PredictedLeaf } from '@waves/planner';
+import { auditFence, fenceWithCompanions, inFence, isRootFile, scopeAccuracy, sumAccuracy, touchedPaths, type ChangedPath, type PredictedLeaf } from '@waves/planner';
 
 describe('fence audit', () => {
   const fence = ['packages/api/src/routes/checkout.ts', 'packages/web/'];
@@ -61,6 +61,20 @@ describe('fence audit', () => {
     expect(audit.outOfFence.map((c) => c.path)).toEqual(['packages/web/c.ts']);
   });
 
+  it('lets an issue that may edit a manifest update the lockfile its install rewrites', () => {
+    const changes: ChangedPath[] = [
+      { path: 'package.json', change: 'modified' },
+      { path: 'pnpm-lock.yaml', change: 'modified' },
+      { path: 'packages/api/package.json', change: 'modified' },
+      { path: 'packages/api/package-lock.json', change: 'modified' },
+      { path: 'packages/web/yarn.lock', change: 'modified' },
+    ];
+    const audit = auditFence(changes, ['packages/api/package.json'], { serial: true });
+    expect(audit.inFence.map((c) => c.path)).toEqual(['packages/api/package-lock.json', 'packages/api/package.json', 'pnpm-lock.yaml']);
+    expect(audit.outOfFence.map((c) => c.path)).toEqual(['package.json', 'packages/web/yarn.lock']);
+    expect(auditFence(changes, ['packages/api/src/'], { serial: false }).inFence).toEqual([]);
+  });
+
   it('treats a file at the top of the repository as a root file', () => {
     expect(isRootFile('README.md')).toBe(true);
     expect(isRootFile('tsconfig.base.json')).toBe(true);
@@ -69,7 +83,11 @@ describe('fence audit', () => {
   });
 
   const segment = fc.constantFrom('a', 'b', 'c', 'src', 'lib');
-  const pathArb = fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => parts.join('/'));
+  const fileName = fc.constantFrom('x.ts', 'package.json', 'pnpm-lock.yaml', 'yarn.lock');
+  const pathArb = fc.oneof(
+    fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => parts.join('/')),
+    fc.tuple(fc.array(segment, { maxLength: 2 }), fileName).map(([dirs, name]) => [...dirs, name].join('/')),
+  );
   const leafArb = fc.tuple(pathArb, fc.boolean()).map(([p, dir]) => (dir ? `${p}/` : p));
   const changeArb: fc.Arbitrary<ChangedPath> = fc.oneof(
     fc.record({ path: pathArb, change: fc.constantFrom('added' as const, 'modified' as const, 'deleted' as const) }),
@@ -80,11 +98,17 @@ describe('fence audit', () => {
     fc.assert(
       fc.property(fc.array(leafArb, { maxLength: 5 }), fc.array(changeArb, { maxLength: 12 }), fc.boolean(), (leaves, changes, serial) => {
         const audit = auditFence(changes, leaves, { serial });
+        const fence = fenceWithCompanions(leaves);
         expect(audit.inFence.length + audit.outOfFence.length).toBe(changes.length);
-        for (const change of audit.inFence) expect(touchedPaths(change).every((p) => inFence(leaves, p))).toBe(true);
+        for (const change of audit.inFence) expect(touchedPaths(change).every((p) => inFence(fence, p))).toBe(true);
         for (const change of audit.outOfFence) {
-          expect(touchedPaths(change).some((p) => !inFence(leaves, p))).toBe(true);
+          expect(touchedPaths(change).some((p) => !inFence(fence, p))).toBe(true);
           if (serial) expect(change.root).toBe(false);
+        }
+        // A lockfile is inside only with a manifest of its own directory or of a workspace package in the fence.
+        for (const p of fence.filter((f) => !leaves.includes(f))) {
+          expect(p).toMatch(/(?:^|\/)(?:pnpm-lock\.yaml|package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|bun\.lockb?)$/);
+          expect(leaves.some((l) => l.endsWith('package.json'))).toBe(true);
         }
         // Covered means: the leaf itself, or under a directory leaf.
         for (const change of changes) {

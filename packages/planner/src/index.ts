@@ -84,7 +84,7 @@ export type {
   UnresolvedImport,
   WorkspacePackage,
 } from './types.js';
-export { auditFence, inFence, isRootFile, touchedPaths } from './harvest/audit-fence.js';
+export { auditFence, fenceWithCompanions, inFence, isRootFile, touchedPaths } from './harvest/audit-fence.js';
 export type { ChangedPath, ChangeKind, FenceAudit } from './harvest/audit-fence.js';
 export { finishAccuracy, SCOPE_SOURCES, scopeAccuracy, sumAccuracy } from './harvest/scope-accuracy.js';
 export type { Accuracy, AccuracySums, PredictedLeaf, RunAccuracy, Tally } from './harvest/scope-accuracy.js';

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { auditFence, inFence, scopeAccuracy, touchedPaths, type ChangedPath } from '@waves/planner';
+import { auditFence, fenceWithCompanions, inFence, scopeAccuracy, touchedPaths, type ChangedPath } from '@waves/planner';
 import { renderVerify } from '../build-dispatch.js';
 import { readRecord, stamp, TERMINAL, viewStatus, writeRecord, type RunRecord, type Witness } from '../runs/run-record.js';
 import { changesSince, currentBranch, existsAt, git, GitError, hashFiles, headCommit } from './git-changes.js';
@@ -100,7 +100,9 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
   const reasons: string[] = [];
   const notes: string[] = [];
   const scope = record.scope;
-  const fence = scope?.fence ?? [];
+  const declared = scope?.fence ?? [];
+  // What the agent may change: its fence, and the lockfiles of the manifests in it.
+  const fence = fenceWithCompanions(declared);
   const worktree = record.worktree;
   const cwd = worktree ? worktree.path : options.root;
   const empty = (why: string): Witness => ({
@@ -121,7 +123,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
       const paths = touchedPaths(change);
       if (paths.every((p) => dirtyBefore.has(p) && dirtyBefore.get(p) === now.get(p))) return false;
       if (paths.every((p) => inFence(fence, p))) return true;
-      return !options.siblings.some((s) => s.id !== record.id && paths.every((p) => inFence(s.scope?.fence ?? [], p)));
+      return !options.siblings.some((s) => s.id !== record.id && paths.every((p) => inFence(fenceWithCompanions(s.scope?.fence ?? []), p)));
     });
   };
 
@@ -164,7 +166,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
   if (options.verify.length === 0) reasons.push('no verify commands in waves.config.json: nothing checked the work');
   else if (audit.inFence.length > 0) {
     const log = path.join(options.runsDir, `verify-${record.issue.number}-${stamp(options.now())}.log`);
-    const commands = options.verify.map((argv) => renderVerify(argv, fence, options.packagesOf(fence)));
+    const commands = options.verify.map((argv) => renderVerify(argv, declared, options.packagesOf(declared)));
     verify.push(...(await runVerify(commands, { cwd, log, timeoutMs: options.verifyTimeoutMs, ...(options.signal ? { signal: options.signal } : {}) })));
     const bad = verify.find((v) => v.status !== 'passed');
     if (bad) reasons.push(`verification ${bad.status.replace('_', ' ')}: ${bad.argv.join(' ')}${bad.exitCode !== null ? ` (exit code ${bad.exitCode})` : ''}, see ${path.relative(options.root, bad.log)}`);

@@ -46,7 +46,27 @@ export function isRootFile(path: RepoPath, serialGlobs: readonly string[] = []):
   return [...BUILTIN_SERIAL_GLOBS, ...serialGlobs.map(normalisePattern)].some((glob) => globMatcher(glob)(path));
 }
 
-export function auditFence(changes: readonly ChangedPath[], fence: readonly string[], options: { serial: boolean; serialGlobs?: readonly string[] }): FenceAudit {
+const LOCKFILES = ['pnpm-lock.yaml', 'package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'bun.lock', 'bun.lockb'];
+
+/**
+ * The fence with what a manifest change brings along: an issue allowed to edit a `package.json`
+ * may update the lockfile its install rewrites (beside the manifest, or at the root of a workspace).
+ */
+export function fenceWithCompanions(fence: readonly string[]): string[] {
+  const out = new Set(fence);
+  for (const leaf of fence) {
+    if (leaf !== 'package.json' && !leaf.endsWith('/package.json')) continue;
+    const dir = leaf.slice(0, leaf.length - 'package.json'.length);
+    for (const lock of LOCKFILES) {
+      out.add(`${dir}${lock}`);
+      out.add(lock);
+    }
+  }
+  return [...out];
+}
+
+export function auditFence(changes: readonly ChangedPath[], declared: readonly string[], options: { serial: boolean; serialGlobs?: readonly string[] }): FenceAudit {
+  const fence = fenceWithCompanions(declared);
   const audit: FenceAudit = { inFence: [], outOfFence: [] };
   for (const change of [...changes].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
     const paths = touchedPaths(change);
