@@ -48,7 +48,7 @@ that has ended:
     its worktree since the commit it started from (without worktrees: in the shared work tree,
     leaving out what was uncommitted before the wave and what another run's fence covers);
   - fence audit: each changed file is inside the issue's planned paths (a directory covers all
-    under it) or outside; root files (manifests, lockfiles, CI, base tsconfig, files at the top)
+    under it; a package.json brings its lockfile along) or outside; root files (manifests, lockfiles, CI, base tsconfig, files at the top)
     changed by an issue that does not run alone are flagged; --revert-out-of-fence restores the
     out-of-fence files as they were at the start and touches nothing else;
   - verify: the "verify" commands of waves.config.json ({paths} and {packages} of the issue),
