@@ -271,7 +271,7 @@ describe('waves harvest', () => {
     writeFileSync(path.join(t.root, 'README.md'), '# edited by a person\n');
     writeFileSync(path.join(t.root, 'packages/core/src/money.ts'), 'export const mine = 1;\n');
     await t.dispatch();
-    const { exitCode, report } = await t.harvest('--commit');
+    const { exitCode, report } = await t.harvest('--commit', '--signoff');
     expect(exitCode, JSON.stringify(report.needsPerson)).toBe(0);
     const w101 = byIssue(report, 101).witness!;
     expect(w101.attributed).toBe(false);
@@ -285,6 +285,8 @@ describe('waves harvest', () => {
       'fix(core): Cart total ignores the item currency (#105)',
     ]);
     expect((await t.git(t.root, 'status', '--porcelain')).split('\n').filter(Boolean).sort()).toEqual([' M README.md', ' M packages/core/src/money.ts']);
+    // --signoff: the DCO trailer, in the record too.
+    expect(byIssue(report, 101).witness!.commit!.message).toMatch(/\n\nWaves-Run: resolve-101-\w+\nSigned-off-by: Harvester <h@example\.invalid>$/);
   }, 120_000);
 
   it('refuses bad flags with exit code 2 and a one-line error', async () => {

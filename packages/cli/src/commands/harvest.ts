@@ -30,6 +30,7 @@ export const HARVEST_FLAGS: FlagSpecs = {
   commit: { type: 'boolean', description: 'Commit each clean run: exactly its in-fence paths, on its branch, citing (#N)' },
   'revert-out-of-fence': { type: 'boolean', description: 'Restore the files changed outside the fence (nothing else) first' },
   type: { type: 'string', value: 'TYPE', description: 'Commit type for every commit', default: 'fix for a bug label, else feat' },
+  signoff: { type: 'boolean', description: 'Add a Signed-off-by trailer to each commit (DCO)' },
   'verify-timeout': { type: 'string', value: 'DURATION', description: 'Stop a verification command after this', default: 'verifyTimeout of the config, else 10m' },
   history: { type: 'boolean', description: 'Prediction accuracy over every harvested run (no harvesting)' },
   root: { type: 'string', value: 'DIR', description: 'Repository whose runs to harvest', default: 'the current directory' },
@@ -39,7 +40,7 @@ export const HARVEST_FLAGS: FlagSpecs = {
   help: { type: 'boolean', short: 'h', description: 'Show this help' },
 };
 
-export const HARVEST_HELP = `Usage: waves harvest [--wave K | --run ID] [--revert-out-of-fence] [--commit [--type T]] [--json]
+export const HARVEST_HELP = `Usage: waves harvest [--wave K | --run ID] [--revert-out-of-fence] [--commit [--type T] [--signoff]] [--json]
        waves harvest --history [--json]
 
 Witnesses what the agents of a dispatched wave did, trusting nothing they say. For every run
@@ -110,6 +111,7 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
   const type = stringFlag(values, 'type');
   if (type !== undefined && !/^[a-z][\w-]*$/i.test(type)) throw new UsageError(`--type: expected a word such as fix, feat or chore, got ${JSON.stringify(type)}`);
   if (type !== undefined && !values.commit) throw new UsageError('--type names the commit type: it needs --commit');
+  if (values.signoff && !values.commit) throw new UsageError('--signoff signs the commits: it needs --commit');
   const rootArg = stringFlag(values, 'root');
   const root = path.resolve(io.cwd, rootArg ?? '.');
   await assertDirectory(root).catch((error: Error) => {
@@ -161,6 +163,7 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
             commit: Boolean(values.commit),
             revertOutOfFence: Boolean(values['revert-out-of-fence']),
             commitType: type ?? null,
+            signoff: Boolean(values.signoff),
             verify: config.verify ?? [],
             verifyTimeoutMs,
             serialGlobs: config.serial ?? [],

@@ -25,6 +25,8 @@ export interface HarvestOptions {
   revertOutOfFence: boolean;
   /** The commit type (`fix`, `feat`…); default from labels: `bug` → fix, else feat. */
   commitType: string | null;
+  /** Add a `Signed-off-by` trailer (DCO), as `git commit --signoff` does. */
+  signoff?: boolean;
   /** Verification commands as argv templates ({paths}, {packages}). */
   verify: readonly (readonly string[])[];
   verifyTimeoutMs: number;
@@ -174,7 +176,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
 
   let commit: Witness['commit'] = null;
   if (options.commit && reasons.length === 0) {
-    const outcome = await commitInFence(record, cwd, audit.inFence, fence, options.commitType);
+    const outcome = await commitInFence(record, cwd, audit.inFence, fence, options.commitType, options.signoff ?? false);
     if (outcome.kind === 'committed') commit = outcome.commit;
     else if (outcome.kind === 'nothing') notes.push(outcome.why);
     else reasons.push(outcome.why);
@@ -204,7 +206,14 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
 type CommitOutcome = { kind: 'committed'; commit: NonNullable<Witness['commit']> } | { kind: 'nothing'; why: string } | { kind: 'refused'; why: string };
 
 /** Commits exactly the in-fence paths still uncommitted, by explicit path, on the issue's branch. */
-async function commitInFence(record: RunRecord, cwd: string, inFenceChanges: readonly ChangedPath[], fence: readonly string[], type: string | null): Promise<CommitOutcome> {
+async function commitInFence(
+  record: RunRecord,
+  cwd: string,
+  inFenceChanges: readonly ChangedPath[],
+  fence: readonly string[],
+  type: string | null,
+  signoff: boolean,
+): Promise<CommitOutcome> {
   if (record.worktree) {
     const branch = await currentBranch(cwd);
     if (branch !== record.worktree.branch) return { kind: 'refused', why: `its worktree is on ${branch ?? 'a detached HEAD'}, not ${record.worktree.branch}: not committing there` };
@@ -225,11 +234,12 @@ async function commitInFence(record: RunRecord, cwd: string, inFenceChanges: rea
   try {
     if (present.length > 0) await git(cwd, ['add', '--', ...present]);
     if (gone.length > 0) await git(cwd, ['rm', '--cached', '--quiet', '--ignore-unmatch', '--', ...gone]);
-    await git(cwd, ['commit', '--quiet', '-m', subject, '-m', trailer, '--', ...paths]);
+    await git(cwd, ['commit', '--quiet', ...(signoff ? ['--signoff'] : []), '-m', subject, '-m', trailer, '--', ...paths]);
   } catch (error) {
     if (error instanceof GitError) return { kind: 'refused', why: error.message };
     throw error;
   }
-  const sha = await headCommit(cwd);
-  return { kind: 'committed', commit: { sha: sha ?? '', message: `${subject}\n\n${trailer}`, paths } };
+  const sha = (await headCommit(cwd)) ?? '';
+  const message = (await git(cwd, ['log', '-1', '--format=%B', sha])).trim();
+  return { kind: 'committed', commit: { sha, message, paths } };
 }
