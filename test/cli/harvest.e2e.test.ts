@@ -134,6 +134,10 @@ describe('waves harvest', () => {
     expect(readFileSync(path.join(t.worktree(101), 'package.json'), 'utf8')).toBe(readFileSync(path.join(t.root, 'package.json'), 'utf8'));
     expect(existsSync(path.join(t.worktree(101), 'packages/api/src/extra.ts'))).toBe(false);
     expect(readFileSync(path.join(t.worktree(101), 'packages/api/src/routes/checkout.ts'), 'utf8')).toBe('export const fixed = 1;\n');
+    // …and kept the agent's versions aside.
+    const backup = c101.notes.join(' ').match(/are in (\S+)$/)![1]!;
+    expect(readFileSync(path.join(t.root, backup, 'package.json'), 'utf8')).toBe('{"name":"changed"}\n');
+    expect(readFileSync(path.join(t.root, backup, 'packages/api/src/extra.ts'), 'utf8')).toBe('export const extra = 1;\n');
     // Each commit holds exactly the in-fence paths, on the issue's branch, citing the issue.
     const show = async (n: number) => (await t.git(t.root, 'show', '--name-status', '--format=%s%n%b%n%an', `waves/issue-${n}`)).trim();
     expect(await show(101)).toBe(
@@ -287,6 +291,18 @@ describe('waves harvest', () => {
     expect((await t.git(t.root, 'status', '--porcelain')).split('\n').filter(Boolean).sort()).toEqual([' M README.md', ' M packages/core/src/money.ts']);
     // --signoff: the DCO trailer, in the record too.
     expect(byIssue(report, 101).witness!.commit!.message).toMatch(/\n\nWaves-Run: resolve-101-\w+\nSigned-off-by: Harvester <h@example\.invalid>$/);
+  }, 120_000);
+
+  it('without worktrees, never reverts a change no fence covers: it may be a person\'s', async () => {
+    const t = await setUp({ 101: { edit: { 'packages/api/src/routes/checkout.ts': 'x\n', 'docs/notes.md': 'whose?\n' } }, 102: {}, 105: {} });
+    await t.dispatch();
+    const { exitCode, report } = await t.harvest('--revert-out-of-fence');
+    expect(exitCode).toBe(4);
+    const w = byIssue(report, 101).witness!;
+    expect(w.outOfFence.map((c) => c.path)).toEqual(['docs/notes.md']);
+    expect(w.reverted).toEqual([]);
+    expect(w.notes.join(' ')).toMatch(/not reverted: without a worktree/);
+    expect(readFileSync(path.join(t.root, 'docs/notes.md'), 'utf8')).toBe('whose?\n');
   }, 120_000);
 
   it('refuses bad flags with exit code 2 and a one-line error', async () => {

@@ -51,7 +51,8 @@ that has ended:
   - fence audit: each changed file is inside the issue's planned paths (a directory covers all
     under it; a package.json brings its lockfile along) or outside; root files (manifests, lockfiles, CI, base tsconfig, files at the top)
     changed by an issue that does not run alone are flagged; --revert-out-of-fence restores the
-    out-of-fence files as they were at the start and touches nothing else;
+    out-of-fence files of a worktree as they were at the start (the agent's versions kept in
+    .dispatch-runs/reverted-<N>-<stamp>/) and touches nothing else;
   - verify: the "verify" commands of waves.config.json ({paths} and {packages} of the issue),
     run by waves in the work tree, each with a timeout, output to
     .dispatch-runs/verify-<N>-<stamp>.log; the first that does not pass stops the rest;

@@ -7,7 +7,7 @@
  * committed is never committed again.
  */
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { cp, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { auditFence, fenceWithCompanions, inFence, scopeAccuracy, touchedPaths, type ChangedPath } from '@waves/planner';
@@ -136,19 +136,31 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
 
   const reverted: string[] = [];
   let audit = first;
-  if (options.revertOutOfFence && first.outOfFence.length > 0) {
+  if (options.revertOutOfFence && first.outOfFence.length > 0 && !worktree) {
+    // In a shared work tree an unattributed change may be a person's, made while the agents ran.
+    notes.push('not reverted: without a worktree a change outside every fence may be a person\'s');
+  } else if (options.revertOutOfFence && first.outOfFence.length > 0) {
+    // Nothing is lost: each file is copied aside before it is restored.
+    const backup = path.join(options.runsDir, `reverted-${record.issue.number}-${stamp(options.now())}`);
     for (const change of first.outOfFence) {
       for (const file of touchedPaths(change)) {
-        if (inFence(fence, file) || dirtyBefore.has(file)) continue;
+        if (inFence(fence, file)) continue;
+        const here = path.join(cwd, file);
+        if (existsSync(here)) {
+          await mkdir(path.dirname(path.join(backup, file)), { recursive: true });
+          await cp(here, path.join(backup, file), { verbatimSymlinks: true });
+        }
         if (await existsAt(cwd, base, file)) await git(cwd, ['restore', `--source=${base}`, '--staged', '--worktree', '--', file]);
         else {
           await git(cwd, ['rm', '--cached', '--quiet', '--ignore-unmatch', '--', file]);
-          await rm(path.join(cwd, file), { force: true });
+          await rm(here, { force: true });
         }
         reverted.push(file);
       }
     }
-    if (reverted.length > 0) notes.push(`restored ${list(reverted)} as ${reverted.length === 1 ? 'it was' : 'they were'} at ${base ? base.slice(0, 12) : 'the start'}`);
+    if (reverted.length > 0) {
+      notes.push(`restored ${list(reverted)} as ${reverted.length === 1 ? 'it was' : 'they were'} at ${base ? base.slice(0, 12) : 'the start'}; the agent's version${reverted.length === 1 ? ' is' : 's are'} in ${path.relative(options.root, backup)}`);
+    }
     audit = auditFence(await changesOfRun(), fence, { serial: scope?.serial != null, serialGlobs: options.serialGlobs });
   }
   if (audit.outOfFence.length > 0) {
