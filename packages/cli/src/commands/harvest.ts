@@ -14,7 +14,7 @@ import {
   type HarvestOutcome,
   type RunRecord,
 } from '@waves/dispatch';
-import { assertDirectory, containsPath, loadRepo, sumAccuracy } from '@waves/planner';
+import { assertDirectory, buildRepoGraph, containsPath, listRepoFiles, readWorkspace, sumAccuracy } from '@waves/planner';
 import { intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { loadConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
@@ -139,9 +139,10 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
   if (verifyTimeoutMs === null) throw new UsageError(`--verify-timeout: expected a duration such as 10m or 1h, got ${JSON.stringify(timeoutText)}`);
   const { runs, dispatch, label } = pickRuns(records, values);
   // The repository as the planner sees it (graph from the cache when unchanged), for {packages} and the accuracy.
-  const repoIndex = await loadRepo(root);
-  const packages = repoIndex.packages.filter((m) => m.dir !== '');
-  const graph = repoIndex.graph;
+  const listing = await listRepoFiles(root);
+  const { members } = await readWorkspace(root, listing.files);
+  const graph = await buildRepoGraph(root, { files: listing.files, blobIds: listing.blobIds, members });
+  const packages = members.filter((m) => m.dir !== '');
   const neighbours = (file: string): string[] => (graph.hasNode(file) ? graph.neighbors(file) : []);
   const packagesOf = (paths: readonly string[]) =>
     [...new Set(paths.flatMap((p) => packages.filter((pkg) => containsPath(pkg.dir, p.replace(/\/$/, ''))).map((pkg) => pkg.name)))].sort();
@@ -171,6 +172,7 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
             packagesOf,
             packageDirs: packages.map((p) => p.dir),
             neighbours,
+            repo: { files: listing.files, members },
             siblings: dispatch,
             now: () => io.now(),
             signal: controller.signal,

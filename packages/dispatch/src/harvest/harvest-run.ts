@@ -7,10 +7,21 @@
  * committed is never committed again.
  */
 import { existsSync } from 'node:fs';
-import { cp, mkdir, rm } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { auditFence, fenceWithCompanions, inFence, scopeAccuracy, touchedPaths, type ChangedPath } from '@waves/planner';
+import {
+  auditFence,
+  fenceWithCompanions,
+  inFence,
+  isSourceFile,
+  ModuleResolver,
+  scanImports,
+  scopeAccuracy,
+  touchedPaths,
+  type ChangedPath,
+  type WorkspaceMember,
+} from '@waves/planner';
 import { renderVerify } from '../build-dispatch.js';
 import { readRecord, stamp, TERMINAL, viewStatus, writeRecord, type RunRecord, type Witness } from '../runs/run-record.js';
 import { changesSince, currentBranch, existsAt, git, GitError, hashFiles, headCommit } from './git-changes.js';
@@ -37,6 +48,11 @@ export interface HarvestOptions {
   packageDirs: readonly string[];
   /** The files a file imports or is imported by, for the accuracy with imports. */
   neighbours?: (file: string) => readonly string[];
+  /**
+   * The repository's files and workspace packages: with them, the imports of the source files a
+   * run added or changed are read from its work tree, so that "+ imports" sees a new file's edges.
+   */
+  repo?: { files: readonly string[]; members: readonly WorkspaceMember[] };
   /** The other runs of the same dispatch: in a shared work tree, their fences claim their changes. */
   siblings: readonly RunRecord[];
   now: () => Date;
@@ -194,7 +210,8 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
     else reasons.push(outcome.why);
   }
 
-  const accuracy = scopeAccuracy(scope?.leaves ?? [], changed.flatMap(touchedPaths), options.packageDirs, options.neighbours);
+  const neighbours = await withFreshImports(cwd, changed, options);
+  const accuracy = scopeAccuracy(scope?.leaves ?? [], changed.flatMap(touchedPaths), options.packageDirs, neighbours);
   return {
     at: options.now().toISOString(),
     base,
@@ -213,6 +230,39 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
       coveredByDir: accuracy.coveredByDir, coveredByPackage: accuracy.coveredByPackage, coveredByImports: accuracy.coveredByImports, runs: 1, missed: accuracy.missed, unused: accuracy.unused,
     },
   };
+}
+
+/**
+ * The checkout's import neighbours, plus the edges of the source files the run added or changed
+ * as they are now in its work tree (read with the planner's scanner and resolver).
+ */
+async function withFreshImports(cwd: string, changed: readonly ChangedPath[], options: HarvestOptions): Promise<((file: string) => readonly string[]) | undefined> {
+  const base = options.neighbours;
+  if (!options.repo) return base;
+  const sources = changed.filter((c) => c.change !== 'deleted' && isSourceFile(c.path)).map((c) => c.path);
+  if (sources.length === 0) return base;
+  const files = [...new Set([...options.repo.files, ...sources])].sort();
+  const resolver = new ModuleResolver({ root: cwd, files, members: options.repo.members });
+  const extra = new Map<string, Set<string>>();
+  const link = (a: string, b: string) => {
+    if (!extra.has(a)) extra.set(a, new Set());
+    extra.get(a)!.add(b);
+  };
+  for (const file of sources) {
+    let text: string;
+    try {
+      text = await readFile(path.join(cwd, file), 'utf8');
+    } catch {
+      continue;
+    }
+    for (const { specifier } of scanImports(text)) {
+      const target = resolver.resolve(specifier, file);
+      if (target.kind !== 'file' || target.path === file) continue;
+      link(file, target.path);
+      link(target.path, file);
+    }
+  }
+  return (file) => [...(base?.(file) ?? []), ...(extra.get(file) ?? [])];
 }
 
 type CommitOutcome = { kind: 'committed'; commit: NonNullable<Witness['commit']> } | { kind: 'nothing'; why: string } | { kind: 'refused'; why: string };
