@@ -104,6 +104,9 @@ describe('waves schema and waves init', () => {
       expect.arrayContaining(['lanes', 'serial', 'hubThreshold', 'subdivide', 'requireAcceptanceCriteria', 'priorityLabels', 'defaults', 'agents', 'routing', 'prompt', 'verify', 'leases']),
     );
     expect(config.additionalProperties).toBe(false);
+    const run = JSON.parse((await waves(['schema', 'run'])).stdout);
+    expect(run.required).toEqual(expect.arrayContaining(['id', 'issue', 'status', 'argv', 'leaseIds']));
+    expect(Object.keys(run.properties.witness.properties)).toEqual(expect.arrayContaining(['changed', 'outOfFence', 'verify', 'commit', 'accuracy']));
     expect((await waves(['schema', 'nope'])).exitCode).toBe(2);
   });
 

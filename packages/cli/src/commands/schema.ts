@@ -1,25 +1,34 @@
 /**
- * `waves schema plan|config|graph`: the JSON Schema of the plan, the config file or the graph
- * report, generated from the zod schemas the code validates with.
+ * `waves schema plan|config|graph|run`: the JSON Schema of the plan, the config file, the graph
+ * report or a run record, generated from the zod schemas the code validates with.
  */
 import { z } from 'zod';
+import { RunRecordSchema } from '@waves/dispatch';
 import { GraphReportSchema, PlanSchema } from '@waves/planner';
 import { parseCommandArgs, renderFlags, type FlagSpecs } from '../args.js';
 import { ConfigSchema } from '../config/config-schema.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
 
-const SCHEMAS = { plan: PlanSchema, config: ConfigSchema, graph: GraphReportSchema } as const;
+const SCHEMAS = { plan: PlanSchema, config: ConfigSchema, graph: GraphReportSchema, run: RunRecordSchema } as const;
+const TITLES: Record<keyof typeof SCHEMAS, string> = {
+  plan: 'waves plan --json (schemaVersion 1)',
+  config: 'waves.config.json',
+  graph: 'waves graph --json',
+  run: 'a run record: .dispatch-runs/resolve-<N>-<stamp>.json (witness: what waves harvest saw)',
+};
 
 export const SCHEMA_FLAGS: FlagSpecs = {
   debug: { type: 'boolean', description: 'Show stack traces of errors' },
   help: { type: 'boolean', short: 'h', description: 'Show this help' },
 };
 
-export const SCHEMA_HELP = `Usage: waves schema plan|config|graph
+export const SCHEMA_HELP = `Usage: waves schema plan|config|graph|run
 
-Prints the JSON Schema (draft 2020-12) of the plan (waves plan --json), of waves.config.json, or
-of the graph report (waves graph --json), generated from the schemas waves validates with.
+Prints the JSON Schema (draft 2020-12) of the plan (waves plan --json), of waves.config.json, of
+the graph report (waves graph --json), or of a run record (.dispatch-runs/resolve-<N>-<stamp>.json,
+what waves dispatch, waves status and waves harvest write and read), generated from the schemas
+waves validates with.
 
 Options:
 ${renderFlags(SCHEMA_FLAGS)}
@@ -31,7 +40,7 @@ Examples:
 
 export function jsonSchemaOf(name: keyof typeof SCHEMAS): Record<string, unknown> {
   const schema = z.toJSONSchema(SCHEMAS[name], { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  return { ...schema, title: name === 'config' ? 'waves.config.json' : name === 'plan' ? 'waves plan --json (schemaVersion 1)' : 'waves graph --json' };
+  return { ...schema, title: TITLES[name] };
 }
 
 export async function runSchema(argv: readonly string[], io: CliIo): Promise<number> {
