@@ -203,6 +203,22 @@ describe('waves harvest', () => {
     expect(text.stdout).toContain('Prediction accuracy over 3 harvested run(s)');
   }, 120_000);
 
+  it('never witnesses one run twice at once: two concurrent harvests commit each run exactly once', async () => {
+    const t = await setUp(WAVE_ONE, { default: 'slow' });
+    await t.dispatch('--worktree');
+    const baseSha = (await t.git(t.root, 'rev-parse', 'HEAD')).trim();
+    const [a, b] = await Promise.all([t.harvest('--revert-out-of-fence', '--commit'), t.harvest('--revert-out-of-fence', '--commit')]);
+    const results = [...a.report.runs, ...b.report.runs];
+    for (const n of [101, 102, 105]) {
+      const mine = results.filter((r) => r.issue.number === n);
+      // One harvest witnessed it; the other found it locked (or already committed).
+      expect(mine.filter((r) => r.result === 'clean' && !r.already)).toHaveLength(1);
+      expect((await t.git(t.root, 'rev-list', '--count', `${baseSha}..waves/issue-${n}`)).trim()).toBe('1');
+    }
+    const busy = results.filter((r) => r.result === 'pending');
+    expect(busy.every((r) => /is being harvested by another waves harvest/.test((r as { why?: string }).why ?? ''))).toBe(true);
+  }, 120_000);
+
   it('stops a hanging verification at its timeout, process group and all', async () => {
     const t = await setUp({ default: { edit: {} }, 102: { edit: { 'packages/web/src/index.ts': 'export {};\n' } } }, { 'issue-102': 'hang' });
     await t.dispatch('--worktree');
