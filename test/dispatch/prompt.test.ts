@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PROMPT_TEMPLATE, quoteBody, renderPrompt, type PromptContext } from '@waves/dispatch';
+import { agentTemplate, buildIssueDispatch, DEFAULT_PROMPT_TEMPLATE, quoteBody, renderPrompt, type PromptContext } from '@waves/dispatch';
+import type { Plan, PlanIssue } from '@waves/planner';
 
 const BASE: PromptContext = {
   number: 12,
@@ -125,5 +126,24 @@ describe('the worker prompt', () => {
     const prompt = renderPrompt('-{title}', { ...BASE, body: 'the body' });
     expect(prompt.startsWith('\n-Split the resolver')).toBe(true);
     expect(prompt).toContain('the body');
+  });
+
+  it("never forbids a root file the issue's own fence holds, nor the lockfile its manifest brings", () => {
+    const issue: PlanIssue = {
+      number: 4, title: 'Bump TypeScript', url: null, lanes: ['(root)'], paths: ['package.json', 'packages/api/package.json'],
+      tier: 'default', tierRule: 'default', serial: 'package.json (a root file every package depends on)', dependsOn: [],
+    };
+    const plan = { waves: [{ index: 1, kind: 'serial_singleton', issues: [issue] }] } as unknown as Plan;
+    const { prompt } = buildIssueDispatch(plan, issue, {
+      agent: agentTemplate('opencode', {}),
+      promptTemplate: DEFAULT_PROMPT_TEMPLATE,
+      issues: new Map(),
+      protectedPaths: ['package.json', 'pnpm-workspace.yaml', 'tsconfig*.json', '.github/**', 'pnpm-lock.yaml', 'yarn.lock'],
+      packagesOf: () => [],
+    });
+    const forbidden = prompt.slice(prompt.indexOf('Never touch'), prompt.indexOf('Verification'));
+    expect(forbidden).not.toMatch(/package\.json|pnpm-lock\.yaml|yarn\.lock/);
+    expect(forbidden).toContain('  - pnpm-workspace.yaml\n');
+    expect(forbidden).toContain('  - tsconfig*.json\n');
   });
 });

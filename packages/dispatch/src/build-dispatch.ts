@@ -4,7 +4,7 @@
  * and the worker prompt. Pure: nothing is started, written or leased here.
  */
 import path from 'node:path';
-import type { BacklogIssue, Plan, PlanIssue } from '@waves/planner';
+import { fenceWithCompanions, globMatcher, type BacklogIssue, type Plan, type PlanIssue } from '@waves/planner';
 import { renderCommand, validateTemplate, type AgentTemplate } from './agents/agent-command.js';
 import type { RoutingConfig } from './config-schema.js';
 import { renderPrompt } from './prompt/render-prompt.js';
@@ -83,6 +83,9 @@ export function buildIssueDispatch(plan: Plan, issue: PlanIssue, options: Dispat
   const worktreePath = options.worktree ? path.posix.join(options.worktree.dir, `issue-${issue.number}`) : null;
   const worktree = options.worktree && worktreePath ? { path: worktreePath, branch, argv: ['git', 'worktree', 'add', '-b', branch, worktreePath, options.worktree.base] } : null;
   const others = plan.waves.flatMap((w) => w.issues).filter((o) => o.number !== issue.number).flatMap((o) => o.paths.map((p) => `${p} (#${o.number})`));
+  // A root file the issue's own fence holds (a serial issue's package.json, and the lockfile it brings) is not forbidden to it.
+  const allowed = fenceWithCompanions(issue.paths);
+  const protectedPaths = options.protectedPaths.filter((pattern) => !allowed.some((p) => globMatcher(pattern)(p)));
   const packages = options.packagesOf(issue.paths);
   const verify = (options.verify ?? []).map((argv) => shellQuote(renderVerify(argv, issue.paths, packages)));
   const prompt = renderPrompt(options.promptTemplate, {
@@ -92,7 +95,7 @@ export function buildIssueDispatch(plan: Plan, issue: PlanIssue, options: Dispat
     url: issue.url,
     lanes: issue.lanes,
     fence: issue.paths,
-    forbidden: [...options.protectedPaths, ...others],
+    forbidden: [...protectedPaths, ...others],
     verify,
     tier: issue.tier,
     model,

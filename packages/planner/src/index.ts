@@ -88,3 +88,4 @@ export { auditFence, fenceWithCompanions, inFence, isRootFile, touchedPaths } fr
 export type { ChangedPath, ChangeKind, FenceAudit } from './harvest/audit-fence.js';
 export { finishAccuracy, SCOPE_SOURCES, scopeAccuracy, sumAccuracy } from './harvest/scope-accuracy.js';
 export type { Accuracy, AccuracySums, PredictedLeaf, RunAccuracy, Tally } from './harvest/scope-accuracy.js';
+export { globMatcher, isGlob } from './scope/globs.js';
