@@ -100,6 +100,11 @@ describe('waves dispatch --dry-run', () => {
       const unsafe = await waves(['dispatch', '--dry-run', '--from-issues', 'backlog.json', '--agent', 'unsafe'], repo.root);
       expect(unsafe.exitCode).toBe(2);
       expect(unsafe.stderr).toMatch(/could become a flag/);
+      // A real run needs the root at the top of its repository: fences and worktrees are relative to it.
+      const nested = await waves(['dispatch', '--from-issues', 'backlog.json', '--root', 'packages', '--agent', 'claude'], repo.root);
+      expect(nested.exitCode).toBe(2);
+      expect(nested.stderr.trim()).toMatch(/^waves: --root packages: inside the git repository .*, not at its top/);
+      expect(existsSync(path.join(repo.root, '.dispatch-runs'))).toBe(false);
     } finally {
       await repo.dispose();
     }

@@ -263,6 +263,8 @@ describe('waves harvest', () => {
         101: { exit: 2, edit: { 'packages/api/src/routes/checkout.ts': 'x\n' } },
         102: {},
         105: { edit: { 'packages/core/src/cart.ts': 'export const cart = 3;\n' }, commit: 'agent commit' },
+        // An agent that removes its worktree's .git: git there would answer for the repository around it.
+        103: { edit: { 'packages/payments/src/refunds.ts': 'x\n' }, delete: ['.git'] },
       },
       {},
       {},
@@ -279,6 +281,15 @@ describe('waves harvest', () => {
     expect(w105.commit).toBeNull();
     expect(w105.notes.join(' ')).toMatch(/nothing left to commit/);
     expect((await t.git(t.root, 'log', '--format=%s', 'waves/issue-105')).split('\n')[0]).toBe('agent commit');
+
+    // Wave 2 (#103, #113): #103's worktree is no git work tree of its own any more.
+    await t.dispatch('--worktree', '--wave', '2');
+    const mainBefore = (await t.git(t.root, 'rev-parse', 'main')).trim();
+    const second = await t.harvest('--commit', '--revert-out-of-fence');
+    expect(second.exitCode).toBe(4);
+    expect(byIssue(second.report, 103).witness!.reasons.join(' ')).toMatch(/is no longer a git work tree of its own/);
+    expect((await t.git(t.root, 'rev-parse', 'main')).trim()).toBe(mainBefore);
+    expect((await t.git(t.root, 'status', '--porcelain')).trim()).toBe('');
   }, 120_000);
 
   it('without worktrees, blames no agent for what was uncommitted before and attributes changes by fence', async () => {

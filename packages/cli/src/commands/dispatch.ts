@@ -4,7 +4,8 @@
  * would start each agent — shell-quoted, so it can be pasted and runs exactly that argv — with
  * the tier, the model and the rule that chose it; nothing is started, written or leased.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
+import { execa } from 'execa';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { agentTemplate, AgentTemplateError, buildDispatch, DEFAULT_PROMPT_TEMPLATE, parseDuration, RUNS_DIR, runWave, type DispatchOptions, type RunEvent } from '@waves/dispatch';
@@ -136,6 +137,11 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   if (plan.waves.length === 0) {
     io.stderr('waves: nothing to dispatch: the plan has no wave\n');
     return 0;
+  }
+  // Paths in plans, fences and worktrees are relative to the root: it must be the top of its repository.
+  const top = await execa('git', ['rev-parse', '--show-toplevel'], { cwd: root, reject: false, stdin: 'ignore' });
+  if (top.exitCode === 0 && (await realpath(top.stdout.trim())) !== (await realpath(root))) {
+    throw new UsageError(`--root ${path.relative(io.cwd, root) || '.'}: inside the git repository ${top.stdout.trim()}, not at its top; dispatch from the top (plan and --dry-run work anywhere)`);
   }
   const index = wave ?? 1;
   const size = plan.waves.find((w) => w.index === index)!.issues.length;

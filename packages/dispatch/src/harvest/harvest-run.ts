@@ -7,7 +7,7 @@
  * committed is never committed again.
  */
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, readFile, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import {
@@ -128,6 +128,13 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
     status: 'needs_person', reasons: [why], notes: [], accuracy: { ...scopeAccuracy([], []), missed: [], unused: [] },
   });
   if (!existsSync(cwd)) return empty(`its work tree ${path.relative(options.root, cwd) || '.'} is gone`);
+  // The work tree must still be a git work tree of its own: a worktree whose .git an agent removed
+  // would otherwise answer for the repository around it (and a revert or commit would land there).
+  const top = await git(cwd, ['rev-parse', '--show-toplevel']).then((out) => out.trim(), () => null);
+  if (top === null || !(await sameDirectory(top, cwd))) {
+    if (!worktree) return empty(top === null ? 'the root is not a git work tree: there is no diff to witness' : `the root is not the top of its git repository (${top}): run waves from there`);
+    return empty(`${path.relative(options.root, cwd)} is no longer a git work tree of its own (its .git is gone or moved): nothing there can be witnessed`);
+  }
   if (!scope) reasons.push('its record has no planned scope (dispatched by an older waves): there is no fence to audit against');
   const base = record.start ? record.start.head : await headCommit(cwd);
   const dirtyBefore = new Map((record.start?.dirty ?? []).map((d) => [d.path, d.hash]));
@@ -230,6 +237,11 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
       coveredByDir: accuracy.coveredByDir, coveredByPackage: accuracy.coveredByPackage, coveredByImports: accuracy.coveredByImports, runs: 1, missed: accuracy.missed, unused: accuracy.unused,
     },
   };
+}
+
+async function sameDirectory(a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([realpath(a).catch(() => a), realpath(b).catch(() => b)]);
+  return x === y;
 }
 
 /**
