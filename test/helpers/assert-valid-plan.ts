@@ -22,7 +22,7 @@ export function pathsOverlap(p: string, q: string): boolean {
   return false;
 }
 
-function expand(paths: readonly string[], files: readonly RepoPath[]): Set<RepoPath> {
+export function expand(paths: readonly string[], files: readonly RepoPath[]): Set<RepoPath> {
   const out = new Set<RepoPath>();
   for (const p of paths) {
     if (p.endsWith('/')) {

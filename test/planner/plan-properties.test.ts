@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyzePlan, nextCandidate, planWaves, verifyPlan, type Plan } from '@waves/planner';
 import { optionsArb, scenarioArb } from '../arbitraries.js';
-import { assertValidPlan, conflictingPairs, isRootFilePath, pathsOverlap, reaches } from '../helpers/assert-valid-plan.js';
+import { assertValidPlan, conflictingPairs, expand, isRootFilePath, pathsOverlap, reaches } from '../helpers/assert-valid-plan.js';
 
 const RUNS = { numRuns: 150 };
 
@@ -203,6 +203,48 @@ describe('nextCandidate properties', () => {
         const wave = { ...analysis.plan, waves: [{ index: 1, kind: 'parallel' as const, issues: [...started].map(issueOf) }] };
         expect(conflictingPairs(wave, repo.files, repo.edges, analysis.plan.options.contentionDepth)).toEqual([]);
       }),
+      RUNS,
+    );
+  });
+
+  it("keeps every issue that overlaps or imports another holder's live lease out of the waves, and holds only for a reason", () => {
+    const NOW = Date.parse('2026-11-29T12:00:00.000Z');
+    fc.assert(
+      fc.property(
+        scenarioArb().chain((scenario) => {
+          const dirs = [...new Set(scenario.repo.files.flatMap((f) => (f.includes('/') ? [f.slice(0, f.lastIndexOf('/'))] : [])))];
+          const lane = fc.oneof(fc.constantFrom(...scenario.repo.files), fc.constantFrom(...dirs));
+          const lease = fc.record({
+            lane,
+            holder: fc.constantFrom('other', 'another', 'me'),
+            until: fc.constantFrom(new Date(NOW + 3_600_000).toISOString(), new Date(NOW - 1_000).toISOString()),
+          });
+          return fc.record({ scenario: fc.constant(scenario), leases: fc.array(lease, { maxLength: 3 }) });
+        }),
+        ({ scenario, leases }) => {
+          const input = { ...scenario.input, options: { ...scenario.input.options, holder: 'me' }, leases: leases.map((l, i) => ({ ...l, id: `l${i}` })) };
+          const analysis = analyzePlan(input);
+          const { plan } = analysis;
+          const files = scenario.repo.files;
+          const live = leases.filter((l) => l.holder !== 'me' && Date.parse(l.until) > NOW);
+          // A leased lane as a path of the plan: a directory ends with '/'.
+          const leased = live.map((l) => (files.includes(l.lane) ? l.lane : `${l.lane}/`));
+          const depth = plan.options.contentionDepth;
+          const contends = (paths: string[]) => {
+            const mine = expand(paths, files);
+            return leased.some((q) => {
+              const theirs = expand([q], files);
+              return paths.some((p) => pathsOverlap(p, q)) || (depth > 0 && (reaches(mine, theirs, scenario.repo.edges, depth) || reaches(theirs, mine, scenario.repo.edges, depth)));
+            });
+          };
+          for (const wave of plan.waves) for (const issue of wave.issues) expect(contends(issue.paths), `#${issue.number}`).toBe(false);
+          for (const held of plan.held) {
+            expect(live.length).toBeGreaterThan(0);
+            const paths = (analysis.leaves.get(held.number) ?? []).map((l) => (l.dir ? `${l.path}/` : l.path));
+            expect(contends(paths) || held.reason!.startsWith('it runs alone'), `#${held.number}: ${held.reason}`).toBe(true);
+          }
+        },
+      ),
       RUNS,
     );
   });

@@ -100,6 +100,10 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
   const scopeOptions = scopeOptionsFor(options, input.issues);
   for (const issue of selected) scopes.set(issue.number, extractScope(issue, tree, scopeOptions));
 
+  // The leaves after the granularity roll-up: what each agent may edit (and its dispatch leases).
+  const leaves = new Map<IssueNumber, Leaf[]>();
+  for (const issue of selected) leaves.set(issue.number, rollUpLeaves(scopes.get(issue.number)!.leaves, options.granularity, tree));
+
   // 3. classify
   const { buckets, internalDeps, notes } = classifyIssues({
     selected: selected.map((issue) => ({ issue, scope: scopes.get(issue.number)! })),
@@ -107,6 +111,7 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
     tree,
     graph: input.repo.graph,
     leases: input.leases ?? [],
+    fences: leaves,
     now,
     options,
   });
@@ -114,8 +119,6 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
   // 4. conflicts between dispatchable issues
   const dispatchable = selected.filter((issue) => buckets.get(issue.number)!.bucket === 'dispatchable');
   const dispatchableSet = new Set(dispatchable.map((issue) => issue.number));
-  const leaves = new Map<IssueNumber, Leaf[]>();
-  for (const issue of selected) leaves.set(issue.number, rollUpLeaves(scopes.get(issue.number)!.leaves, options.granularity, tree));
   const units: ConflictUnit[] = dispatchable.map((issue) => {
     const bucket = buckets.get(issue.number)! as Extract<Bucket, { bucket: 'dispatchable' }>;
     return {
@@ -186,7 +189,7 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
     } else if (bucket.bucket === 'triage') triage.push({ ...ref(issue), reason: bucket.reason });
     else if (bucket.bucket === 'held') {
       const lease = { id: bucket.lease.id ?? null, lane: bucket.lease.lane, holder: bucket.lease.holder, until: bucket.lease.until };
-      held.push({ ...ref(issue), lease, reason: heldReason(lease, scopes.get(issue.number)!.leaves.map((leaf) => leaf.path), bucket.via) });
+      held.push({ ...ref(issue), lease, reason: heldReason(lease, leaves.get(issue.number)!.map((leaf) => leaf.path), bucket.via) });
     } else if (bucket.bucket === 'deferred') deferred.push({ ...ref(issue), reason: bucket.reason, waitsFor: bucket.waitsFor });
   }
   deferred.sort((x, y) => rankOf.get(x.number)! - rankOf.get(y.number)!);

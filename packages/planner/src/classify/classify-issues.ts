@@ -5,7 +5,8 @@
  * that depends on one that cannot run in this plan is deferred, transitively.
  */
 import type { PlanOptions } from '../schema/options-schema.js';
-import type { IssueScope, ScopeLeaf } from '../scope/extract-scope.js';
+import type { Leaf } from '../conflicts/roll-up-leaves.js';
+import type { IssueScope } from '../scope/extract-scope.js';
 import { containsPath, type RepoTree } from '../scope/repo-tree.js';
 import { normaliseLane, WHOLE_REPOSITORY } from '../leases/fold-leases.js';
 import { resolveLaneName } from '../scope/resolve-lane.js';
@@ -29,6 +30,11 @@ export interface ClassifyInput {
   tree: RepoTree;
   graph: RepoGraph;
   leases: readonly ActiveLease[];
+  /**
+   * What each issue's agent may edit — its leaves after the granularity roll-up, the fence its
+   * dispatch leases — checked against other holders' leases (default: the scope's own leaves).
+   */
+  fences?: ReadonlyMap<IssueNumber, readonly Leaf[]>;
   now: number;
   options: Pick<
     PlanOptions,
@@ -108,7 +114,7 @@ function leasePath(lease: ActiveLease, tree: RepoTree): RepoPath {
   return resolveLaneName(lane, tree) ?? lane;
 }
 
-function heldBy(leaves: readonly ScopeLeaf[], leases: readonly { lease: ActiveLease; path: RepoPath }[]): { lease: ActiveLease; path: RepoPath } | null {
+function heldBy(leaves: readonly Leaf[], leases: readonly { lease: ActiveLease; path: RepoPath }[]): { lease: ActiveLease; path: RepoPath } | null {
   for (const entry of leases) {
     if (leaves.some((leaf) => containsPath(entry.path, leaf.path) || containsPath(leaf.path, entry.path))) return entry;
   }
@@ -121,7 +127,7 @@ function heldBy(leaves: readonly ScopeLeaf[], leases: readonly { lease: ActiveLe
  * since the leased side is not an issue of this plan to search from).
  */
 function heldByImport(
-  leaves: readonly ScopeLeaf[],
+  leaves: readonly Leaf[],
   leases: readonly { lease: ActiveLease; path: RepoPath }[],
   graph: RepoGraph,
   tree: RepoTree,
@@ -130,7 +136,7 @@ function heldByImport(
   if (depth <= 0 || leases.length === 0) return null;
   const start = new Set<RepoPath>();
   for (const leaf of leaves) {
-    if (leaf.kind === 'dir') {
+    if (leaf.dir) {
       for (const file of tree.filesUnder(leaf.path)) if (graph.hasNode(file)) start.add(file);
     } else if (graph.hasNode(leaf.path)) start.add(leaf.path);
   }
@@ -220,13 +226,14 @@ export function classifyIssues(input: ClassifyInput): Classification {
       buckets.set(issue.number, { bucket: 'subdivide', reason: size, childBudget: childBudget(scope, options) });
       continue;
     }
-    const held = heldBy(scope.leaves, activeLeases);
+    const fence = input.fences?.get(issue.number) ?? scope.leaves.map((leaf) => ({ path: leaf.path, dir: leaf.kind === 'dir' }));
+    const held = heldBy(fence, activeLeases);
     if (held) {
       buckets.set(issue.number, { bucket: 'held', lease: held.lease, leasePath: held.path });
       continue;
     }
     // Another orchestrator's agent edits files this issue's files import (or that import them).
-    const contended = heldByImport(scope.leaves, activeLeases, input.graph, tree, options.contentionDepth);
+    const contended = heldByImport(fence, activeLeases, input.graph, tree, options.contentionDepth);
     if (contended) {
       buckets.set(issue.number, { bucket: 'held', lease: contended.lease, leasePath: contended.path, via: contended.via });
       continue;
