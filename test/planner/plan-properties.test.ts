@@ -238,6 +238,8 @@ describe('nextCandidate properties', () => {
             });
           };
           for (const wave of plan.waves) for (const issue of wave.issues) expect(contends(issue.paths), `#${issue.number}`).toBe(false);
+          // The independent checker agrees.
+          expect(verifyPlan(plan, input)).toEqual([]);
           for (const held of plan.held) {
             expect(live.length).toBeGreaterThan(0);
             const paths = (analysis.leaves.get(held.number) ?? []).map((l) => (l.dir ? `${l.path}/` : l.path));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzePlan, PlanSchema, planWaves, rankIssues, type BacklogIssue, type PlanInput, type PlanOptionsInput } from '@waves/planner';
+import { analyzePlan, PlanSchema, planWaves, rankIssues, verifyPlan, type BacklogIssue, type PlanInput, type PlanOptionsInput } from '@waves/planner';
 import { assertValidPlan } from '../helpers/assert-valid-plan.js';
 import { issue, NOW } from '../helpers/issues.js';
 import { makeRepo } from '../helpers/repo.js';
@@ -171,6 +171,17 @@ describe('classify', () => {
     // Two hops reach server.ts too; depth 0 holds only what the lease covers.
     expect(plan(issues, { contentionDepth: 2 }, { leases }).plan.held.map((h) => h.number)).toEqual([1, 2, 3]);
     expect(plan(issues, { contentionDepth: 0 }, { leases }).plan.held).toEqual([]);
+  });
+
+  it('has the independent checker reject a plan that ignores a live lease', () => {
+    const issues = [touching(1, 'packages/api/src/routes.ts'), touching(2, 'packages/web/src/app.ts'), touching(3, 'package.json')];
+    const unleased = planWaves({ issues, repo, options: { maxWaves: 10 }, now: NOW });
+    const leases = [{ id: 'l1', lane: 'packages/core/src/money.ts', holder: 'agent-7', until: '2026-11-29T13:00:00.000Z' }];
+    const violations = verifyPlan(unleased, { issues, repo, options: { maxWaves: 10 }, now: NOW, leases });
+    expect(violations.filter((v) => v.rule === 'lease').map((v) => v.message)).toEqual([
+      '#1 contends through imports with packages/core/src/money.ts, leased by agent-7',
+      '#3 runs alone but packages/core/src/money.ts is leased by agent-7',
+    ]);
   });
 
   it('holds a serial issue while anyone else holds any lease, and every issue under a whole-repository lease', () => {

@@ -15,9 +15,11 @@ import { matchHub } from '../scope/hub-paths.js';
 import { DEFAULT_TIER, routeTier } from '../classify/route-tier.js';
 import { matchSerial } from '../scope/serial-paths.js';
 import type { IssueNumber, RepoGraph, RepoPath } from '../types.js';
+import { normaliseLane, WHOLE_REPOSITORY } from '../leases/fold-leases.js';
+import { resolveLaneName } from '../scope/resolve-lane.js';
 
 export interface PlanViolation {
-  rule: 'schema' | 'exactly-once' | 'wave-size' | 'max-waves' | 'serial' | 'conflict' | 'dependency' | 'summary';
+  rule: 'schema' | 'exactly-once' | 'wave-size' | 'max-waves' | 'serial' | 'conflict' | 'dependency' | 'lease' | 'summary';
   message: string;
 }
 
@@ -141,6 +143,31 @@ export function verifyPlan(plan: Plan, input: PlanInput): PlanViolation[] {
           if (hit) add('conflict', `wave ${wave.index}: #${x} and #${y} contend through imports of ${hit}`);
         }
         if (fx.deps.includes(y) || fy.deps.includes(x)) add('dependency', `wave ${wave.index}: #${x} and #${y} depend on each other`);
+      }
+    }
+  }
+
+  // No issue of a wave overlaps, or contends through imports with, another holder's live lease;
+  // a serial issue waits while any such lease is held.
+  const now = typeof input.now === 'number' ? input.now : new Date(input.now).getTime();
+  const live = (input.leases ?? []).filter((l) => Date.parse(l.until) > now && l.holder !== options.holder);
+  if (live.length > 0) {
+    const leased = live.map((lease) => {
+      const lane = normaliseLane(lease.lane);
+      const path = lane === WHOLE_REPOSITORY ? '' : tree.isFile(lane) || tree.isDir(lane) ? lane : (resolveLaneName(lane, tree) ?? lane);
+      const dir = path === '' || tree.isDir(path);
+      return { lease, leaf: { path, dir }, files: filesOf([{ path, dir }], tree, graph) };
+    });
+    for (const [n, fact] of facts) {
+      if (fact.serial) add('lease', `#${n} runs alone but ${live[0]!.lane} is leased by ${live[0]!.holder}`);
+      const reach = options.contentionDepth > 0 ? reachable(fact.files, graph, options.contentionDepth) : new Set<RepoPath>();
+      for (const { lease, leaf, files } of leased) {
+        const overlap = fact.leaves.some((l) => l.path === leaf.path || (leaf.dir && containsPath(leaf.path, l.path)) || (l.dir && containsPath(l.path, leaf.path)));
+        if (overlap) add('lease', `#${n} overlaps ${lease.lane}, leased by ${lease.holder}`);
+        else if (options.contentionDepth > 0) {
+          const back = reachable(files, graph, options.contentionDepth);
+          if ([...files].some((f) => reach.has(f)) || [...fact.files].some((f) => back.has(f))) add('lease', `#${n} contends through imports with ${lease.lane}, leased by ${lease.holder}`);
+        }
       }
     }
   }
