@@ -292,6 +292,33 @@ describe('waves harvest', () => {
     expect((await t.git(t.root, 'status', '--porcelain')).trim()).toBe('');
   }, 120_000);
 
+  it('stops on a deleted test, and on files that change outside the fence while waves verifies', async () => {
+    const t = await setUp(
+      {
+        101: { edit: { 'packages/api/src/routes/checkout.ts': 'x\n' } },
+        102: { edit: { 'packages/web/src/index.ts': 'export {};\n', 'packages/web/src/app.test.ts': 'edited\n' }, delete: ['packages/web/src/view.test.ts'] },
+        105: { edit: { 'packages/core/src/cart.ts': 'export const cart = 2;\n' } },
+      },
+      { 'issue-101': 'write:build/out.txt', 'issue-105': 'write:packages/core/src/money.ts' },
+    );
+    await repo!.write({ 'packages/web/src/view.test.ts': 'test\n', 'packages/web/src/app.test.ts': 'test\n' });
+    await repo!.git('add', '-A');
+    await repo!.git('-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qm', 'tests');
+    await t.dispatch('--worktree');
+    const { exitCode, report } = await t.harvest('--commit');
+    expect(exitCode).toBe(4);
+    expect(byIssue(report, 101).witness!.reasons.join(' ')).toMatch(/build\/out\.txt changed outside the fence while waves verified/);
+    expect(byIssue(report, 101).witness!.commit).toBeNull();
+    const w102 = byIssue(report, 102).witness!;
+    expect(w102.reasons.join(' ')).toMatch(/it deleted existing test\(s\): packages\/web\/src\/view\.test\.ts/);
+    expect(w102.notes.join(' ')).toMatch(/it edited existing test\(s\): packages\/web\/src\/app\.test\.ts/);
+    // #105's verification rewrote money.ts, inside its fence: committed as the tree holds it.
+    const w105 = byIssue(report, 105).witness!;
+    expect(w105.reasons).toEqual([]);
+    expect(w105.notes.join(' ')).toMatch(/packages\/core\/src\/money\.ts appeared inside the fence while waves verified/);
+    expect(w105.commit?.paths).toEqual(['packages/core/src/cart.ts', 'packages/core/src/money.ts']);
+  }, 120_000);
+
   it('without worktrees, blames no agent for what was uncommitted before and attributes changes by fence', async () => {
     const t = await setUp({
       101: { edit: { 'packages/api/src/routes/checkout.ts': 'export const fixed = 1;\n' } },

@@ -157,6 +157,12 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
   const touchedBefore = worktree ? [] : changed.flatMap(touchedPaths).filter((p) => dirtyBefore.has(p));
   if (touchedBefore.length > 0) reasons.push(`${list(touchedBefore)} had uncommitted changes before the run started: they cannot be told apart from the agent's`);
 
+  // Agents that cannot pass a test sometimes edit or delete it: say so, and stop on a deletion.
+  const deletedTests = changed.filter((c) => (c.change === 'deleted' && isTestFile(c.path)) || (c.from !== undefined && isTestFile(c.from) && !isTestFile(c.path))).map((c) => c.from ?? c.path);
+  if (deletedTests.length > 0) reasons.push(`it deleted existing test(s): ${list(deletedTests)}`);
+  const editedTests = changed.filter((c) => c.change === 'modified' && isTestFile(c.path)).map((c) => c.path);
+  if (editedTests.length > 0) notes.push(`it edited existing test(s): ${list(editedTests)} — check they still test what they did`);
+
   const reverted: string[] = [];
   let audit = first;
   if (options.revertOutOfFence && first.outOfFence.length > 0 && !worktree) {
@@ -207,6 +213,15 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
     verify.push(...(await runVerify(commands, { cwd, log, timeoutMs: options.verifyTimeoutMs, ...(options.signal ? { signal: options.signal } : {}) })));
     const bad = verify.find((v) => v.status !== 'passed');
     if (bad) reasons.push(`verification ${bad.status.replace('_', ' ')}: ${bad.argv.join(' ')}${bad.exitCode !== null ? ` (exit code ${bad.exitCode})` : ''}, see ${path.relative(options.root, bad.log)}`);
+    // What is committed is what the tree holds now: verification (a build) or a session still
+    // running may have changed it while waves verified.
+    const before = audit;
+    audit = auditFence(await changesOfRun(), fence, { serial: scope?.serial != null, serialGlobs: options.serialGlobs });
+    const known = new Set(before.outOfFence.map((c) => c.path));
+    const appeared = audit.outOfFence.filter((c) => !known.has(c.path)).map((c) => c.path);
+    if (appeared.length > 0) reasons.push(`${list(appeared)} changed outside the fence while waves verified (the verification, or something still writing in the work tree)`);
+    const newInside = audit.inFence.map((c) => c.path).filter((p) => !before.inFence.some((c) => c.path === p));
+    if (newInside.length > 0) notes.push(`${list(newInside)} appeared inside the fence while waves verified (a build output?)`);
   }
 
   let commit: Witness['commit'] = null;
@@ -237,6 +252,11 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
       coveredByDir: accuracy.coveredByDir, coveredByPackage: accuracy.coveredByPackage, coveredByImports: accuracy.coveredByImports, runs: 1, missed: accuracy.missed, unused: accuracy.unused,
     },
   };
+}
+
+/** A test file: `*.test.*`, `*.spec.*`, or anything under a `test`, `tests`, `__tests__` or `spec` folder. */
+export function isTestFile(file: string): boolean {
+  return /(?:^|\/)(?:__tests__|tests?|spec)\//.test(file) || /\.(?:test|spec)\.[cm]?[jt]sx?$/.test(file);
 }
 
 async function sameDirectory(a: string, b: string): Promise<boolean> {
