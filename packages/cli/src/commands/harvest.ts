@@ -55,7 +55,9 @@ that has ended:
     .dispatch-runs/reverted-<N>-<stamp>/) and touches nothing else;
   - verify: the "verify" commands of waves.config.json ({paths} and {packages} of the issue),
     run by waves in the work tree, each with a timeout, output to
-    .dispatch-runs/verify-<N>-<stamp>.log; the first that does not pass stops the rest;
+    .dispatch-runs/verify-<N>-<stamp>.log; the first that does not pass stops the rest; the
+    audit is re-run afterwards (a build, or a session still writing, may have changed the tree);
+  - tests: a deleted existing test needs a person, an edited one is noted;
   - commit (--commit): when the audit is clean, verification passed and the agent succeeded,
     commits exactly the in-fence paths (never git add -A) on the issue's branch with the message
     "<type>(<lane>): <title> (#N)" and a "Waves-Run: <run id>" trailer. Never pushes, never
