@@ -37,6 +37,7 @@ export function accuracyHints(accuracy: Accuracy): string[] {
     hints.push(`${percent(recallByImports)} of the changed files were predicted or one import away from a predicted file: keep contentionDepth at 1 or more, so that issues this close never share a wave`);
   }
   if (precision !== null && precision < 0.5) hints.push(`agents touched ${percent(precision)} of the predicted leaves: scopes are wider than the work, which costs parallelism`);
+  if (hints.length > 0 && accuracy.changed < 20) hints.push(`all of this from ${accuracy.changed} changed file(s) over ${accuracy.runs} run(s): a first sign, not yet a verdict`);
   return hints;
 }
 
