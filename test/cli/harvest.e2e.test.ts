@@ -240,6 +240,21 @@ describe('waves harvest', () => {
     expect(alive).toBe(false);
   }, 120_000);
 
+  it('reverts what a restored .gitignore brings to light', async () => {
+    const t = await setUp({
+      101: { edit: { 'packages/api/src/routes/checkout.ts': 'x\n', 'packages/api/src/hidden.ts': 'sneaky\n', '.gitignore': 'packages/api/src/hidden.ts\n' } },
+      102: {},
+      105: {},
+    });
+    await t.dispatch('--worktree');
+    const { report } = await t.harvest('--run', (await waves(['status', '--json'], t.root)).stdout.match(/resolve-101-\w+/)![0], '--revert-out-of-fence');
+    const w = report.runs[0]!.witness!;
+    expect(w.outOfFence.map((c) => c.path)).toEqual(['.gitignore']);
+    expect(w.reverted).toEqual(['.gitignore', 'packages/api/src/hidden.ts']);
+    expect(w.status).toBe('clean');
+    expect(existsSync(path.join(t.worktree(101), 'packages/api/src/hidden.ts'))).toBe(false);
+  }, 120_000);
+
   it('on Ctrl-C stops the running verification, keeps the record as it was and exits 130', async () => {
     const t = await setUp({ default: {}, 101: { edit: { 'packages/api/src/routes/checkout.ts': 'x\n' } } }, { 'issue-101': 'hang' });
     await t.dispatch('--worktree');

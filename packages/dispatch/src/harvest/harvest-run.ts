@@ -171,26 +171,29 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
   } else if (options.revertOutOfFence && first.outOfFence.length > 0) {
     // Nothing is lost: each file is copied aside before it is restored.
     const backup = path.join(options.runsDir, `reverted-${record.issue.number}-${stamp(options.now())}`);
-    for (const change of first.outOfFence) {
-      for (const file of touchedPaths(change)) {
-        if (inFence(fence, file)) continue;
-        const here = path.join(cwd, file);
-        if (existsSync(here)) {
-          await mkdir(path.dirname(path.join(backup, file)), { recursive: true });
-          await cp(here, path.join(backup, file), { verbatimSymlinks: true });
+    // A restored .gitignore can bring to light files it hid: a few rounds, until nothing new shows.
+    for (let round = 0; round < 3 && audit.outOfFence.some((c) => touchedPaths(c).some((f) => !inFence(fence, f) && !reverted.includes(f))); round++) {
+      for (const change of audit.outOfFence) {
+        for (const file of touchedPaths(change)) {
+          if (inFence(fence, file) || reverted.includes(file)) continue;
+          const here = path.join(cwd, file);
+          if (existsSync(here)) {
+            await mkdir(path.dirname(path.join(backup, file)), { recursive: true });
+            await cp(here, path.join(backup, file), { verbatimSymlinks: true });
+          }
+          if (await existsAt(cwd, base, file)) await git(cwd, ['restore', `--source=${base}`, '--staged', '--worktree', '--', file]);
+          else {
+            await git(cwd, ['rm', '--cached', '--quiet', '--ignore-unmatch', '--', file]);
+            await rm(here, { force: true });
+          }
+          reverted.push(file);
         }
-        if (await existsAt(cwd, base, file)) await git(cwd, ['restore', `--source=${base}`, '--staged', '--worktree', '--', file]);
-        else {
-          await git(cwd, ['rm', '--cached', '--quiet', '--ignore-unmatch', '--', file]);
-          await rm(here, { force: true });
-        }
-        reverted.push(file);
       }
+      audit = auditFence(await changesOfRun(), fence, { serial: scope?.serial != null, serialGlobs: options.serialGlobs });
     }
     if (reverted.length > 0) {
       notes.push(`restored ${list(reverted)} as ${reverted.length === 1 ? 'it was' : 'they were'} at ${base ? base.slice(0, 12) : 'the start'}; the agent's version${reverted.length === 1 ? ' is' : 's are'} in ${path.relative(options.root, backup)}`);
     }
-    audit = auditFence(await changesOfRun(), fence, { serial: scope?.serial != null, serialGlobs: options.serialGlobs });
   }
   if (audit.outOfFence.length > 0) {
     const roots = audit.outOfFence.filter((c) => c.root).map((c) => c.path);
