@@ -125,5 +125,14 @@ describe('waves schema and waves init', () => {
     // The starting config plans without complaint.
     await writeFile(path.join(repo.root, 'issues.json'), '[]');
     expect((await waves(['plan', '--from-issues', 'issues.json'], repo.root)).exitCode).toBe(0);
+    // No test script: no verify to guess.
+    expect(config.verify).toBeUndefined();
+    // A test script and a pnpm lockfile: verify runs it with pnpm.
+    await writeFile(path.join(repo.root, 'package.json'), JSON.stringify({ name: 'x', scripts: { test: 'vitest run' } }));
+    await writeFile(path.join(repo.root, 'pnpm-lock.yaml'), "lockfileVersion: '9.0'\n");
+    expect((await waves(['init', '--root', repo.root, '--force'])).exitCode).toBe(0);
+    const withTests = JSON.parse(await readFile(path.join(repo.root, 'waves.config.json'), 'utf8'));
+    expect(withTests.verify).toEqual([['pnpm', 'test']]);
+    expect(withTests.verifyTimeout).toBe('10m');
   });
 });

@@ -2,7 +2,7 @@
  * `waves init`: writes a starting waves.config.json (and its JSON Schema, which the config names
  * in `$schema` so that editors complete and check it). Never overwrites without --force.
  */
-import { access, writeFile } from 'node:fs/promises';
+import { access, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { assertDirectory } from '@waves/planner';
 import { parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
@@ -21,7 +21,9 @@ export const INIT_FLAGS: FlagSpecs = {
 export const INIT_HELP = `Usage: waves init [--root DIR] [--force]
 
 Writes a starting ${CONFIG_FILE} at the root, every key optional and set to its default, and
-${CONFIG_SCHEMA_FILE} beside it (named by "$schema", so editors complete the keys).
+${CONFIG_SCHEMA_FILE} beside it (named by "$schema", so editors complete the keys). When the
+root's package.json has a "test" script, "verify" runs it with the package manager its lockfile
+names (pnpm, yarn, bun, else npm): agents are told to run it and waves harvest re-runs it.
 
 Options:
 ${renderFlags(INIT_FLAGS)}
@@ -37,6 +39,20 @@ export const STARTER_CONFIG = {
   priorityLabels: {},
   defaults: { top: 10, waveSize: 4, maxWaves: 2, granularity: 'file', contentionDepth: 1 },
 };
+
+/** `<pm> test` when the root's package.json has a test script; the package manager from the lockfile. */
+async function starterVerify(root: string): Promise<string[] | null> {
+  let manifest: { scripts?: Record<string, unknown> };
+  try {
+    manifest = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as typeof manifest;
+  } catch {
+    return null;
+  }
+  if (typeof manifest?.scripts?.test !== 'string') return null;
+  const has = (file: string) => access(path.join(root, file)).then(() => true, () => false);
+  const pm = (await has('pnpm-lock.yaml')) ? 'pnpm' : (await has('yarn.lock')) ? 'yarn' : (await has('bun.lock')) || (await has('bun.lockb')) ? 'bun' : 'npm';
+  return [pm, 'test'];
+}
 
 export async function runInit(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs('init', INIT_FLAGS, argv);
@@ -55,9 +71,11 @@ export async function runInit(argv: readonly string[], io: CliIo): Promise<numbe
     () => false,
   );
   if (exists && !values.force) throw new UsageError(`${CONFIG_FILE} already exists at ${rootArg ?? '.'}; pass --force to overwrite it`);
-  ConfigSchema.parse(STARTER_CONFIG); // the starter always validates
+  const verify = await starterVerify(root);
+  const starter = verify ? { ...STARTER_CONFIG, verify: [verify], verifyTimeout: '10m' } : STARTER_CONFIG;
+  ConfigSchema.parse(starter); // the starter always validates
   await writeFile(path.join(root, CONFIG_SCHEMA_FILE), `${JSON.stringify(jsonSchemaOf('config'), null, 2)}\n`);
-  await writeFile(configPath, `${JSON.stringify(STARTER_CONFIG, null, 2)}\n`);
+  await writeFile(configPath, `${JSON.stringify(starter, null, 2)}\n`);
   io.stdout(`wrote ${path.relative(io.cwd, configPath) || CONFIG_FILE} and ${CONFIG_SCHEMA_FILE}\n`);
   return 0;
 }
