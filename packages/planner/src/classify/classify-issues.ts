@@ -6,6 +6,8 @@
  */
 import type { PlanOptions } from '../schema/options-schema.js';
 import type { Leaf } from '../conflicts/roll-up-leaves.js';
+import { graphFiles } from '../conflicts/find-conflicts.js';
+import { chainTo, describeChain, reachImports } from '../graph/graph-queries.js';
 import type { IssueScope } from '../scope/extract-scope.js';
 import { containsPath, type RepoTree } from '../scope/repo-tree.js';
 import { normaliseLane, WHOLE_REPOSITORY } from '../leases/fold-leases.js';
@@ -134,34 +136,16 @@ function heldByImport(
   depth: number,
 ): { lease: ActiveLease; path: RepoPath; via: string } | null {
   if (depth <= 0 || leases.length === 0) return null;
-  const start = new Set<RepoPath>();
-  for (const leaf of leaves) {
-    if (leaf.dir) {
-      for (const file of tree.filesUnder(leaf.path)) if (graph.hasNode(file)) start.add(file);
-    } else if (graph.hasNode(leaf.path)) start.add(leaf.path);
-  }
+  const start = graphFiles(leaves, graph, tree);
   const leaseOf = (file: RepoPath) => leases.find((entry) => containsPath(entry.path, file)) ?? null;
   for (const direction of ['out', 'in'] as const) {
-    const previous = new Map<RepoPath, RepoPath | null>([...start].sort().map((f) => [f, null]));
-    let frontier = [...previous.keys()];
-    for (let hop = 1; hop <= depth && frontier.length > 0; hop++) {
-      const next: RepoPath[] = [];
-      for (const file of frontier) {
-        const neighbours = (direction === 'out' ? graph.outNeighbors(file) : graph.inNeighbors(file)).sort();
-        for (const other of neighbours) {
-          if (previous.has(other)) continue;
-          previous.set(other, file);
-          next.push(other);
-          const entry = leaseOf(other);
-          if (!entry) continue;
-          const chain: RepoPath[] = [other];
-          for (let p = previous.get(other) ?? null; p !== null; p = previous.get(p) ?? null) chain.unshift(p);
-          if (direction === 'in') chain.reverse();
-          const via = chain.length === 2 ? `${chain[0]} imports ${chain[1]}` : chain.join(' → ');
-          return { ...entry, via };
-        }
-      }
-      frontier = next;
+    const reached = reachImports(graph, start, depth, direction);
+    for (const file of reached.keys()) {
+      const entry = leaseOf(file);
+      if (!entry) continue;
+      const chain = chainTo(reached, file);
+      if (direction === 'in') chain.reverse();
+      return { ...entry, via: describeChain(chain) };
     }
   }
   return null;

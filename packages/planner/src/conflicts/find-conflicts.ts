@@ -10,6 +10,7 @@
  * followed from each issue's files to the owners of what they reach, so the cost grows with the
  * number of leaves and edges, not with the square of the number of issues.
  */
+import { chainTo, describeChain, reachImports } from '../graph/graph-queries.js';
 import type { ConflictKind } from '../schema/plan-schema.js';
 import { parentDir, type RepoTree } from '../scope/repo-tree.js';
 import type { SerialMatch } from '../scope/serial-paths.js';
@@ -70,10 +71,10 @@ export function serialConflicts(units: readonly ConflictUnit[], involving: (numb
   return conflicts.list();
 }
 
-/** Files of the graph an issue stands for: its file leaves and every file under its directory leaves. */
-function graphFiles(unit: ConflictUnit, graph: RepoGraph, tree: RepoTree): RepoPath[] {
+/** Files of the graph leaves stand for: the file leaves and every file under the directory leaves. */
+export function graphFiles(leaves: readonly Leaf[], graph: RepoGraph, tree: RepoTree): RepoPath[] {
   const out = new Set<RepoPath>();
-  for (const leaf of unit.leaves) {
+  for (const leaf of leaves) {
     if (leaf.dir) {
       for (const file of tree.filesUnder(leaf.path)) if (graph.hasNode(file)) out.add(file);
     } else if (graph.hasNode(leaf.path)) out.add(leaf.path);
@@ -140,27 +141,13 @@ export function findConflicts({ units, graph, tree, contentionDepth }: FindConfl
       return out;
     };
     for (const unit of sorted) {
-      const start = graphFiles(unit, graph, tree);
-      const previous = new Map<RepoPath, RepoPath | null>(start.map((f) => [f, null]));
-      let frontier = start;
-      for (let depth = 1; depth <= contentionDepth && frontier.length > 0; depth++) {
-        const next: RepoPath[] = [];
-        for (const file of frontier) {
-          const targets = graph.outNeighbors(file).sort();
-          for (const target of targets) {
-            if (previous.has(target)) continue;
-            previous.set(target, file);
-            next.push(target);
-            for (const owner of ownersOf(target)) {
-              if (owner === unit.number) continue;
-              const chain: RepoPath[] = [target];
-              for (let p = previous.get(target) ?? null; p !== null; p = previous.get(p) ?? null) chain.unshift(p);
-              const detail = chain.length === 2 ? `${chain[0]} imports ${chain[1]}` : chain.join(' → ');
-              conflicts.add(unit.number, owner, 'import', detail, chain);
-            }
-          }
+      const reached = reachImports(graph, graphFiles(unit.leaves, graph, tree), contentionDepth, 'out');
+      for (const target of reached.keys()) {
+        for (const owner of ownersOf(target)) {
+          if (owner === unit.number) continue;
+          const chain = chainTo(reached, target);
+          conflicts.add(unit.number, owner, 'import', describeChain(chain), chain);
         }
-        frontier = next;
       }
     }
   }

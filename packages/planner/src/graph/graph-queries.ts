@@ -35,6 +35,42 @@ export function dependentsOf(graph: RepoGraph, files: Iterable<RepoPath>, depth 
   return walk(graph, files, depth, (file, visit) => graph.forEachInNeighbor(file, visit));
 }
 
+/**
+ * Files reached from `start` in 1..`depth` import hops — following imports (`out`) or importers
+ * (`in`), neighbours in path order — each with the file it was first reached from, in the order
+ * they were reached (nearest first). `chainTo` reads the path back.
+ */
+export function reachImports(graph: RepoGraph, start: Iterable<RepoPath>, depth: number, direction: 'out' | 'in'): Map<RepoPath, RepoPath> {
+  const from = new Map<RepoPath, RepoPath>();
+  let frontier = [...new Set(start)].filter((f) => graph.hasNode(f)).sort();
+  const seen = new Set(frontier);
+  for (let d = 1; d <= depth && frontier.length > 0; d++) {
+    const following: RepoPath[] = [];
+    for (const file of frontier) {
+      for (const n of (direction === 'out' ? graph.outNeighbors(file) : graph.inNeighbors(file)).sort()) {
+        if (seen.has(n)) continue;
+        seen.add(n);
+        from.set(n, file);
+        following.push(n);
+      }
+    }
+    frontier = following;
+  }
+  return from;
+}
+
+/** The chain of files from a start file of `reachImports` to `file`, both ends included. */
+export function chainTo(reached: ReadonlyMap<RepoPath, RepoPath>, file: RepoPath): RepoPath[] {
+  const chain = [file];
+  for (let p = reached.get(file); p !== undefined; p = reached.get(p)) chain.unshift(p);
+  return chain;
+}
+
+/** An import chain for people: `a imports b`, or `a → b → c`. */
+export function describeChain(chain: readonly RepoPath[]): string {
+  return chain.length === 2 ? `${chain[0]} imports ${chain[1]}` : chain.join(' → ');
+}
+
 /** Files that import this one directly. */
 export function fanIn(graph: RepoGraph, file: RepoPath): number {
   return graph.hasNode(file) ? graph.inDegree(file) : 0;
