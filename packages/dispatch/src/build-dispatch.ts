@@ -63,6 +63,12 @@ export function modelFor(issue: Pick<PlanIssue, 'tier'> & { tierRule?: string },
   return { model: tier.model, rule: `${rule} → ${tier.model}` };
 }
 
+/** The workspace packages (by name) holding any of the paths (`dir/` paths included). */
+export function packagesOfPaths(packages: readonly { name: string; dir: string }[], paths: readonly string[]): string[] {
+  const inside = (dir: string, p: string) => dir !== '' && (p === dir || p.startsWith(`${dir}/`));
+  return [...new Set(paths.flatMap((p) => packages.filter((pkg) => inside(pkg.dir, p)).map((pkg) => pkg.name)))].sort();
+}
+
 /**
  * A verification command for one issue: an element that is exactly `{paths}` or `{packages}`
  * becomes one argument per path or package; inside a longer element they are comma-joined.

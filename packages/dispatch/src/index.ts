@@ -17,7 +17,7 @@ export { AGENT_PRESETS, agentTemplate, AgentTemplateError, PLACEHOLDERS, renderC
 export type { AgentTemplate, CommandValues, Placeholder } from './agents/agent-command.js';
 export { DEFAULT_PROMPT_TEMPLATE, quoteBody, renderPrompt } from './prompt/render-prompt.js';
 export type { PromptContext } from './prompt/render-prompt.js';
-export { buildDispatch, buildIssueDispatch, modelFor, renderVerify } from './build-dispatch.js';
+export { buildDispatch, buildIssueDispatch, modelFor, packagesOfPaths, renderVerify } from './build-dispatch.js';
 export type { DispatchOptions, IssueDispatch, WaveDispatch, WorktreeCommand } from './build-dispatch.js';
 export { quoteArg, shellQuote } from './shell-quote.js';
 export { AgentConfigSchema, DispatchConfigShape, LeasesConfigSchema, PromptConfigSchema, RoutingConfigSchema, TierSchema } from './config-schema.js';
@@ -41,7 +41,7 @@ export { isAlive, readRecord, readRecords, RunRecordSchema, RunScopeSchema, Veri
 export type { RecordListing, RunRecord, RunScope, RunView, TerminalStatus, VerifyResult, Witness } from './runs/run-record.js';
 export { commitSubject, harvestRun, HarvestBusyError } from './harvest/harvest-run.js';
 export type { HarvestOptions, HarvestOutcome } from './harvest/harvest-run.js';
-export { changesSince, dirtySnapshot, git, GitError, headCommit } from './harvest/git-changes.js';
+export { changesSince, dirtySnapshot, git, GitError, headCommit, workTreeOf } from './harvest/git-changes.js';
 export { runVerify } from './harvest/run-verify.js';
 export { killGroup, superviseRun } from './runs/supervise.js';
 export type { SuperviseOptions } from './runs/supervise.js';

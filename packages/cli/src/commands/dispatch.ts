@@ -4,11 +4,10 @@
  * would start each agent — shell-quoted, so it can be pasted and runs exactly that argv — with
  * the tier, the model and the rule that chose it; nothing is started, written or leased.
  */
-import { readFile, realpath } from 'node:fs/promises';
-import { execa } from 'execa';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { agentTemplate, AgentTemplateError, buildDispatch, DEFAULT_PROMPT_TEMPLATE, parseDuration, RUNS_DIR, runWave, type DispatchOptions, type RunEvent } from '@waves/dispatch';
+import { agentTemplate, AgentTemplateError, buildDispatch, packagesOfPaths, workTreeOf, DEFAULT_PROMPT_TEMPLATE, parseDuration, RUNS_DIR, runWave, type DispatchOptions, type RunEvent } from '@waves/dispatch';
 import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, verifyPlan } from '@waves/planner';
 import { intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { UsageError } from '../errors.js';
@@ -118,7 +117,7 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
     verify: config.config.verify,
     issues: new Map(input.issues.map((i) => [i.number, i])),
     protectedPaths: [...BUILTIN_SERIAL_GLOBS.map((g) => g.replace(/^\*\*\//, '')), ...(config.config.serial ?? [])],
-    packagesOf: (paths) => [...new Set(paths.flatMap((p) => packages.filter((pkg) => p === `${pkg.dir}/` || p.startsWith(`${pkg.dir}/`)).map((pkg) => pkg.name)))].sort(),
+    packagesOf: (paths) => packagesOfPaths(packages, paths),
     worktree: values.worktree ? { base: stringFlag(values, 'base') ?? 'HEAD', dir: '.waves/worktrees' } : null,
     waves: values['all-waves'] ? 'all' : [wave ?? 1],
   };
@@ -139,9 +138,9 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
     return 0;
   }
   // Paths in plans, fences and worktrees are relative to the root: it must be the top of its repository.
-  const top = await execa('git', ['rev-parse', '--show-toplevel'], { cwd: root, reject: false, stdin: 'ignore' });
-  if (top.exitCode === 0 && (await realpath(top.stdout.trim())) !== (await realpath(root))) {
-    throw new UsageError(`--root ${path.relative(io.cwd, root) || '.'}: inside the git repository ${top.stdout.trim()}, not at its top; dispatch from the top (plan and --dry-run work anywhere)`);
+  const where = await workTreeOf(root);
+  if (where.kind === 'inside') {
+    throw new UsageError(`--root ${path.relative(io.cwd, root) || '.'}: inside the git repository ${where.top}, not at its top; dispatch from the top (plan and --dry-run work anywhere)`);
   }
   const index = wave ?? 1;
   const size = plan.waves.find((w) => w.index === index)!.issues.length;

@@ -8,13 +8,14 @@ import path from 'node:path';
 import {
   harvestRun,
   HarvestBusyError,
+  packagesOfPaths,
   parseDuration,
   readRecords,
   RUNS_DIR,
   type HarvestOutcome,
   type RunRecord,
 } from '@waves/dispatch';
-import { assertDirectory, buildRepoGraph, containsPath, listRepoFiles, readWorkspace, sumAccuracy } from '@waves/planner';
+import { assertDirectory, buildRepoGraph, listRepoFiles, readWorkspace, sumAccuracy } from '@waves/planner';
 import { intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { loadConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
@@ -146,8 +147,7 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
   const graph = await buildRepoGraph(root, { files: listing.files, blobIds: listing.blobIds, members });
   const packages = members.filter((m) => m.dir !== '');
   const neighbours = (file: string): string[] => (graph.hasNode(file) ? graph.neighbors(file) : []);
-  const packagesOf = (paths: readonly string[]) =>
-    [...new Set(paths.flatMap((p) => packages.filter((pkg) => containsPath(pkg.dir, p.replace(/\/$/, ''))).map((pkg) => pkg.name)))].sort();
+  const packagesOf = (paths: readonly string[]) => packagesOfPaths(packages, paths);
 
   const controller = new AbortController();
   const onSignal = () => controller.abort();

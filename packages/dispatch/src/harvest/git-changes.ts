@@ -5,6 +5,7 @@
  * worktrees does not blame an agent for edits that were there before.
  */
 import { existsSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import type { ChangedPath } from '@waves/planner';
@@ -36,6 +37,18 @@ export async function git(cwd: string, args: readonly string[], input?: string):
 export async function headCommit(cwd: string): Promise<string | null> {
   const result = await execa('git', ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd, reject: false, stdin: 'ignore' });
   return result.exitCode === 0 ? result.stdout.trim() : null;
+}
+
+/**
+ * Where `dir` stands in git: `top` when it is the top of a work tree, `inside` (with that top)
+ * when it lies within one, `outside` when git knows no repository there.
+ */
+export async function workTreeOf(dir: string): Promise<{ kind: 'top' } | { kind: 'inside'; top: string } | { kind: 'outside' }> {
+  const result = await execa('git', ['rev-parse', '--show-toplevel'], { cwd: dir, reject: false, stdin: 'ignore' });
+  if (result.exitCode !== 0) return { kind: 'outside' };
+  const top = result.stdout.trim();
+  const [a, b] = await Promise.all([realpath(top).catch(() => top), realpath(dir).catch(() => dir)]);
+  return a === b ? { kind: 'top' } : { kind: 'inside', top };
 }
 
 export async function currentBranch(cwd: string): Promise<string | null> {

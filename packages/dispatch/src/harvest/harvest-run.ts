@@ -7,7 +7,7 @@
  * committed is never committed again.
  */
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readFile, realpath, rm } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import {
@@ -20,11 +20,12 @@ import {
   scopeAccuracy,
   touchedPaths,
   type ChangedPath,
+  type RunAccuracy,
   type WorkspaceMember,
 } from '@waves/planner';
 import { renderVerify } from '../build-dispatch.js';
-import { readRecord, stamp, TERMINAL, viewStatus, writeRecord, type RunRecord, type Witness } from '../runs/run-record.js';
-import { changesSince, currentBranch, existsAt, git, GitError, hashFiles, headCommit } from './git-changes.js';
+import { readRecord, stamp, TERMINAL, viewStatus, WitnessSchema, writeRecord, type RunRecord, type Witness } from '../runs/run-record.js';
+import { changesSince, currentBranch, existsAt, git, GitError, hashFiles, headCommit, workTreeOf } from './git-changes.js';
 import { runVerify } from './run-verify.js';
 
 export interface HarvestOptions {
@@ -125,14 +126,14 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
   const cwd = worktree ? worktree.path : options.root;
   const empty = (why: string): Witness => ({
     at: options.now().toISOString(), base: null, attributed: worktree !== null, changed: [], inFence: [], outOfFence: [], reverted: [], verify: [], commit: null,
-    status: 'needs_person', reasons: [why], notes: [], accuracy: { ...scopeAccuracy([], []), missed: [], unused: [] },
+    status: 'needs_person', reasons: [why], notes: [], accuracy: keptAccuracy(scopeAccuracy([], [])),
   });
   if (!existsSync(cwd)) return empty(`its work tree ${path.relative(options.root, cwd) || '.'} is gone`);
   // The work tree must still be a git work tree of its own: a worktree whose .git an agent removed
   // would otherwise answer for the repository around it (and a revert or commit would land there).
-  const top = await git(cwd, ['rev-parse', '--show-toplevel']).then((out) => out.trim(), () => null);
-  if (top === null || !(await sameDirectory(top, cwd))) {
-    if (!worktree) return empty(top === null ? 'the root is not a git work tree: there is no diff to witness' : `the root is not the top of its git repository (${top}): run waves from there`);
+  const where = await workTreeOf(cwd);
+  if (where.kind !== 'top') {
+    if (!worktree) return empty(where.kind === 'outside' ? 'the root is not a git work tree: there is no diff to witness' : `the root is not the top of its git repository (${where.top}): run waves from there`);
     return empty(`${path.relative(options.root, cwd)} is no longer a git work tree of its own (its .git is gone or moved): nothing there can be witnessed`);
   }
   if (!scope) reasons.push('its record has no planned scope (dispatched by an older waves): there is no fence to audit against');
@@ -153,7 +154,8 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
   };
 
   const changed = await changesOfRun();
-  const first = auditFence(changed, fence, { serial: scope?.serial != null, serialGlobs: options.serialGlobs });
+  const auditOf = (changes: readonly ChangedPath[]) => auditFence(changes, fence, { serial: scope?.serial != null, serialGlobs: options.serialGlobs });
+  const first = auditOf(changed);
   const touchedBefore = worktree ? [] : changed.flatMap(touchedPaths).filter((p) => dirtyBefore.has(p));
   if (touchedBefore.length > 0) reasons.push(`${list(touchedBefore)} had uncommitted changes before the run started: they cannot be told apart from the agent's`);
 
@@ -189,7 +191,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
           reverted.push(file);
         }
       }
-      audit = auditFence(await changesOfRun(), fence, { serial: scope?.serial != null, serialGlobs: options.serialGlobs });
+      audit = auditOf(await changesOfRun());
     }
     if (reverted.length > 0) {
       notes.push(`restored ${list(reverted)} as ${reverted.length === 1 ? 'it was' : 'they were'} at ${base ? base.slice(0, 12) : 'the start'}; the agent's version${reverted.length === 1 ? ' is' : 's are'} in ${path.relative(options.root, backup)}`);
@@ -219,7 +221,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
     // What is committed is what the tree holds now: verification (a build) or a session still
     // running may have changed it while waves verified.
     const before = audit;
-    audit = auditFence(await changesOfRun(), fence, { serial: scope?.serial != null, serialGlobs: options.serialGlobs });
+    audit = auditOf(await changesOfRun());
     const known = new Set(before.outOfFence.map((c) => c.path));
     const appeared = audit.outOfFence.filter((c) => !known.has(c.path)).map((c) => c.path);
     if (appeared.length > 0) reasons.push(`${list(appeared)} changed outside the fence while waves verified (the verification, or something still writing in the work tree)`);
@@ -250,10 +252,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
     status: reasons.length === 0 ? 'clean' : 'needs_person',
     reasons,
     notes,
-    accuracy: {
-      predicted: accuracy.predicted, touched: accuracy.touched, changed: accuracy.changed, covered: accuracy.covered, bySource: accuracy.bySource,
-      coveredByDir: accuracy.coveredByDir, coveredByPackage: accuracy.coveredByPackage, coveredByImports: accuracy.coveredByImports, runs: 1, missed: accuracy.missed, unused: accuracy.unused,
-    },
+    accuracy: keptAccuracy(accuracy),
   };
 }
 
@@ -262,9 +261,9 @@ export function isTestFile(file: string): boolean {
   return /(?:^|\/)(?:__tests__|tests?|spec)\//.test(file) || /\.(?:test|spec)\.[cm]?[jt]sx?$/.test(file);
 }
 
-async function sameDirectory(a: string, b: string): Promise<boolean> {
-  const [x, y] = await Promise.all([realpath(a).catch(() => a), realpath(b).catch(() => b)]);
-  return x === y;
+/** What a record keeps of a run's accuracy: the sums (ratios are derived when shown). */
+function keptAccuracy(accuracy: RunAccuracy): Witness['accuracy'] {
+  return WitnessSchema.shape.accuracy.parse(accuracy);
 }
 
 /**

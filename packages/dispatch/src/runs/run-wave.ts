@@ -6,13 +6,14 @@
  * once every supervisor is started.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { nextCandidate, WHOLE_REPOSITORY, type Plan, type PlanAnalysis, type PlanIssue } from '@waves/planner';
 import { buildIssueDispatch, type DispatchOptions } from '../build-dispatch.js';
 import { acquireLeases, releaseLeases } from '../leases/lease-journal.js';
-import { dirtySnapshot, headCommit } from '../harvest/git-changes.js';
+import { currentBranch, dirtySnapshot, headCommit, workTreeOf } from '../harvest/git-changes.js';
 import { readRecord, runFiles, runId, stamp, TERMINAL, writeRecord, type RunRecord, type RunScope } from './run-record.js';
 import { killGroup } from './supervise.js';
 
@@ -249,13 +250,10 @@ async function prepareWorktree(root: string, dir: string, branch: string, addArg
     status: 'failed',
     reason: `${what} failed: ${(result.stderr || result.stdout).split('\n')[0]}`,
   });
-  const head = await git(['rev-parse', '--abbrev-ref', 'HEAD'], dir).catch(() => null);
-  if (head && head.exitCode === 0) {
-    const top = await git(['rev-parse', '--show-toplevel'], dir);
-    if (path.resolve(top.stdout.trim()) === path.resolve(dir)) {
-      if (head.stdout.trim() === branch) return { status: 'reused' };
-      return { status: 'failed', reason: `${path.relative(root, dir)} is a worktree on ${head.stdout.trim()}, not ${branch}` };
-    }
+  if (existsSync(dir) && (await workTreeOf(dir)).kind === 'top') {
+    const head = await currentBranch(dir);
+    if (head === branch) return { status: 'reused' };
+    return { status: 'failed', reason: `${path.relative(root, dir)} is a worktree on ${head ?? 'a detached HEAD'}, not ${branch}` };
   }
   const hasBranch = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]);
   const result = hasBranch.exitCode === 0 ? await git(['worktree', 'add', dir, branch]) : await git(addArgv.slice(1) as string[]);

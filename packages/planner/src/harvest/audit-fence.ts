@@ -46,7 +46,8 @@ export function isRootFile(path: RepoPath, serialGlobs: readonly string[] = []):
   return [...BUILTIN_SERIAL_GLOBS, ...serialGlobs.map(normalisePattern)].some((glob) => globMatcher(glob)(path));
 }
 
-const LOCKFILES = ['pnpm-lock.yaml', 'package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'bun.lock', 'bun.lockb'];
+// The lockfile names: the built-in root files that count in any folder.
+const LOCKFILES = BUILTIN_SERIAL_GLOBS.filter((glob) => glob.startsWith('**/')).map((glob) => glob.slice(3));
 
 /**
  * The fence with what a manifest change brings along: an issue allowed to edit a `package.json`
