@@ -3,7 +3,7 @@
  * reasons, and the conflicts in a collapsed block. Issue text is escaped so that it cannot break
  * a table, inject HTML or mention anyone.
  */
-import { whyHeld } from './plan-table.js';
+import { heldBecause } from './plan-table.js';
 import type { Plan } from '@waves/planner';
 
 /** Text for a GitHub markdown table cell. */
@@ -52,8 +52,8 @@ export function renderPlanMarkdown(plan: Plan): string {
   section('Triage', ['#', 'Title', 'Reason'], plan.triage.map((i) => [`#${i.number}`, markdownCell(i.title), markdownCell(i.reason)]));
   section(
     'Held',
-    ['#', 'Title', 'Lease', 'Why'],
-    plan.held.map((i) => [`#${i.number}`, markdownCell(i.title), `${code(i.lease.lane)} held by ${markdownCell(i.lease.holder)} until ${markdownCell(i.lease.until)}`, markdownCell(whyHeld(i.reason))]),
+    ['#', 'Title', 'Held because'],
+    plan.held.map((i) => [`#${i.number}`, markdownCell(i.title), markdownCell(heldBecause(i))]),
   );
   section('Deferred', ['#', 'Title', 'Reason'], plan.deferred.map((i) => [`#${i.number}`, markdownCell(i.title), markdownCell(i.reason)]));
   if (plan.conflicts.length > 0) {

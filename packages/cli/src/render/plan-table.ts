@@ -47,13 +47,8 @@ export function renderPlanTable(plan: Plan): string {
   section('Triage', ['#', 'Title', 'Reason'], plan.triage.map((i) => [`#${i.number}`, safeText(i.title, TITLE_WIDTH), safeText(i.reason, 160)]));
   section(
     'Held',
-    ['#', 'Title', 'Lease', 'Why'],
-    plan.held.map((i) => [
-      `#${i.number}`,
-      safeText(i.title, TITLE_WIDTH),
-      `${safeText(i.lease.lane)} held by ${safeText(i.lease.holder)} until ${i.lease.until}`,
-      safeText(whyHeld(i.reason), 120),
-    ]),
+    ['#', 'Title', 'Held because'],
+    plan.held.map((i) => [`#${i.number}`, safeText(i.title, TITLE_WIDTH), safeText(heldBecause(i), 160)]),
   );
   section('Deferred', ['#', 'Title', 'Reason'], plan.deferred.map((i) => [`#${i.number}`, safeText(i.title, TITLE_WIDTH), safeText(i.reason, 160)]));
   if (plan.warnings.length > 0) {
@@ -67,8 +62,8 @@ export function renderPlanTable(plan: Plan): string {
   return `${out.join('\n')}\n`;
 }
 
-/** The part of a held issue's reason the Lease column does not already say. */
-export function whyHeld(reason: string | undefined): string {
-  if (!reason) return '—';
-  return reason.replace(/,? (?:and \S+ is )?leased by .*$/, '').replace(/^its scope overlaps .*/, 'its scope overlaps the lease');
+
+/** Why a lease holds an issue: the plan's reason, or (a plan saved before reasons) the lease itself. */
+export function heldBecause(held: Plan['held'][number]): string {
+  return held.reason ?? `${held.lease.lane} is leased by ${held.lease.holder} until ${held.lease.until}`;
 }

@@ -154,7 +154,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
   };
 
   const changed = await changesOfRun();
-  const auditOf = (changes: readonly ChangedPath[]) => auditFence(changes, fence, { serial: scope?.serial != null, serialGlobs: options.serialGlobs });
+  const auditOf = (changes: readonly ChangedPath[]) => auditFence(changes, declared, { serial: scope?.serial != null, serialGlobs: options.serialGlobs });
   const first = auditOf(changed);
   const touchedBefore = worktree ? [] : changed.flatMap(touchedPaths).filter((p) => dirtyBefore.has(p));
   if (touchedBefore.length > 0) reasons.push(`${list(touchedBefore)} had uncommitted changes before the run started: they cannot be told apart from the agent's`);
