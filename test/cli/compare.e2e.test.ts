@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Comparison } from '@waves/planner';
 import { ROOT, waves } from '../helpers/example-repo.js';
-import { FakeGithub, type FakeIssue } from '../helpers/fake-github.js';
+import { FakeGithub, toFakeIssue, type FakeIssue, type IssuesFileEntry } from '../helpers/fake-github.js';
 
 const SHOP = path.join(ROOT, 'examples/shop');
 let dir: string;
@@ -22,16 +22,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-interface FileIssue {
-  number: number;
-  title: string;
-  body: string;
-  labels: { name: string }[];
-  state: string;
-  createdAt: string;
-  url: string | null;
-  pull_request?: unknown;
-}
+type FileIssue = IssuesFileEntry;
 
 async function exampleBacklog(): Promise<FileIssue[]> {
   return JSON.parse(await readFile(path.join(ROOT, 'examples/backlog.json'), 'utf8')) as FileIssue[];
@@ -97,8 +88,7 @@ describe('waves compare', () => {
   }, 60_000);
 
   it('tells closed from gone on GitHub and finds the issues opened since the baseline', async () => {
-    const toFake = (issues: FileIssue[]): FakeIssue[] =>
-      issues.map((i) => ({ number: i.number, title: i.title, body: i.body, labels: i.labels.map((l) => l.name), state: i.state.toLowerCase() === 'closed' ? 'closed' : 'open', created_at: i.createdAt, ...(i.pull_request ? { pull_request: true } : {}) }));
+    const toFake = (issues: FileIssue[]): FakeIssue[] => issues.map(toFakeIssue);
     const env = { GITHUB_TOKEN: '', GH_TOKEN: '', GITHUB_API_URL: '' };
     server = await new FakeGithub({ owner: 'acme', repo: 'shop', issues: toFake(await exampleBacklog()) }).start();
     const baselineFile = await saveBaseline(['--repo', 'acme/shop', '--api-url', server.url], env);

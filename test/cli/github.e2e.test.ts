@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeGithub, type FakeIssue } from '../helpers/fake-github.js';
+import { FakeGithub, toFakeIssue, type FakeIssue, type IssuesFileEntry } from '../helpers/fake-github.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'packages/cli/bin/waves.js');
@@ -12,24 +12,8 @@ const TOKEN = 'ghp_secret0123456789abcdefTOKEN';
 
 /** The example backlog as the GitHub REST API serves it (pull requests included). */
 async function exampleIssues(): Promise<FakeIssue[]> {
-  const file = JSON.parse(await readFile(path.join(ROOT, 'examples/backlog.json'), 'utf8')) as {
-    number: number;
-    title: string;
-    body: string;
-    labels: { name: string }[];
-    state: string;
-    createdAt: string;
-    pull_request?: unknown;
-  }[];
-  const issues: FakeIssue[] = file.map((i) => ({
-    number: i.number,
-    title: i.title,
-    body: i.body,
-    labels: i.labels.map((l) => l.name),
-    state: i.state.toLowerCase() === 'closed' ? 'closed' : 'open',
-    created_at: i.createdAt,
-    ...(i.pull_request ? { pull_request: true } : {}),
-  }));
+  const file = JSON.parse(await readFile(path.join(ROOT, 'examples/backlog.json'), 'utf8')) as IssuesFileEntry[];
+  const issues: FakeIssue[] = file.map(toFakeIssue);
   // Pull requests older than every issue, so that the first pages hold no issue at all.
   for (let n = 500; n < 650; n++) issues.push({ number: n, title: `PR ${n}`, body: '`package.json`', labels: [], created_at: '2020-01-01T00:00:00Z', pull_request: true });
   // Enough filler to need several pages of 100.

@@ -20,6 +20,31 @@ export interface FakeIssue {
   pull_request?: boolean;
 }
 
+/** An issue as `gh issue list --json …` prints it (the issues file of examples/backlog.json). */
+export interface IssuesFileEntry {
+  number: number;
+  title: string;
+  body: string;
+  labels: { name: string }[];
+  state: string;
+  createdAt: string;
+  url?: string | null;
+  pull_request?: unknown;
+}
+
+/** The same issue as the GitHub REST API serves it. */
+export function toFakeIssue(i: IssuesFileEntry): FakeIssue {
+  return {
+    number: i.number,
+    title: i.title,
+    body: i.body,
+    labels: i.labels.map((l) => l.name),
+    state: i.state.toLowerCase() === 'closed' ? 'closed' : 'open',
+    created_at: i.createdAt,
+    ...(i.pull_request ? { pull_request: true } : {}),
+  };
+}
+
 export interface Fault {
   /** Which requests it hits (a substring of the path and query). */
   match: string;
