@@ -118,3 +118,24 @@ export function scenarioArb(options: fc.Arbitrary<PlanOptionsInput> = optionsArb
     })),
   );
 }
+
+/** A repository path of 1–4 plain segments (never `.` or `..`). */
+export const repoPathArb: fc.Arbitrary<string> = fc
+  .array(fc.stringMatching(/^[a-z0-9_-][a-z0-9._-]{0,7}$/).filter((s) => s !== '.' && s !== '..'), { minLength: 1, maxLength: 4 })
+  .map((segments) => segments.join('/'));
+
+/**
+ * Another spelling of the same path, as people and issues write it: `./` in front, `//`, `/./`
+ * or a backslash between segments, a trailing `/`, surrounding spaces.
+ */
+export function noisySpellingArb(path: string): fc.Arbitrary<string> {
+  const segments = path.split('/');
+  const separator = fc.constantFrom('/', '//', '/./', '\\', '\\\\', '/.\\');
+  return fc
+    .record({
+      lead: fc.constantFrom('', './', './/', '.\\', './././'),
+      separators: fc.array(separator, { minLength: segments.length - 1, maxLength: segments.length - 1 }),
+      trail: fc.constantFrom('', '/', '//', '/.', '\\', ' '),
+    })
+    .map(({ lead, separators, trail }) => lead + segments.map((s, i) => (i === 0 ? s : `${separators[i - 1]}${s}`)).join('') + trail);
+}

@@ -39,6 +39,33 @@ describe('waves lease', () => {
     }
   });
 
+  it('refuses every spelling of a path inside a held lease (exit 3)', async () => {
+    repo = await TempRepo.create({ 'packages/payments/src/stripe.ts': '', 'packages/payments/src/refunds.ts': '' });
+    expect((await waves(['lease', 'acquire', 'packages/payments', '--holder', 'alice'], repo.root)).exitCode).toBe(0);
+    for (const lane of ['packages//payments/src/stripe.ts', 'packages/./payments/src/refunds.ts', 'packages\\payments']) {
+      const result = await waves(['lease', 'acquire', lane, '--holder', 'bob', '--json'], repo.root);
+      expect(result.exitCode, lane).toBe(3);
+      expect(JSON.parse(result.stdout), lane).toMatchObject({ status: 'refused', holder: 'alice', heldLane: 'packages/payments' });
+    }
+  });
+
+  it('refuses an empty lane, / and paths outside the repository with one line (exit 2), never taking the whole repository', async () => {
+    repo = await TempRepo.create({ 'a.ts': '' });
+    for (const lane of ['', '/', '../x', '/etc', '~/x', 'C:\\x']) {
+      const result = await waves(['lease', 'acquire', lane, '--holder', 'bob'], repo.root);
+      expect(result.exitCode, JSON.stringify(lane)).toBe(2);
+      expect(result.stderr.trim().split('\n'), JSON.stringify(lane)).toHaveLength(1);
+    }
+    expect((await waves(['lease', 'list', '--json'], repo.root)).stdout.trim()).toBe('[]');
+  });
+
+  it('lets no lease event dated in the future hold a lane', async () => {
+    repo = await TempRepo.create({ 'src/a.ts': '' });
+    await repo.write({ '.waves/leases.jsonl': `${JSON.stringify({ v: 1, op: 'acquire', id: 'l-future', lane: 'src', holder: 'mallory', at: '2100-01-01T00:00:00.000Z', ttlMs: 3_600_000 })}\n` });
+    expect((await waves(['lease', 'list', '--json'], repo.root)).stdout.trim()).toBe('[]');
+    expect((await waves(['lease', 'acquire', 'src/a.ts', '--holder', 'bob'], repo.root)).exitCode).toBe(0);
+  });
+
   it('holds back an issue of waves plan whose scope another holder leases', async () => {
     repo = await TempRepo.create({
       'src/a.ts': '',

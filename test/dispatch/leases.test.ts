@@ -89,6 +89,27 @@ describe('the lease journal', () => {
     expect(after.corrupt).toHaveLength(2);
   });
 
+  it('refuses the other spellings of a path inside a held lease, and never writes a lane that has no canonical spelling', async () => {
+    await acquireLease(journal, { lane: 'packages/payments', holder: 'alice', ttlMs: 60_000, now: at(0) });
+    for (const lane of ['packages//payments/src/stripe.ts', 'packages/./payments/src/refunds.ts', 'packages\\payments', './packages/payments/']) {
+      expect(await acquireLease(journal, { lane, holder: 'bob', ttlMs: 60_000, now: at(1) }), lane).toMatchObject({ status: 'refused', heldLane: 'packages/payments' });
+    }
+    for (const lane of ['', '/', '../x', '/etc']) {
+      await expect(acquireLease(journal, { lane, holder: 'bob', ttlMs: 60_000, now: at(1) }), JSON.stringify(lane)).rejects.toThrow(/^lane /);
+    }
+    expect((await readJournal(journal)).events).toHaveLength(1);
+  });
+
+  it('reports a journal line whose lane has no canonical spelling as corrupt, and lets a line dated in 2100 hold nothing', async () => {
+    await mkdir(path.dirname(journal), { recursive: true });
+    const line = (lane: string, at: string) => JSON.stringify({ v: 1, op: 'acquire', id: `l-${lane.length}`, lane, holder: 'mallory', at, ttlMs: 60_000 });
+    await writeFile(journal, `${line('../outside', '2026-11-29T12:00:00.000Z')}\n${line('packages/payments', '2100-01-01T00:00:00.000Z')}\n`);
+    const read = await readJournal(journal);
+    expect(read.corrupt.map((c) => c.line)).toEqual([1]);
+    expect((await listLeases(journal, at(0))).leases).toEqual([]);
+    expect(await acquireLease(journal, { lane: 'packages/payments', holder: 'bob', ttlMs: 60_000, now: at(0) })).toMatchObject({ status: 'acquired' });
+  });
+
   it('recovers a lock left by a killed process', async () => {
     await mkdir(path.dirname(journal), { recursive: true });
     await mkdir(`${journal}.lock`);

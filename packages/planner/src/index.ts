@@ -5,7 +5,9 @@
 export { analyzePlan, planWaves, resolvePlanOptions, scopeOptionsFor, summaryLine } from './plan.js';
 export type { PlanAnalysis, PlanInput } from './plan.js';
 export { verifyPlan } from './verify/verify-plan.js';
-export { decideAcquire, foldLeases, lanesOverlap, LeaseEventSchema, normaliseLane, WHOLE_REPOSITORY } from './leases/fold-leases.js';
+export { CLOCK_SKEW_MS, decideAcquire, foldLeases, lanesOverlap, LeaseEventSchema } from './leases/fold-leases.js';
+export { canonicalLane, checkLane, WHOLE_REPOSITORY } from './leases/canonical-lane.js';
+export type { LaneCheck } from './leases/canonical-lane.js';
 export type { AcquireDecision, Lease, LeaseEvent } from './leases/fold-leases.js';
 export { DEFAULT_TIER, routeTier } from './classify/route-tier.js';
 export type { RoutingRules, TierChoice } from './classify/route-tier.js';

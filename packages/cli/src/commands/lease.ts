@@ -6,7 +6,7 @@
 import path from 'node:path';
 import Table from 'cli-table3';
 import { acquireLease, DEFAULT_JOURNAL, defaultHolder, listLeases, parseDuration, readJournal, releaseLease, renewLease } from '@waves/dispatch';
-import { assertDirectory, createRepoTree, listRepoFiles, normaliseLane, readWorkspace, resolveLaneName, WHOLE_REPOSITORY } from '@waves/planner';
+import { assertDirectory, checkLane, createRepoTree, listRepoFiles, readWorkspace, resolveLaneName, WHOLE_REPOSITORY } from '@waves/planner';
 import { parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { loadConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
@@ -65,13 +65,12 @@ async function journalOf(values: ReturnType<typeof parseCommandArgs>['values'], 
   return { root, journal, holder, ttlMs };
 }
 
-/** A lane name (`cli`) becomes the directory it names; a path stays as written. */
+/** A lane name (`cli`) becomes the directory it names; a path stays as written, in its canonical spelling. */
 async function laneToPath(root: string, lane: string): Promise<string> {
-  const clean = normaliseLane(lane);
+  const checked = checkLane(lane);
+  if (!checked.ok) throw new UsageError(`lease: ${JSON.stringify(lane)} is not a lane or a path inside the repository: ${checked.problem}`);
+  const clean = checked.lane;
   if (clean === WHOLE_REPOSITORY) return clean; // the whole repository, as a serial issue takes it
-  if ( clean.split('/').includes('..') || path.isAbsolute(clean) || clean.startsWith('~')) {
-    throw new UsageError(`lease: ${JSON.stringify(lane)} is not a lane or a path inside the repository`);
-  }
   const { files } = await listRepoFiles(root);
   const { members } = await readWorkspace(root, files);
   const tree = createRepoTree(files, members);

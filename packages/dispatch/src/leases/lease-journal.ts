@@ -11,7 +11,7 @@ import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { decideAcquire, foldLeases, LeaseEventSchema, normaliseLane, type Lease, type LeaseEvent } from '@waves/planner';
+import { canonicalLane, decideAcquire, foldLeases, LeaseEventSchema, type Lease, type LeaseEvent } from '@waves/planner';
 
 export const DEFAULT_JOURNAL = '.waves/leases.jsonl';
 
@@ -119,22 +119,27 @@ export interface LeaseRequest {
   now: () => Date;
 }
 
-/** Takes several lanes at once, or none: all are acquired, or the first refusal is returned. */
+/**
+ * Takes several lanes at once, or none: all are acquired, or the first refusal is returned. Every
+ * lane is canonicalised first (an `InputError` for one that has no canonical spelling, before the
+ * journal is touched): the journal only ever holds canonical lanes.
+ */
 export async function acquireLeases(file: string, lanes: readonly string[], request: Omit<LeaseRequest, 'lane'>): Promise<AcquireResult[]> {
+  const canonical = lanes.map(canonicalLane);
   return withJournalLock(file, async () => {
     const { events } = await readJournal(file);
     const now = request.now();
     const active = foldLeases(events, now.getTime());
-    for (const lane of lanes) {
+    for (const lane of canonical) {
       const decision = decideAcquire(active, lane, request.holder);
       if (decision.status === 'refused') {
         const { lease } = decision;
-        return [{ status: 'refused', lane: normaliseLane(lane), holder: lease.holder, until: lease.until, id: lease.id, heldLane: lease.lane }];
+        return [{ status: 'refused', lane, holder: lease.holder, until: lease.until, id: lease.id, heldLane: lease.lane }];
       }
     }
     const results: AcquireResult[] = [];
-    for (const lane of lanes) {
-      const event: LeaseEvent = { v: 1, op: 'acquire', id: newLeaseId(), lane: normaliseLane(lane), holder: request.holder, at: now.toISOString(), ttlMs: request.ttlMs };
+    for (const lane of canonical) {
+      const event: LeaseEvent = { v: 1, op: 'acquire', id: newLeaseId(), lane, holder: request.holder, at: now.toISOString(), ttlMs: request.ttlMs };
       await appendEvent(file, event);
       results.push({ status: 'acquired', id: event.id, lane: event.lane, holder: request.holder, until: new Date(now.getTime() + request.ttlMs).toISOString() });
     }

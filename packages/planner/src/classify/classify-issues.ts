@@ -10,7 +10,7 @@ import { graphFiles } from '../conflicts/find-conflicts.js';
 import { chainTo, describeChain, reachImports } from '../graph/graph-queries.js';
 import type { IssueScope } from '../scope/extract-scope.js';
 import { containsPath, type RepoTree } from '../scope/repo-tree.js';
-import { normaliseLane, WHOLE_REPOSITORY } from '../leases/fold-leases.js';
+import { canonicalLane, WHOLE_REPOSITORY } from '../leases/canonical-lane.js';
 import { resolveLaneName } from '../scope/resolve-lane.js';
 import { matchHub } from '../scope/hub-paths.js';
 import { matchSerial, type SerialMatch } from '../scope/serial-paths.js';
@@ -110,7 +110,7 @@ function childBudget(scope: IssueScope, options: ClassifyInput['options']): numb
 }
 
 function leasePath(lease: ActiveLease, tree: RepoTree): RepoPath {
-  const lane = normaliseLane(lease.lane);
+  const lane = canonicalLane(lease.lane);
   if (lane === WHOLE_REPOSITORY) return ''; // contains every path
   if (tree.isFile(lane) || tree.isDir(lane)) return lane;
   return resolveLaneName(lane, tree) ?? lane;

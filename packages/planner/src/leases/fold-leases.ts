@@ -1,18 +1,35 @@
 /**
  * The lease state as a pure fold of the journal's events at a given instant. A lease is an
  * exclusive, expiring claim of one holder on a lane or path; it overlaps another when one path
- * equals, contains or lies inside the other. Expired leases are free.
+ * equals, contains or lies inside the other (compared in their canonical spelling, see
+ * canonical-lane.ts). Expired leases are free, and an event dated in the future never holds.
  */
 import { z } from 'zod';
 import { containsPath } from '../scope/repo-tree.js';
 import type { ActiveLease } from '../types.js';
+import { canonicalLane, checkLane, WHOLE_REPOSITORY } from './canonical-lane.js';
+
+/**
+ * How far ahead of `now` an event may be dated and still count: clocks of orchestrators on one
+ * machine agree, but an event written just now by another process may carry a later millisecond.
+ * Anything further ahead is a wrong clock or a forged line, and must not extend a lease.
+ */
+export const CLOCK_SKEW_MS = 60_000;
+
+/** A lane as the journal stores it: canonical, or the line is not a lease event at all. */
+const JournalLane = z.string().transform((lane, ctx) => {
+  const checked = checkLane(lane);
+  if (checked.ok) return checked.lane;
+  ctx.addIssue({ code: 'custom', message: `lane ${JSON.stringify(lane)}: ${checked.problem}` });
+  return z.NEVER;
+});
 
 export const LeaseEventSchema = z.discriminatedUnion('op', [
   z.object({
     v: z.literal(1),
     op: z.literal('acquire'),
     id: z.string().min(1),
-    lane: z.string().min(1),
+    lane: JournalLane,
     holder: z.string().min(1),
     at: z.string(),
     ttlMs: z.number().int().positive(),
@@ -29,29 +46,28 @@ export interface Lease extends ActiveLease {
   since: string;
 }
 
-/** The lane of the whole repository: held by a serial issue, it overlaps every other lane. */
-export const WHOLE_REPOSITORY = '.';
-
-/** `./packages/cli/` → `packages/cli`, `./` → `.` (the root): leases compare normalised paths. */
-export function normaliseLane(lane: string): string {
-  const path = lane.trim().replace(/^(\.\/+)+/, '').replace(/\/+$/, '');
-  return path === '' ? WHOLE_REPOSITORY : path;
-}
-
+/** Whether two lanes share a path; throws `InputError` for a lane with no canonical spelling. */
 export function lanesOverlap(a: string, b: string): boolean {
-  const x = normaliseLane(a);
-  const y = normaliseLane(b);
+  const x = canonicalLane(a);
+  const y = canonicalLane(b);
   return x === WHOLE_REPOSITORY || y === WHOLE_REPOSITORY || containsPath(x, y) || containsPath(y, x);
 }
 
-/** Every lease alive at `now`, in the order they were acquired. */
+/**
+ * Every lease alive at `now`, in the order they were acquired. An acquire or renew dated more
+ * than `CLOCK_SKEW_MS` after `now` is ignored (a release always counts). An acquire whose lane has
+ * no canonical spelling is ignored too: `readJournal` reports such a line as corrupt, and the
+ * fold never guesses a wider or narrower lane for it.
+ */
 export function foldLeases(events: readonly LeaseEvent[], now: number): Lease[] {
   const leases = new Map<string, { lane: string; holder: string; since: string; expires: number }>();
   for (const event of events) {
     const at = Date.parse(event.at);
     if (Number.isNaN(at)) continue;
+    if (event.op !== 'release' && at > now + CLOCK_SKEW_MS) continue;
     if (event.op === 'acquire') {
-      if (!leases.has(event.id)) leases.set(event.id, { lane: normaliseLane(event.lane), holder: event.holder, since: event.at, expires: at + event.ttlMs });
+      const lane = checkLane(event.lane);
+      if (lane.ok && !leases.has(event.id)) leases.set(event.id, { lane: lane.lane, holder: event.holder, since: event.at, expires: at + event.ttlMs });
     } else if (event.op === 'renew') {
       const lease = leases.get(event.id);
       // A lease renewed after it expired stays expired: someone else may have taken the lane.
@@ -65,8 +81,12 @@ export function foldLeases(events: readonly LeaseEvent[], now: number): Lease[] 
 
 export type AcquireDecision = { status: 'acquired' } | { status: 'refused'; lease: Lease };
 
-/** May `holder` take `lane` now? Refused when another holder's live lease overlaps it. */
+/**
+ * May `holder` take `lane` now? Refused when another holder's live lease overlaps it; throws
+ * `InputError` for a lane with no canonical spelling (never a decision on a guessed lane).
+ */
 export function decideAcquire(active: readonly Lease[], lane: string, holder: string): AcquireDecision {
+  canonicalLane(lane);
   const blocking = active.find((lease) => lease.holder !== holder && lanesOverlap(lease.lane, lane));
   return blocking ? { status: 'refused', lease: blocking } : { status: 'acquired' };
 }

@@ -15,7 +15,7 @@ import { matchHub } from '../scope/hub-paths.js';
 import { DEFAULT_TIER, routeTier } from '../classify/route-tier.js';
 import { matchSerial } from '../scope/serial-paths.js';
 import type { IssueNumber, RepoGraph, RepoPath } from '../types.js';
-import { normaliseLane, WHOLE_REPOSITORY } from '../leases/fold-leases.js';
+import { canonicalLane, WHOLE_REPOSITORY } from '../leases/canonical-lane.js';
 import { resolveLaneName } from '../scope/resolve-lane.js';
 
 export interface PlanViolation {
@@ -153,7 +153,7 @@ export function verifyPlan(plan: Plan, input: PlanInput): PlanViolation[] {
   const live = (input.leases ?? []).filter((l) => Date.parse(l.until) > now && l.holder !== options.holder);
   if (live.length > 0) {
     const leased = live.map((lease) => {
-      const lane = normaliseLane(lease.lane);
+      const lane = canonicalLane(lease.lane);
       const path = lane === WHOLE_REPOSITORY ? '' : tree.isFile(lane) || tree.isDir(lane) ? lane : (resolveLaneName(lane, tree) ?? lane);
       const dir = path === '' || tree.isDir(path);
       return { lease, leaf: { path, dir }, files: filesOf([{ path, dir }], tree, graph) };
