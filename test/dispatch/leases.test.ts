@@ -8,6 +8,7 @@ import { acquireLease, acquireLeases, listLeases, readJournal, releaseLease, rel
 import { foldLeases, lanesOverlap, LeaseEventSchema, type LeaseEvent } from '@waves/planner';
 
 const RACER = fileURLToPath(new URL('../fixtures/agents/lease-racer.mjs', import.meta.url));
+const STALLER = fileURLToPath(new URL('../fixtures/agents/lock-staller.mjs', import.meta.url));
 let dir: string;
 let journal: string;
 const T0 = Date.parse('2026-11-29T12:00:00.000Z');
@@ -117,6 +118,19 @@ describe('the lease journal', () => {
     await utimes(`${journal}.lock`, old, old);
     expect(await acquireLease(journal, { lane: 'a', holder: 'h1', ttlMs: 60_000, now: () => new Date() })).toMatchObject({ status: 'acquired' });
   });
+
+  it('fails the operation of a lock holder stalled past the stale time with one WavesError line, never an uncaught stack', async () => {
+    // Built package: the staller is a plain Node process.
+    const staller = execa('node', [STALLER, journal], { reject: false, stdin: 'ignore' });
+    await new Promise<void>((resolve) => staller.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('locked') && resolve()));
+    staller.kill('SIGSTOP');
+    // Stopped, it cannot refresh its lock: this acquire waits until the lock is stale, then takes it over.
+    expect(await acquireLease(journal, { lane: 'a', holder: 'h1', ttlMs: 60_000, now: () => new Date() })).toMatchObject({ status: 'acquired' });
+    staller.kill('SIGCONT');
+    const result = await staller;
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^WavesError: lease journal .*: its lock was taken over while this process was stalled/)]);
+  }, 60_000);
 
   it('never lets two holders own overlapping scopes at once, with 8 processes racing', async () => {
     // Built package: the racers are plain Node processes.

@@ -36,7 +36,7 @@ export {
   renewLease,
   withJournalLock,
 } from './leases/lease-journal.js';
-export type { AcquireResult, ChangeResult, CorruptLine, JournalRead, LeaseRequest } from './leases/lease-journal.js';
+export type { AcquireResult, ChangeResult, CorruptLine, JournalLock, JournalRead, LeaseRequest } from './leases/lease-journal.js';
 export { isAlive, readRecord, readRecords, RunRecordSchema, RunScopeSchema, VerifyResultSchema, WitnessSchema, RUNS_DIR, runFiles, runId, stamp, TERMINAL, viewStatus, writeRecord } from './runs/run-record.js';
 export type { RecordListing, RunRecord, RunScope, RunView, TerminalStatus, VerifyResult, Witness } from './runs/run-record.js';
 export { commitSubject, harvestRun, HarvestBusyError } from './harvest/harvest-run.js';

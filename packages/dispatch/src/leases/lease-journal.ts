@@ -11,7 +11,7 @@ import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { canonicalLane, decideAcquire, foldLeases, LeaseEventSchema, type Lease, type LeaseEvent } from '@waves/planner';
+import { canonicalLane, decideAcquire, foldLeases, LeaseEventSchema, WavesError, type Lease, type LeaseEvent } from '@waves/planner';
 
 export const DEFAULT_JOURNAL = '.waves/leases.jsonl';
 
@@ -68,21 +68,54 @@ export async function readJournal(file: string): Promise<JournalRead> {
   return { events, corrupt };
 }
 
-/** Runs `fn` holding the journal's lock (retrying for a few seconds when another process holds it). */
-export async function withJournalLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+/** The journal's lock while `fn` holds it. */
+export interface JournalLock {
+  /** Throws the `WavesError` of a lost lock: once another process took it over, nothing may be written. */
+  assertHeld(): void;
+}
+
+/** A lock not refreshed for this long is taken to be left by a dead process, and taken over. */
+const STALE_MS = 5_000;
+
+/**
+ * Runs `fn` holding the journal's lock (retrying for a few seconds when another process holds it).
+ * A holder stalled past the stale time (SIGSTOP, a suspended laptop, a blocked event loop) finds
+ * its lock taken over when it resumes: proper-lockfile reports that from a timer, and its default
+ * is to throw there — an uncaught crash. Here the operation fails instead, at once, with one
+ * `WavesError`, and `fn` can write nothing more (`assertHeld` before every append).
+ */
+export async function withJournalLock<T>(file: string, fn: (lock: JournalLock) => Promise<T>): Promise<T> {
   await mkdir(path.dirname(file), { recursive: true });
   // waves' own directory is local state: never something to commit.
   if (path.basename(path.dirname(file)) === '.waves') await writeFile(path.join(path.dirname(file), '.gitignore'), '*\n', { flag: 'wx' }).catch(() => undefined);
+  let lost: WavesError | null = null;
+  let reportLost: (error: WavesError) => void = () => undefined;
+  const whenLost = new Promise<never>((_resolve, reject) => {
+    reportLost = reject;
+  });
+  whenLost.catch(() => undefined); // observed through the race below, or never
   const release = await lockfile.lock(file, {
     realpath: false,
-    stale: 5_000,
+    stale: STALE_MS,
     update: 1_000,
     retries: { retries: 200, minTimeout: 5, maxTimeout: 50, factor: 1.5, randomize: true },
+    onCompromised: (error: Error) => {
+      lost = new WavesError(
+        `lease journal ${file}: its lock was taken over while this process was stalled for more than ${STALE_MS / 1000} s (${error.message}); nothing more was written, run it again`,
+      );
+      reportLost(lost);
+    },
   });
+  const lock: JournalLock = {
+    assertHeld() {
+      if (lost) throw lost;
+    },
+  };
   try {
-    return await fn();
+    return await Promise.race([fn(lock), whenLost]);
   } finally {
-    await release();
+    // A lost lock belongs to another process now: removing it would free the journal for a third.
+    if (!lost) await release();
   }
 }
 
@@ -126,7 +159,7 @@ export interface LeaseRequest {
  */
 export async function acquireLeases(file: string, lanes: readonly string[], request: Omit<LeaseRequest, 'lane'>): Promise<AcquireResult[]> {
   const canonical = lanes.map(canonicalLane);
-  return withJournalLock(file, async () => {
+  return withJournalLock(file, async (lock) => {
     const { events } = await readJournal(file);
     const now = request.now();
     const active = foldLeases(events, now.getTime());
@@ -140,6 +173,7 @@ export async function acquireLeases(file: string, lanes: readonly string[], requ
     const results: AcquireResult[] = [];
     for (const lane of canonical) {
       const event: LeaseEvent = { v: 1, op: 'acquire', id: newLeaseId(), lane, holder: request.holder, at: now.toISOString(), ttlMs: request.ttlMs };
+      lock.assertHeld();
       await appendEvent(file, event);
       results.push({ status: 'acquired', id: event.id, lane: event.lane, holder: request.holder, until: new Date(now.getTime() + request.ttlMs).toISOString() });
     }
@@ -156,11 +190,12 @@ export type ChangeResult = { status: 'done'; lease: Lease } | { status: 'not-act
 
 /** Releases a lease; releasing one that already ended is harmless. */
 export async function releaseLease(file: string, id: string, now: () => Date): Promise<ChangeResult> {
-  return withJournalLock(file, async () => {
+  return withJournalLock(file, async (lock) => {
     const { events } = await readJournal(file);
     if (!events.some((e) => e.op === 'acquire' && e.id === id)) return { status: 'unknown', id };
     const lease = foldLeases(events, now().getTime()).find((l) => l.id === id);
     if (!lease) return { status: 'not-active', id };
+    lock.assertHeld();
     await appendEvent(file, { v: 1, op: 'release', id, at: now().toISOString() });
     return { status: 'done', lease };
   });
@@ -168,12 +203,13 @@ export async function releaseLease(file: string, id: string, now: () => Date): P
 
 /** Extends a live lease by `ttlMs` from now; an ended lease cannot be renewed (its lane may be taken). */
 export async function renewLease(file: string, id: string, ttlMs: number, now: () => Date): Promise<ChangeResult> {
-  return withJournalLock(file, async () => {
+  return withJournalLock(file, async (lock) => {
     const { events } = await readJournal(file);
     if (!events.some((e) => e.op === 'acquire' && e.id === id)) return { status: 'unknown', id };
     const at = now();
     const lease = foldLeases(events, at.getTime()).find((l) => l.id === id);
     if (!lease) return { status: 'not-active', id };
+    lock.assertHeld();
     await appendEvent(file, { v: 1, op: 'renew', id, at: at.toISOString(), ttlMs });
     return { status: 'done', lease: { ...lease, until: new Date(Math.max(Date.parse(lease.until), at.getTime() + ttlMs)).toISOString() } };
   });
@@ -182,10 +218,14 @@ export async function renewLease(file: string, id: string, ttlMs: number, now: (
 /** Releases several leases (the end of a run), ignoring those already ended. */
 export async function releaseLeases(file: string, ids: readonly string[], now: () => Date): Promise<void> {
   if (ids.length === 0) return;
-  await withJournalLock(file, async () => {
+  await withJournalLock(file, async (lock) => {
     const { events } = await readJournal(file);
     const active = new Set(foldLeases(events, now().getTime()).map((l) => l.id));
-    for (const id of ids) if (active.has(id)) await appendEvent(file, { v: 1, op: 'release', id, at: now().toISOString() });
+    for (const id of ids) {
+      if (!active.has(id)) continue;
+      lock.assertHeld();
+      await appendEvent(file, { v: 1, op: 'release', id, at: now().toISOString() });
+    }
   });
 }
 
