@@ -9,10 +9,22 @@ import { AGENT_PRESETS, renderCommand, shellQuote } from '@waves/dispatch';
 const dir = mkdtempSync(path.join(tmpdir(), 'waves-quote-'));
 const canary = path.join(dir, 'canary');
 
+/** Any Unicode scalar value but NUL (which no argv can hold), control characters often. */
+const anyCharacter = fc.oneof(
+  fc.integer({ min: 1, max: 0x9f }),
+  fc.integer({ min: 0x2000, max: 0x206f }),
+  fc.integer({ min: 1, max: 0x10ffff }).filter((c) => c < 0xd800 || c > 0xdfff),
+).map((c) => String.fromCodePoint(c));
+
+/** Raw control characters a terminal would act on: everything the quoting must keep out of the line but \n. */
+const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/;
+
 /** Pieces issue text is made of when someone tries to break out of quoting. */
 const hostile = fc.oneof(
   fc.constantFrom(`$(touch ${canary})`, `\`touch ${canary}\``, `; touch ${canary}`, `&& touch ${canary}`, `| touch ${canary}`, `'`, `"`, '\\', '$HOME', '${IFS}', '\n', '\r', '\t', '\u202e', '\u200f', '-rf', '--help', '*', '?', '[a]', '{a,b}', '~', '#', '!', '%', '\u0001', '\u001b[2J', 'é', '🚀', ' '),
+  fc.constantFrom('\u0085', '\u009b31m', '\u001b]8;;http://x\u0007link\u001b]8;;\u0007', '\u001b]0;title\u0007', '\u2028', '\u2029', '\ufeff', '\u200e', '\u2066', '\u2069', '\u007f', '\r\n'),
   fc.string(),
+  fc.string({ unit: anyCharacter }),
 );
 const text = fc.array(hostile, { maxLength: 12 }).map((parts) => parts.join('')).filter((s) => !s.includes('\u0000'));
 
@@ -31,6 +43,19 @@ describe('shell-quoted previews', () => {
         });
         expect(argvOf(shellQuote(argv))).toEqual(argv);
         expect(argv[0]).toBe('opencode');
+      }),
+      { numRuns: 300 },
+    );
+    expect(existsSync(canary)).toBe(false);
+  });
+
+  it('should always give back any argv through a real sh, with no raw control character but a line break inside quotes', () => {
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 4 }), (args) => {
+        const argv = ['agent', ...args];
+        const line = shellQuote(argv);
+        expect(line).not.toMatch(RAW_CONTROL);
+        expect(argvOf(line)).toEqual(argv);
       }),
       { numRuns: 300 },
     );

@@ -1,4 +1,5 @@
 import { ConfigError, InputError, WavesError } from '@waves/planner';
+import { safeText } from './render/safe-text.js';
 
 /** Usage or input error raised by the CLI itself (flags, files). Exit code 2. */
 export class UsageError extends InputError {
@@ -21,7 +22,8 @@ export function formatError(error: unknown, debug: boolean): string {
   const err = error instanceof Error ? error : new Error(String(error));
   // Our own errors say what went wrong; anything else is a bug in waves.
   const known = error instanceof WavesError;
-  const line = `waves: ${known ? '' : 'internal error: '}${err.message.split('\n')[0]}`;
+  // Messages quote what was given (a lane, a path, a name): never a raw control character.
+  const line = `waves: ${known ? '' : 'internal error: '}${safeText(err.message.split('\n')[0]!)}`;
   if (!debug) return `${line}${known ? '' : ' (run with --debug for the stack)'}\n`;
   return `${line}\n${err.stack ?? ''}\n`;
 }

@@ -6,8 +6,6 @@ export interface CliIo {
   readStdin: () => Promise<string>;
   /** Whether stderr is a terminal (progress is shown only then). */
   stderrIsTTY: boolean;
-  /** Whether stdout is a terminal (issue text is then shown with control characters escaped). */
-  stdoutIsTTY?: boolean;
   cwd: string;
   env: Readonly<Record<string, string | undefined>>;
   now: () => Date;
@@ -25,7 +23,6 @@ export function processIo(): CliIo {
     stderr: (text) => process.stderr.write(text),
     readStdin: () => readAll(process.stdin),
     stderrIsTTY: Boolean(process.stderr.isTTY),
-    stdoutIsTTY: Boolean(process.stdout.isTTY),
     cwd: process.cwd(),
     env: process.env,
     now: () => new Date(),

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { exitCodeFor, formatError, UsageError } from './errors.js';
 import { processIo, type CliIo } from './io.js';
 import { nearest } from './args.js';
+import { escapeControls } from './render/safe-text.js';
 
 const require = createRequire(import.meta.url);
 const VERSION = (require('../package.json') as { version: string }).version;
@@ -56,8 +57,13 @@ function redacting(io: CliIo): CliIo {
   return { ...io, stdout: (text) => io.stdout(scrub(text)), stderr: (text) => io.stderr(scrub(text)) };
 }
 
+/** stdout never carries a raw control character, whichever renderer wrote it (see escapeControls). */
+function escaping(io: CliIo): CliIo {
+  return { ...io, stdout: (text) => io.stdout(escapeControls(text)) };
+}
+
 export async function main(argv: readonly string[], rawIo: CliIo = processIo()): Promise<number> {
-  const io = redacting(rawIo);
+  const io = escaping(redacting(rawIo));
   const debug = argv.includes('--debug');
   try {
     const [name, ...rest] = argv;

@@ -130,7 +130,7 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   }
   if (dryRun) {
     if (values.json) io.stdout(`${JSON.stringify(dispatchJson(plan, waves), null, 2)}\n`);
-    else io.stdout(renderDispatch(plan, waves, { agent: agent.name, modelOverride: stringFlag(values, 'model') ?? null, terminal: io.stdoutIsTTY ?? false }));
+    else io.stdout(renderDispatch(plan, waves, { agent: agent.name, modelOverride: stringFlag(values, 'model') ?? null }));
     return 0;
   }
   if (plan.waves.length === 0) {
@@ -197,11 +197,11 @@ const SUPERVISOR_BIN = fileURLToPath(new URL('../../bin/waves.js', import.meta.u
 function describeEvent(event: RunEvent): string {
   switch (event.type) {
     case 'refused':
-      return `waves: #${event.number} skipped: ${event.lane} is leased by ${safeText(event.holder)} until ${event.until}`;
+      return `waves: #${event.number} skipped: ${safeText(event.lane)} is leased by ${safeText(event.holder)} until ${event.until}`;
     case 'skipped':
       return `waves: #${event.number} skipped: ${safeText(event.reason)}`;
     case 'reused':
-      return `waves: #${event.number} continues in its worktree ${event.path} (${event.branch})`;
+      return `waves: #${event.number} continues in its worktree ${safeText(event.path)} (${safeText(event.branch)})`;
     case 'candidate':
       return `waves: #${event.number} takes the place of #${event.replacing}`;
     case 'started':

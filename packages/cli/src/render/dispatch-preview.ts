@@ -1,33 +1,38 @@
 /**
- * The dry run, for people and as JSON. For people, each command stands on its own line starting
- * with the agent's executable (a prompt holding line breaks continues inside its quotes), so it
- * can be pasted into a POSIX shell and runs exactly the argv of the JSON.
+ * The dry run, for people and as JSON. For people, every line is a command or a `#` comment, so
+ * the whole preview can be saved and run with `sh` and does exactly what the JSON says: each
+ * command stands on its own line starting with the agent's executable (a prompt holding line
+ * breaks continues inside its quotes, control characters are written as `printf` pieces — see
+ * shell-quote.ts), and every other line is a comment whose text has its line breaks and control
+ * characters escaped, on a terminal or not: a title cannot end its comment and start a command.
  */
 import { shellQuote, type WaveDispatch } from '@waves/dispatch';
 import type { Plan } from '@waves/planner';
 import { safeText } from './safe-text.js';
 
-export function renderDispatch(plan: Plan, waves: WaveDispatch[], options: { agent: string; modelOverride: string | null; terminal: boolean }): string {
+/** A line of text that a shell reads as a comment, whatever the text holds. */
+function comment(text: string): string {
+  return `# ${safeText(text)}`;
+}
+
+export function renderDispatch(plan: Plan, waves: WaveDispatch[], options: { agent: string; modelOverride: string | null }): string {
   const out: string[] = [];
-  // On a terminal, control characters of issue text are shown escaped (they could rewrite the
-  // screen); piped, the output is exact. --json always carries the exact argv.
-  const show = (text: string) => (options.terminal ? safeText(text) : text);
-  out.push(`Dry run: agent ${options.agent}; nothing is started, written or leased.`);
-  if (options.modelOverride) out.push(`--model ${options.modelOverride} overrides routing for every agent of this run.`);
+  out.push(comment(`Dry run: agent ${options.agent}; nothing is started, written or leased.`));
+  if (options.modelOverride) out.push(comment(`--model ${options.modelOverride} overrides routing for every agent of this run.`));
   out.push('');
-  if (waves.length === 0) out.push('No wave to dispatch.');
+  if (waves.length === 0) out.push(comment('No wave to dispatch.'));
   for (const wave of waves) {
-    out.push(`# Wave ${wave.index} · ${wave.kind} · ${wave.issues.length} agent(s)`);
+    out.push(comment(`Wave ${wave.index} · ${wave.kind} · ${wave.issues.length} agent(s)`));
     for (const issue of wave.issues) {
-      out.push(`# #${issue.number} ${show(issue.title)} — tier ${issue.tier}, model ${issue.model ?? '(agent default)'}: ${show(issue.modelRule)}`);
-      if (issue.worktree) out.push(show(shellQuote(issue.worktree.argv)));
+      out.push(comment(`#${issue.number} ${issue.title} — tier ${issue.tier}, model ${issue.model ?? '(agent default)'}: ${issue.modelRule}`));
+      if (issue.worktree) out.push(shellQuote(issue.worktree.argv));
       if (issue.cwd) out.push(`cd ${shellQuote([issue.cwd])}`);
-      out.push(show(shellQuote(issue.command)));
+      out.push(shellQuote(issue.command));
       if (issue.cwd) out.push('cd - >/dev/null');
       out.push('');
     }
   }
-  out.push(plan.summaryLine);
+  out.push(comment(plan.summaryLine));
   return `${out.join('\n')}\n`;
 }
 

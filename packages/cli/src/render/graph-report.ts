@@ -4,7 +4,7 @@
  */
 import Table from 'cli-table3';
 import type { GraphReport } from '@waves/planner';
-import { safeText } from './safe-text.js';
+import { safeText, UNSAFE_CHARACTERS } from './safe-text.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
 
@@ -49,7 +49,8 @@ export function renderGraphTable(report: GraphReport): string {
 /** Mermaid flowchart of the workspace packages and their internal dependencies. */
 export function renderGraphMermaid(report: GraphReport): string {
   const ids = new Map(report.packages.map((p, i) => [p.name, `p${i}`]));
-  const label = (text: string) => `"${text.replace(/["#<>`\\]/g, (c) => `#${c.charCodeAt(0)};`)}"`;
+  // Package names come from the repository's manifests: no control character or bidi mark either.
+  const label = (text: string) => `"${text.replace(UNSAFE_CHARACTERS, '').replace(/["#<>`\\]/g, (c) => `#${c.charCodeAt(0)};`)}"`;
   const lines = ['flowchart LR'];
   for (const p of report.packages) lines.push(`  ${ids.get(p.name)}[${label(`${p.name} (${p.files})`)}]`);
   for (const p of report.packages) for (const d of p.dependsOn) if (ids.has(d)) lines.push(`  ${ids.get(p.name)} --> ${ids.get(d)}`);
@@ -58,7 +59,7 @@ export function renderGraphMermaid(report: GraphReport): string {
 
 /** Graphviz dot of the workspace packages and their internal dependencies. */
 export function renderGraphDot(report: GraphReport): string {
-  const escape = (text: string) => text.replace(/[\\"]/g, (c) => `\\${c}`).replace(/[\u0000-\u001f]/g, ' ');
+  const escape = (text: string) => text.replace(/[\\"]/g, (c) => `\\${c}`).replace(UNSAFE_CHARACTERS, ' ');
   const quote = (text: string) => `"${escape(text)}"`;
   const lines = ['digraph packages {', '  rankdir=LR;', '  node [shape=box];'];
   for (const p of report.packages) lines.push(`  ${quote(p.name)} [label="${escape(p.name)}\\n${p.files} file(s)"];`);

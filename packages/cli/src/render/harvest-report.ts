@@ -83,7 +83,7 @@ export function renderHarvest(label: string, outcomes: readonly HarvestOutcome[]
     ]);
     for (const reason of w.reasons) people.push(`#${record.issue.number}: ${safeText(reason)}`);
     for (const note of w.notes) notes.push(`#${record.issue.number}: ${safeText(note)}`);
-    if (w.commit && !outcome.already) notes.push(`#${record.issue.number}: committed ${w.commit.sha.slice(0, 10)} on ${record.worktree?.branch ?? 'the current branch'}: ${safeText(w.commit.message.split('\n')[0]!)}`);
+    if (w.commit && !outcome.already) notes.push(`#${record.issue.number}: committed ${w.commit.sha.slice(0, 10)} on ${safeText(record.worktree?.branch ?? 'the current branch')}: ${safeText(w.commit.message.split('\n')[0]!)}`);
   }
   const clean = outcomes.filter((o) => o.kind === 'witnessed' && o.witness.status === 'clean').length;
   out.push(`Harvest of ${label}: ${clean} of ${outcomes.length} run(s) witnessed clean`, table.toString());
@@ -99,7 +99,7 @@ export function renderHarvest(label: string, outcomes: readonly HarvestOutcome[]
     const missed = witnessed.filter((o) => o.witness.attributed && o.witness.accuracy.missed.length > 0);
     for (const o of missed) out.push(`  #${o.record.issue.number} changed files no leaf predicted: ${o.witness.accuracy.missed.slice(0, 6).map((p) => safeText(p)).join(', ')}${o.witness.accuracy.missed.length > 6 ? ', …' : ''}`);
   }
-  const logs = witnessed.flatMap((o) => o.witness.verify.slice(-1).map((v) => `#${o.record.issue.number} ${path.relative(options.root, v.log)}`));
+  const logs = witnessed.flatMap((o) => o.witness.verify.slice(-1).map((v) => `#${o.record.issue.number} ${safeText(path.relative(options.root, v.log))}`));
   if (logs.length > 0) out.push('', `Verification logs: ${logs.join(' · ')}`);
   return `${out.join('\n')}\n`;
 }

@@ -5,9 +5,17 @@
  */
 import type { Plan } from '@waves/planner';
 
-/** A label safe inside Mermaid's double quotes. */
+/**
+ * A label safe inside Mermaid's double quotes. Control characters and line separators become
+ * spaces; bidirectional marks, embeddings, overrides and isolates are dropped, so that a title
+ * cannot reorder how the rendered diagram (or the text of the comment) reads.
+ */
 export function mermaidText(text: string, max = 60): string {
-  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = text
+    .replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, '')
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   const short = flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
   // Mermaid entity codes: #35; for '#', #quot; for '"'; everything that could close or nest syntax.
   return short.replace(/[#"<>`&\\[\]{}()|;]/g, (c) => `#${c.charCodeAt(0)};`);

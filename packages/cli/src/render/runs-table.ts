@@ -18,11 +18,11 @@ export function renderRuns(rows: readonly { record: RunRecord; view: RunView }[]
   for (const { record, view } of rows) {
     const status = view === record.status ? view : `${view} (was ${record.status})`;
     table.push([
-      record.id,
+      safeText(record.id),
       `#${record.issue.number} ${safeText(record.issue.title, 40)}`,
       `${status}${record.exitCode !== null && view !== 'succeeded' ? ` (exit ${record.exitCode})` : ''}`,
       view === 'stale' ? '—' : duration(record),
-      path.relative(options.root, record.log),
+      safeText(path.relative(options.root, record.log)),
       ...(harvested ? [witnessCell(record)] : []),
     ]);
   }
