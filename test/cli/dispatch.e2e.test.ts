@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exampleRepo, waves } from '../helpers/example-repo.js';
@@ -94,12 +95,25 @@ describe('waves dispatch --dry-run', () => {
   it('refuses an unknown agent and an unsafe template with exit code 2', async () => {
     const repo = await exampleRepo({ agents: { unsafe: { command: ['tool', '{title}'] } } });
     try {
-      const unknown = await waves(['dispatch', '--dry-run', '--from-issues', 'backlog.json', '--agent', 'nope'], repo.root);
-      expect(unknown.exitCode).toBe(2);
-      expect(unknown.stderr).toMatch(/unknown agent "nope"/);
+      for (const name of ['nope', 'toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+        const unknown = await waves(['dispatch', '--dry-run', '--from-issues', 'backlog.json', '--agent', name], repo.root);
+        expect(unknown.exitCode, name).toBe(2);
+        expect(unknown.stderr.trim(), name).toBe(`waves: --agent: unknown agent ${JSON.stringify(name)} (known: claude, codex, opencode, unsafe)`);
+      }
       const unsafe = await waves(['dispatch', '--dry-run', '--from-issues', 'backlog.json', '--agent', 'unsafe'], repo.root);
       expect(unsafe.exitCode).toBe(2);
       expect(unsafe.stderr).toMatch(/could become a flag/);
+      // Issue text as the code of an interpreter, or after a flag that takes no value: one line, exit 2.
+      for (const command of [['sh', '-c', '{title}'], ['/bin/echo', '-e', '{title}'], ['env', 'bash', '-lc', 'echo {prompt}']]) {
+        await writeFile(path.join(repo.root, 'waves.config.json'), JSON.stringify({ agents: { unsafe: { command } } }));
+        const refused = await waves(['dispatch', '--dry-run', '--from-issues', 'backlog.json', '--agent', 'unsafe'], repo.root);
+        expect(refused.exitCode, command.join(' ')).toBe(2);
+        expect(refused.stderr.trim().split('\n'), command.join(' ')).toEqual([expect.stringMatching(/^waves: config agents: agent unsafe: /)]);
+      }
+      // …unless the agent marks a flag of its own as taking a value.
+      await writeFile(path.join(repo.root, 'waves.config.json'), JSON.stringify({ agents: { unsafe: { command: ['/bin/echo', '-e', '{title}'], valueFlags: ['-e'] } } }));
+      expect((await waves(['dispatch', '--dry-run', '--from-issues', 'backlog.json', '--agent', 'unsafe'], repo.root)).exitCode).toBe(0);
+      await writeFile(path.join(repo.root, 'waves.config.json'), JSON.stringify({ agents: { unsafe: { command: ['tool', '{title}'] } } }));
       // A real run needs the root at the top of its repository: fences and worktrees are relative to it.
       const nested = await waves(['dispatch', '--from-issues', 'backlog.json', '--root', 'packages', '--agent', 'claude'], repo.root);
       expect(nested.exitCode).toBe(2);

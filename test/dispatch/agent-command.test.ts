@@ -34,11 +34,76 @@ describe('agent commands', () => {
 
   it('never lets issue text stand where it could become a flag', () => {
     expect(() => validateTemplate({ name: 'bad', command: ['tool', '{title}'] })).toThrow(/could become a flag/);
-    expect(() => validateTemplate({ name: 'bad', command: ['tool', '--x', '{title}'] })).not.toThrow();
+    expect(() => validateTemplate({ name: 'bad', command: ['tool', '--title', '{title}'] })).not.toThrow();
     expect(() => validateTemplate({ name: 'bad', command: ['tool', '--', '{title}'] })).not.toThrow();
     expect(() => validateTemplate({ name: 'bad', command: ['{title}'] })).toThrow(/executable/);
     expect(() => validateTemplate({ name: 'bad', command: ['tool', '{nope}'] })).toThrow(/unknown placeholder \{nope\}/);
     for (const preset of Object.values(AGENT_PRESETS)) expect(() => validateTemplate(preset)).not.toThrow();
+  });
+
+  it('refuses issue text as code of an interpreter, anywhere in the element, behind wrappers too', () => {
+    const refused = [
+      ['sh', '-c', '{title}'],
+      ['sh', '-c', 'echo {title}'],
+      ['bash', '-lc', '{prompt}'],
+      ['bash', '-c', '--', '{title}'],
+      ['/bin/dash', '-ec', 'tool {lane}'],
+      ['fish', '--command', '{title}'],
+      ['env', 'FOO=1', 'bash', '-c', '{prompt}'],
+      ['timeout', '10', 'nice', '-n', '5', 'zsh', '-c', 'x {branch}'],
+      ['sudo', '-u', 'me', 'ksh', '-c', '{title}'],
+      ['env', '-S', 'tool {title}'],
+      ['node', '-e', '{title}'],
+      ['node', '--eval={title}'],
+      ['node', '-p', '{prompt}'],
+      ['deno', 'eval', '{title}'],
+      ['bun', '--print', '{title}'],
+      ['python3', '-c', '{title}'],
+      ['/usr/bin/python3.12', '-c{title}'],
+      ['python', '-m', '{title}'],
+      ['perl', '-E', '{title}'],
+      ['perl', '-lne', 'print', '{paths}'],
+      ['ruby', '-e', '{title}'],
+      ['php', '-r', '{title}'],
+      ['osascript', '-e', '{title}'],
+      ['pwsh', '-Command', '{title}'],
+      ['powershell', '-EncodedCommand', '{title}'],
+      ['cmd.exe', '/c', 'tool {title}'],
+      ['awk', '{prompt}'],
+      ['sed', '-n', '{prompt}'],
+    ];
+    for (const command of refused) expect(() => validateTemplate({ name: 'bad', command }), command.join(' ')).toThrow(/issue text .*where .*(code|arguments)/);
+    // valueFlags never unmarks an interpreter's code flag.
+    expect(() => validateTemplate({ name: 'bad', command: ['sh', '-c', '{title}'], valueFlags: ['-c'] })).toThrow(/code for sh -c/);
+  });
+
+  it('refuses issue text after a flag not known to take a value, or glued to a short flag, unless the agent marks the flag', () => {
+    expect(() => validateTemplate({ name: 'bad', command: ['/bin/echo', '-e', '{title}'] })).toThrow(/follows "-e", a flag not known to take a value/);
+    expect(() => validateTemplate({ name: 'bad', command: ['claude', '-p', '{title}'] })).toThrow(/follows "-p"/);
+    expect(() => validateTemplate({ name: 'bad', command: ['tool', '--output', '{title}'] })).toThrow(/follows "--output"/);
+    expect(() => validateTemplate({ name: 'bad', command: ['tool', '-x{title}'] })).toThrow(/glues issue text to a short flag/);
+    expect(() => validateTemplate({ name: 'ok', command: ['/bin/echo', '-e', '{title}'], valueFlags: ['-e'] })).not.toThrow();
+    expect(() => validateTemplate({ name: 'ok', command: ['tool', '-D{title}'], valueFlags: ['-D'] })).not.toThrow();
+  });
+
+  it('allows issue text as the value of a known value flag, after --, after waves\' own text, and as a shell\'s positional parameter', () => {
+    const allowed = [
+      ['tool', '--title', '{title}', '--model', '{model}', '{prompt}'],
+      ['tool', '--message', '{title}', '-m', '{lane}', '--prompt', '{prompt}', '--name', '{branch}', '--description', '{title}', '--body', '{prompt}', '--subject', '{title}'],
+      ['tool', '--where={worktree}:{branch}', '--x={title}'],
+      ['tool', '--', '{title}', '{paths}'],
+      ['/bin/echo', '-e', 'Issue: {title}'],
+      ['sh', '-c', 'tool --title "$1" "$2"', 'sh', '{title}', '{prompt}'],
+      ['env', 'FOO=1', 'tool', '--title', '{title}', '{prompt}'],
+      ['node', 'agent.js', '--title', '{title}', '{prompt}'],
+    ];
+    for (const command of allowed) expect(() => validateTemplate({ name: 'ok', command }), command.join(' ')).not.toThrow();
+  });
+
+  it('takes an agent name as a name, never as a property every object has', () => {
+    for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+      expect(() => agentTemplate(name, { mine: { command: ['x'] } }), name).toThrow(`unknown agent ${JSON.stringify(name)} (known: claude, codex, mine, opencode)`);
+    }
   });
 
   it('names the known agents when asked for another', () => {

@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import { fenceWithCompanions, globMatcher, type BacklogIssue, type Plan, type PlanIssue } from '@waves/planner';
-import { renderCommand, validateTemplate, type AgentTemplate } from './agents/agent-command.js';
+import { renderCommand, type AgentTemplate } from './agents/agent-command.js';
+import { validateTemplate } from './agents/template-rule.js';
 import type { RoutingConfig } from './config-schema.js';
 import { renderPrompt } from './prompt/render-prompt.js';
 import { shellQuote } from './shell-quote.js';
@@ -57,7 +58,7 @@ export interface WaveDispatch {
 
 export function modelFor(issue: Pick<PlanIssue, 'tier'> & { tierRule?: string }, routing: RoutingConfig | undefined, override: string | null | undefined): { model: string | null; rule: string } {
   if (override) return { model: override, rule: `--model ${override} for the whole run (routing not used)` };
-  const tier = routing?.tiers[issue.tier];
+  const tier = routing && Object.hasOwn(routing.tiers, issue.tier) ? routing.tiers[issue.tier] : undefined;
   const rule = issue.tierRule ?? `tier ${issue.tier}`;
   if (!tier) return { model: null, rule: `${rule}; no model configured: the agent's own default` };
   return { model: tier.model, rule: `${rule} → ${tier.model}` };

@@ -10,6 +10,10 @@ export const AgentConfigSchema = z.strictObject({
     .array(z.string())
     .min(1)
     .describe('argv template; placeholders {number} {title} {prompt} {model} {lane} {paths} {worktree} {branch} are replaced inside one element each'),
+  valueFlags: z
+    .array(z.string().regex(/^-/, 'a flag, starting with -'))
+    .optional()
+    .describe("This tool's flags that take a value, so that issue text may follow them (never an interpreter's code flag such as sh -c)"),
 });
 
 export const TierSchema = z.strictObject({
@@ -25,9 +29,10 @@ export const RoutingConfigSchema = z
     maxNonDefaultConcurrent: z.number().int().min(0).optional().describe('Most non-default-tier agents in one wave (default 1)'),
   })
   .superRefine((routing, ctx) => {
-    if (!('default' in routing.tiers)) ctx.addIssue({ code: 'custom', path: ['tiers'], message: 'needs a "default" tier' });
+    // Own properties only: a tier named "toString" is not in every object.
+    if (!Object.hasOwn(routing.tiers, 'default')) ctx.addIssue({ code: 'custom', path: ['tiers'], message: 'needs a "default" tier' });
     for (const [category, tier] of Object.entries(routing.categories ?? {})) {
-      if (!(tier in routing.tiers)) ctx.addIssue({ code: 'custom', path: ['categories', category], message: `names tier "${tier}", which is not in tiers` });
+      if (!Object.hasOwn(routing.tiers, tier)) ctx.addIssue({ code: 'custom', path: ['categories', category], message: `names tier "${tier}", which is not in tiers` });
       else if (routing.tiers[tier]!.manualOnly) ctx.addIssue({ code: 'custom', path: ['categories', category], message: `routes to the manual-only tier "${tier}"` });
     }
   });

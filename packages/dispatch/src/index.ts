@@ -13,7 +13,8 @@ export function dispatchOrder(plan: Plan): { wave: number; number: number; title
   return plan.waves.flatMap((wave) => wave.issues.map((issue) => ({ wave: wave.index, number: issue.number, title: issue.title })));
 }
 
-export { AGENT_PRESETS, agentTemplate, AgentTemplateError, PLACEHOLDERS, renderCommand, validateTemplate } from './agents/agent-command.js';
+export { AGENT_PRESETS, agentTemplate, AgentTemplateError, PLACEHOLDERS, renderCommand } from './agents/agent-command.js';
+export { validateTemplate, VALUE_FLAGS } from './agents/template-rule.js';
 export type { AgentTemplate, CommandValues, Placeholder } from './agents/agent-command.js';
 export { DEFAULT_PROMPT_TEMPLATE, quoteBody, renderPrompt } from './prompt/render-prompt.js';
 export type { PromptContext } from './prompt/render-prompt.js';

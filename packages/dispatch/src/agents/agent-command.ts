@@ -2,7 +2,7 @@
  * Agent commands as data: a preset for opencode, Claude Code and Codex, or a custom argv
  * template from the config. A command is always an argv array — nothing ever goes through a
  * shell — and each placeholder is replaced inside the one element that holds it, never split
- * into several or joined with others.
+ * into several or joined with others. Where issue text may stand is template-rule.ts's.
  */
 import type { AgentConfig } from '../config-schema.js';
 
@@ -10,13 +10,12 @@ export const PLACEHOLDERS = ['number', 'title', 'prompt', 'model', 'lane', 'path
 export type Placeholder = (typeof PLACEHOLDERS)[number];
 export type CommandValues = Record<Placeholder, string>;
 
-/** Placeholders whose values come from the issue's text: they must never become flags. */
-const UNTRUSTED: readonly Placeholder[] = ['title', 'prompt', 'lane', 'paths', 'branch'];
-
 export interface AgentTemplate {
   name: string;
   /** argv with `{placeholder}`s; an element that is exactly `{model}` is dropped, with its flag, when no model is set. */
   command: string[];
+  /** The tool's own flags that take a value, besides the known ones (see template-rule.ts). */
+  valueFlags?: string[];
 }
 
 /**
@@ -38,33 +37,6 @@ export class AgentTemplateError extends Error {
   }
 }
 
-/**
- * Checks that untrusted text can only land as the value of a flag, after `--`, or inside an
- * element that starts with waves' own text: a title starting with `-` must not become a flag.
- */
-export function validateTemplate(template: AgentTemplate): void {
-  if (template.command.length === 0) throw new AgentTemplateError(`agent ${template.name}: empty command`);
-  if (/\{\w+\}/.test(template.command[0]!)) throw new AgentTemplateError(`agent ${template.name}: the executable cannot be a placeholder`);
-  const dashDash = template.command.indexOf('--');
-  template.command.forEach((element, i) => {
-    for (const match of element.matchAll(/\{(\w+)\}/g)) {
-      if (!(PLACEHOLDERS as readonly string[]).includes(match[1]!)) {
-        throw new AgentTemplateError(`agent ${template.name}: unknown placeholder {${match[1]}} (known: ${PLACEHOLDERS.map((p) => `{${p}}`).join(' ')})`);
-      }
-    }
-    const leading = /^\{(\w+)\}/.exec(element);
-    if (!leading || !UNTRUSTED.includes(leading[1] as Placeholder)) return;
-    const afterDashDash = dashDash >= 0 && i > dashDash;
-    const previous = template.command[i - 1] ?? '';
-    const isFlagValue = previous.startsWith('-') && previous !== '--' && !previous.includes('=') && !/\{\w+\}/.test(previous);
-    if (!afterDashDash && !isFlagValue && leading[1] !== 'prompt') {
-      throw new AgentTemplateError(
-        `agent ${template.name}: "${element}" starts with issue text that could become a flag; put it after a flag ("--title", "${element}") or after "--"`,
-      );
-    }
-  });
-}
-
 /** Fills a template: one argv element per template element (but a dropped `--model {model}`). */
 export function renderCommand(template: AgentTemplate, values: CommandValues): string[] {
   const out: string[] = [];
@@ -81,9 +53,10 @@ export function renderCommand(template: AgentTemplate, values: CommandValues): s
 
 /** The template of a preset or a configured agent. */
 export function agentTemplate(name: string, agents: Readonly<Record<string, AgentConfig>> = {}): AgentTemplate {
-  const custom = agents[name];
-  if (custom) return { name, command: [...custom.command] };
-  const preset = AGENT_PRESETS[name];
+  // Own properties only: `toString` or `__proto__` is a name like any other, not an agent.
+  const custom = Object.hasOwn(agents, name) ? agents[name] : undefined;
+  if (custom) return { name, command: [...custom.command], ...(custom.valueFlags ? { valueFlags: [...custom.valueFlags] } : {}) };
+  const preset = Object.hasOwn(AGENT_PRESETS, name) ? AGENT_PRESETS[name] : undefined;
   if (preset) return { name, command: [...preset.command] };
   const known = [...Object.keys(AGENT_PRESETS), ...Object.keys(agents)].sort();
   throw new AgentTemplateError(`unknown agent ${JSON.stringify(name)} (known: ${known.join(', ')})`);
