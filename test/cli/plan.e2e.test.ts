@@ -126,4 +126,12 @@ describe('waves plan on bad input', () => {
     expect(result.exitCode).toBe(2);
     expect(result.stderr.trim()).toBe('waves: unknown command "plna" (did you mean plan?); see waves --help');
   });
+
+  it('takes a command or schema name like toString as unknown, with one line (exit 2)', async () => {
+    for (const args of [['toString'], ['constructor'], ['__proto__'], ['schema', 'toString'], ['schema', 'constructor']]) {
+      const result = await waves(args);
+      expect(result.exitCode, args.join(' ')).toBe(2);
+      expect(result.stderr.trim().split('\n'), args.join(' ')).toEqual([expect.stringMatching(/^waves: (unknown command|schema: expected one of)/)]);
+    }
+  });
 });

@@ -81,7 +81,7 @@ export async function main(argv: readonly string[], rawIo: CliIo = processIo()):
     }
     // The supervisor of one agent run: internal, started by waves dispatch.
     if (name === '__run') return await (await import('./commands/supervise.js')).runSupervisor(rest, io);
-    const command = COMMANDS[name];
+    const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!command) {
       const hint = nearest(name, Object.keys(COMMANDS));
       throw new UsageError(`unknown command ${JSON.stringify(name)}${hint ? ` (did you mean ${hint}?)` : ''}; see waves --help`);

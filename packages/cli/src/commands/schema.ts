@@ -50,7 +50,7 @@ export async function runSchema(argv: readonly string[], io: CliIo): Promise<num
     return 0;
   }
   const name = positionals[0];
-  if (positionals.length !== 1 || !(name! in SCHEMAS)) {
+  if (positionals.length !== 1 || !Object.hasOwn(SCHEMAS, name!)) {
     throw new UsageError(`schema: expected one of ${Object.keys(SCHEMAS).join(', ')}${name ? `, got ${JSON.stringify(name)}` : ''}`);
   }
   io.stdout(`${JSON.stringify(jsonSchemaOf(name as keyof typeof SCHEMAS), null, 2)}\n`);

@@ -17,7 +17,7 @@ export function labelRank(label: string, custom: Readonly<Record<string, number>
   const named = /^priority\s*[:/]\s*(\S+)$/.exec(lower);
   if (named) {
     const value = named[1]!;
-    if (value in NAMED_RANKS) return NAMED_RANKS[value]!;
+    if (Object.hasOwn(NAMED_RANKS, value)) return NAMED_RANKS[value]!; // not `in`: `priority:constructor` is no rank
     const pv = /^p?([0-3])$/.exec(value);
     if (pv) return Number(pv[1]);
   }

@@ -26,7 +26,7 @@ export function routeTier(category: string | null, routing: RoutingRules | null)
   if (!entry) return { tier: DEFAULT_TIER, rule: `category:${category} is not routed → default` };
   const [, tier] = entry;
   if (tier === DEFAULT_TIER) return { tier, rule: `category:${category} → default` };
-  const known = routing.tiers[tier];
+  const known = Object.hasOwn(routing.tiers, tier) ? routing.tiers[tier] : undefined;
   if (!known) return { tier: DEFAULT_TIER, rule: `category:${category} → ${tier}, which is not a tier → default` };
   if (known.manualOnly) return { tier: DEFAULT_TIER, rule: `category:${category} → ${tier}, manual only → default` };
   return { tier, rule: `category:${category} → ${tier}` };

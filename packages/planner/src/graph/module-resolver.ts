@@ -501,7 +501,7 @@ function conditionTargets(value: unknown, out: string[], conditions: readonly st
   else if (Array.isArray(value)) for (const v of value) conditionTargets(v, out, conditions);
   else if (value && typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    for (const condition of conditions) if (condition in record) conditionTargets(record[condition], out, conditions);
+    for (const condition of conditions) if (Object.hasOwn(record, condition)) conditionTargets(record[condition], out, conditions);
     for (const [key, v] of Object.entries(record)) if (!conditions.includes(key)) conditionTargets(v, out, conditions);
   }
 }
@@ -509,7 +509,7 @@ function conditionTargets(value: unknown, out: string[], conditions: readonly st
 /** Targets of a key in an `exports` or `imports` map: the exact key, else the longest matching `*` pattern. */
 function mappedTargets(map: Record<string, unknown>, key: string, conditions: readonly string[]): string[] {
   const out: string[] = [];
-  if (key in map) {
+  if (Object.hasOwn(map, key)) {
     conditionTargets(map[key], out, conditions);
     return out;
   }

@@ -176,7 +176,8 @@ export function extractScope(
   }
   const laneDirs: RepoPath[] = [];
   for (const request of laneRequests) {
-    const configured = configLanes[request.name] ?? Object.entries(configLanes).find(([n]) => n.toLowerCase() === request.name.toLowerCase())?.[1];
+    // Own properties only: a `lane:constructor` label names a lane, not Object.prototype.constructor.
+    const configured = (Object.hasOwn(configLanes, request.name) ? configLanes[request.name] : undefined) ?? Object.entries(configLanes).find(([n]) => n.toLowerCase() === request.name.toLowerCase())?.[1];
     const evidence: ScopeEvidence = { source: request.source, via: request.via, text: request.text, line: request.line };
     if (configured) {
       lanes.add(request.name);
