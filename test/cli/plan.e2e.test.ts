@@ -127,6 +127,14 @@ describe('waves plan on bad input', () => {
     expect(result.stderr.trim()).toBe('waves: unknown command "plna" (did you mean plan?); see waves --help');
   });
 
+  it('refuses a root it cannot list as a repository (/proc, /sys) with one line (exit 2), never an internal error', async () => {
+    for (const args of [['plan', '--root', '/proc', '--from-issues', ISSUES], ['plan', '--root', '/sys', '--from-issues', ISSUES], ['graph', '--root', '/proc'], ['lease', 'acquire', 'x', '--root', '/proc']]) {
+      const result = await waves(args);
+      expect(result.exitCode, args.join(' ')).toBe(2);
+      expect(result.stderr.trim().split('\n'), args.join(' ')).toEqual([expect.stringMatching(/^waves: (root|--root) \/(proc|sys)/)]);
+    }
+  });
+
   it('takes a command or schema name like toString as unknown, with one line (exit 2)', async () => {
     for (const args of [['toString'], ['constructor'], ['__proto__'], ['schema', 'toString'], ['schema', 'constructor']]) {
       const result = await waves(args);

@@ -6,6 +6,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
+import { InputError } from '../errors.js';
 import type { RepoPath } from '../types.js';
 
 /** Folders a walk never enters (git checkouts use ignores instead). */
@@ -65,7 +66,14 @@ async function listGit(root: string): Promise<RepoListing> {
 async function walk(root: string): Promise<RepoPath[]> {
   const out: RepoPath[] = [];
   const visit = async (rel: string): Promise<void> => {
-    const entries = await readdir(path.join(root, rel), { withFileTypes: true });
+    let entries;
+    try {
+      entries = await readdir(path.join(root, rel), { withFileTypes: true });
+    } catch (error) {
+      // A directory waves cannot list is an answer about the root, not a bug in waves.
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new InputError(`root ${root}: cannot list ${rel === '' ? 'it' : rel} (${code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (code ?? (error as Error).message)})`);
+    }
     await Promise.all(
       entries.map(async (entry) => {
         const child = rel === '' ? entry.name : `${rel}/${entry.name}`;

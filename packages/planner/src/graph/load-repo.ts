@@ -1,7 +1,7 @@
 /**
  * Adapter: everything the planner needs to know about a repository, read from disk and git.
  */
-import { stat } from 'node:fs/promises';
+import { stat, statfs } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../errors.js';
 import type { RepoIndex } from '../types.js';
@@ -17,7 +17,17 @@ export interface LoadRepoOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-/** Throws `InputError` when `root` is missing or not a directory. */
+/**
+ * Linux pseudo file systems (statfs magic numbers): their "files" are the kernel's state, never a
+ * repository, and walking them meets unreadable and endless entries.
+ */
+const PSEUDO_FILE_SYSTEMS: ReadonlyMap<number, string> = new Map([
+  [0x9fa0, 'proc'], [0x62656572, 'sysfs'], [0x64626720, 'debugfs'], [0x74726163, 'tracefs'], [0x27e0eb, 'cgroup'],
+  [0x63677270, 'cgroup2'], [0x73636673, 'securityfs'], [0x1cd1, 'devpts'], [0xcafe4a11, 'bpf'], [0x6165676c, 'pstore'],
+  [0x62656570, 'configfs'], [0x42494e4d, 'binfmt_misc'], [0xde5e81e4, 'efivarfs'],
+]);
+
+/** Throws `InputError` when `root` is missing, not a directory, or on a pseudo file system such as /proc. */
 export async function assertDirectory(root: string): Promise<void> {
   let info;
   try {
@@ -26,6 +36,10 @@ export async function assertDirectory(root: string): Promise<void> {
     throw new InputError(`root ${root}: no such directory`);
   }
   if (!info.isDirectory()) throw new InputError(`root ${root}: not a directory`);
+  if (process.platform !== 'linux') return; // the magic numbers are Linux's
+  const type = await statfs(root).then((fs) => fs.type, () => null);
+  const pseudo = type === null ? undefined : PSEUDO_FILE_SYSTEMS.get(type);
+  if (pseudo) throw new InputError(`root ${root}: a ${pseudo} file system (the kernel's state), not a repository`);
 }
 
 export async function loadRepo(root: string, options: LoadRepoOptions = {}): Promise<RepoIndex> {
