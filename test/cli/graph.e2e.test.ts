@@ -1,8 +1,10 @@
+import { symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { GraphReportSchema } from '@waves/planner';
+import { TempRepo } from '../helpers/temp-repo.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'packages/cli/bin/waves.js');
@@ -13,6 +15,27 @@ function waves(args: string[]) {
 }
 
 describe('waves graph, end to end', () => {
+  it('skips a tracked link to /dev/zero, and says so in the report and on stderr, as waves plan does', async () => {
+    const repo = await TempRepo.create({ 'src/a.ts': "import './zero';\n", 'issues.json': JSON.stringify([{ number: 1, title: 'a', body: '`src/a.ts`' }]) });
+    try {
+      symlinkSync('/dev/zero', path.join(repo.root, 'src/zero.ts'));
+      await repo.git('add', '-A');
+      await repo.git('-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qm', 'zero');
+      const warning = 'waves: skipped src/zero.ts: a symbolic link leading outside the repository';
+      const table = await execa('node', [BIN, 'graph', '--no-cache'], { cwd: repo.root, reject: false, stdin: 'ignore' });
+      expect(table.exitCode, table.stderr).toBe(0);
+      expect(table.stdout).toMatch(/Skipped \(1\)[\s\S]*src\/zero\.ts\s+│ a symbolic link leading outside the repository/);
+      expect(table.stderr.trim()).toBe(warning);
+      const json = await execa('node', [BIN, 'graph', '--json', '--no-cache'], { cwd: repo.root, reject: false, stdin: 'ignore' });
+      expect(GraphReportSchema.parse(JSON.parse(json.stdout)).skipped).toEqual([{ file: 'src/zero.ts', reason: 'a symbolic link leading outside the repository' }]);
+      const plan = await execa('node', [BIN, 'plan', '--from-issues', 'issues.json'], { cwd: repo.root, reject: false, stdin: 'ignore' });
+      expect(plan.exitCode, plan.stderr).toBe(0);
+      expect(plan.stderr.trim()).toBe(warning);
+    } finally {
+      await repo.dispose();
+    }
+  });
+
   it('reports files, edges by kind, packages, barrels and unresolved imports', async () => {
     const result = await waves(['graph', '--root', fixture('graph-workspace'), '--no-cache']);
     expect(result.exitCode).toBe(0);

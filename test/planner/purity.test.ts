@@ -15,6 +15,7 @@ const ADAPTERS = new Set([
   'graph/graph-cache.ts',
   'graph/scan-pool.ts',
   'graph/scan-worker.ts',
+  'graph/read-repo-file.ts',
 ]);
 
 const FORBIDDEN: [RegExp, string][] = [

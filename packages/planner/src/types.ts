@@ -55,6 +55,14 @@ export interface RepoGraphAttributes {
   unresolved: UnresolvedImport[];
   /** Number of bare specifiers left to third-party packages. */
   external: number;
+  /** Files the build refused to read: a link out of the repository, not a regular file, too large. */
+  skipped: SkippedFile[];
+}
+
+/** A repository file waves did not read, and why. */
+export interface SkippedFile {
+  file: RepoPath;
+  reason: string;
 }
 
 /** File-level import graph: one node per source file, one edge per importing pair. */

@@ -7,6 +7,7 @@ import { enumFlag, intFlag, parseCommandArgs, renderFlags, stringFlag, type Flag
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { renderGraphDot, renderGraphMermaid, renderGraphTable } from '../render/graph-report.js';
+import { warnSkipped } from './plan-input.js';
 
 export const GRAPH_FLAGS: FlagSpecs = {
   root: { type: 'string', value: 'DIR', description: 'Repository to analyse', default: 'the current directory' },
@@ -58,6 +59,7 @@ export async function runGraph(argv: readonly string[], io: CliIo): Promise<numb
     ? (done: number, total: number) => io.stderr(`\rwaves: reading imports ${done}/${total}${done === total ? '\n' : ''}`)
     : undefined;
   const repo = await loadRepo(root, { displayRoot: rootArg ?? '.', cache: !values['no-cache'], ...(progress ? { onProgress: progress } : {}) });
+  warnSkipped(repo, io);
   const report = summarizeGraph(repo.graph, { root: repo.root, head: repo.head, packages: repo.packages, topHubs, edges: Boolean(values.edges) });
   if (format === 'json') io.stdout(`${JSON.stringify(GraphReportSchema.parse(report), null, 2)}\n`);
   else if (format === 'mermaid') io.stdout(renderGraphMermaid(report));

@@ -6,10 +6,11 @@
 import path from 'node:path';
 import { execa } from 'execa';
 import { DEFAULT_JOURNAL, defaultHolder, listLeases } from '@waves/dispatch';
-import { assertDirectory, loadRepo, type BacklogIssue, type PlanInput, type PlanOptionsInput } from '@waves/planner';
+import { assertDirectory, loadRepo, type BacklogIssue, type PlanInput, type PlanOptionsInput, type RepoIndex } from '@waves/planner';
 import { enumFlag, intFlag, stringFlag, type FlagSpecs, type ParsedArgs } from '../args.js';
 import { loadConfig, planOptionsFromConfig, type LoadedConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
+import { safeText } from '../render/safe-text.js';
 import type { CliIo } from '../io.js';
 import { repoFromRemote } from '../sources/github-remote.js';
 import { readIssuesFile } from '../sources/issues-file.js';
@@ -45,6 +46,11 @@ export interface LoadedPlanInput {
   /** The lease journal and who this orchestrator is in it. */
   journal: string;
   holder: string;
+}
+
+/** One warning line per file the graph build refused to read: never skipped silently. */
+export function warnSkipped(repo: RepoIndex, io: CliIo): void {
+  for (const { file, reason } of repo.graph.getAttribute('skipped') ?? []) io.stderr(`waves: skipped ${safeText(file)}: ${reason}\n`);
 }
 
 async function originRepo(root: string): Promise<string | null> {
@@ -141,5 +147,6 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
   options.holder ??= holder;
 
   const repoIndex = await loadRepo(root, { displayRoot: rootArg ?? '.', cache: values['no-cache'] ? false : access.writeCache ? true : 'read-only', ...(progress ? { onProgress: progress } : {}) });
+  warnSkipped(repoIndex, io);
   return { input: { issues: backlog, repo: repoIndex, options, leases, now: io.now() }, config, root, backlog, source, github, journal, holder };
 }

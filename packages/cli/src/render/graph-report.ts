@@ -37,6 +37,13 @@ export function renderGraphTable(report: GraphReport): string {
     if (report.barrels.length > 20) out.push(`  … ${report.barrels.length - 20} more (see --json)`);
     out.push('');
   }
+  if (report.skipped.length > 0) {
+    const t = table(['Not read', 'Why']);
+    for (const s of report.skipped.slice(0, 20)) t.push([safeText(s.file), s.reason]);
+    out.push(`Skipped (${report.skipped.length})`, t.toString());
+    if (report.skipped.length > 20) out.push(`  … ${report.skipped.length - 20} more (see --json)`);
+    out.push('');
+  }
   if (report.unresolved.length > 0) {
     const t = table(['From', 'Specifier']);
     for (const u of report.unresolved.slice(0, 20)) t.push([safeText(u.from), safeText(u.specifier, 100)]);

@@ -11,9 +11,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DirectedGraph } from 'graphology';
 import { baseName, parentDir } from '../scope/repo-tree.js';
-import type { FileNodeAttributes, ImportKind, RepoGraph, RepoPath, UnresolvedImport, WorkspacePackage } from '../types.js';
+import type { FileNodeAttributes, ImportKind, RepoGraph, RepoPath, SkippedFile, UnresolvedImport, WorkspacePackage } from '../types.js';
 import { contentId, EXTERNAL, GRAPH_CACHE_VERSION, readGraphCache, UNRESOLVED, writeGraphCache, type CachedFile, type GraphCache } from './graph-cache.js';
 import { listRepoFiles } from './list-files.js';
+import { repoFileReader } from './read-repo-file.js';
 import { isSourceFile, ModuleResolver, type Resolved } from './module-resolver.js';
 import { readWorkspace, type WorkspaceMember } from './read-workspace.js';
 import { scanFiles, type ScanJob, type ScanOptions } from './scan-pool.js';
@@ -54,11 +55,12 @@ export interface FileImports {
   external: number;
 }
 
-/** Assembles the graph from per-file imports. */
+/** Assembles the graph from per-file imports (and the files the build refused to read, with why). */
 export function assembleGraph(
   sources: readonly RepoPath[],
   packages: readonly WorkspacePackage[],
   importsOf: (file: RepoPath) => FileImports | undefined,
+  skipped: readonly SkippedFile[] = [],
 ): RepoGraph {
   const graph: RepoGraph = new DirectedGraph<FileNodeAttributes>() as RepoGraph;
   const pkgDirs = new Map(packages.map((p) => [p.dir, p.name]));
@@ -93,7 +95,7 @@ export function assembleGraph(
       graph.addDirectedEdgeWithKey(`${file}>${to}`, file, to, { kind: kinds[0]!, kinds });
     }
   }
-  graph.replaceAttributes({ unresolved, external });
+  graph.replaceAttributes({ unresolved, external, skipped: [...skipped].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0)) });
   return graph;
 }
 
@@ -175,18 +177,21 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
   const tool = `waves-graph-${GRAPH_CACHE_VERSION}`;
   const previous = useCache ? await readGraphCache(absRoot, tool) : null;
 
-  // Content ids: git blob ids where the file is clean, else hashed from the content (read once).
+  // Content ids: git blob ids where the file is clean, else hashed from the content (read once,
+  // and only what the repository holds: see read-repo-file.ts; what is refused is reported).
+  const reader = repoFileReader(absRoot, options.maxSourceBytes);
+  const skipped = new Map<RepoPath, string>();
   const texts = new Map<RepoPath, string>();
   const idOf = (file: RepoPath): string | null => {
     const blob = blobIds?.get(file);
     if (blob) return blob;
-    try {
-      const buffer = readFileSync(path.join(absRoot, file));
-      if (isSourceFile(file)) texts.set(file, buffer.toString('utf8'));
-      return contentId(buffer);
-    } catch {
+    const read = reader.read(file);
+    if (!read.ok) {
+      if (read.reason) skipped.set(file, read.reason);
       return null;
     }
+    if (isSourceFile(file)) texts.set(file, read.content.toString('utf8'));
+    return contentId(read.content);
   };
   const ids = new Map<RepoPath, string>();
   for (const file of sources) {
@@ -223,6 +228,7 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
   const { results: scanned, threads } = await scanFiles(absRoot, jobs, options);
   for (const result of scanned) {
     if (result.imports) entries[result.file] = { id: ids.get(result.file)!, imports: result.imports, targets: [] };
+    if (result.skipped) skipped.set(result.file, result.skipped);
   }
   const fresh = new Set(scanned.map((r) => r.file));
 
@@ -286,5 +292,5 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
       else result.targets.push({ to: target, kind });
     });
     return result;
-  });
+  }, [...skipped].map(([file, reason]) => ({ file, reason })));
 }

@@ -22,6 +22,7 @@ import { createPathsMatcher, parseTsconfig, type PathsMatcher } from 'get-tsconf
 import type { ts } from 'ts-morph';
 import { baseName, parentDir } from '../scope/repo-tree.js';
 import type { RepoPath } from '../types.js';
+import { repoFileReader, type RepoFileReader } from './read-repo-file.js';
 import type { PackageManifest, WorkspaceMember } from './read-workspace.js';
 import { typescript } from './typescript.js';
 
@@ -78,6 +79,7 @@ export interface ModuleResolverOptions {
 
 export class ModuleResolver {
   private readonly root: string;
+  private readonly reader: RepoFileReader;
   private readonly fileSet: Set<RepoPath>;
   private readonly dirSet = new Set<RepoPath>(['']);
   private readonly members = new Map<string, WorkspaceMember>();
@@ -97,6 +99,7 @@ export class ModuleResolver {
 
   constructor(options: ModuleResolverOptions) {
     this.root = path.resolve(options.root);
+    this.reader = repoFileReader(this.root);
     this.fileSet = new Set(options.files);
     for (const file of options.files) {
       let dir = parentDir(file);
@@ -150,6 +153,8 @@ export class ModuleResolver {
     const abs = path.join(this.root, configRel);
     let context: ConfigContext;
     try {
+      // A tsconfig that is a link out of the repository, a FIFO or huge is not read (TypeScript's path below reads nothing either).
+      if (!this.reader.read(configRel).ok) throw new Error(`${configRel}: not read`);
       const config = parseTsconfig(abs, this.tsconfigCache as Map<string, string>);
       for (const [key, value] of this.tsconfigCache) {
         const read = /^readFileSync:(.*):utf8$/.exec(key);
@@ -401,11 +406,8 @@ export class ModuleResolver {
     const rel = this.toRel(abs);
     let text: string | undefined;
     if (rel !== null && this.fileSet.has(rel)) {
-      try {
-        text = readFileSync(abs, 'utf8');
-      } catch {
-        text = undefined;
-      }
+      const read = this.reader.read(rel);
+      text = read.ok ? read.content.toString('utf8') : undefined;
     }
     this.readCache.set(abs, text);
     return text;

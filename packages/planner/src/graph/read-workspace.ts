@@ -2,12 +2,11 @@
  * Adapter: finds the workspace packages of a repository from its own configuration
  * (`pnpm-workspace.yaml`, `package.json` `workspaces`), with no `node_modules` needed.
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { globMatcher } from '../scope/globs.js';
 import { parentDir } from '../scope/repo-tree.js';
 import type { RepoPath, WorkspacePackage } from '../types.js';
+import { repoFileReader, type RepoFileReader } from './read-repo-file.js';
 
 /** The fields of a package.json that module resolution reads. */
 export interface PackageManifest {
@@ -34,8 +33,11 @@ export interface Workspace {
   problems: { path: RepoPath; message: string }[];
 }
 
-async function readJson(file: string): Promise<unknown> {
-  return JSON.parse(await readFile(file, 'utf8'));
+/** A manifest's text, read only as a regular file inside the repository (see read-repo-file.ts). */
+function readText(reader: RepoFileReader, file: RepoPath): string {
+  const read = reader.read(file);
+  if (!read.ok) throw new Error(read.reason ?? 'cannot be read');
+  return read.content.toString('utf8');
 }
 
 function workspaceGlobs(manifest: PackageManifest | null, pnpmYaml: unknown): string[] {
@@ -53,10 +55,11 @@ function workspaceGlobs(manifest: PackageManifest | null, pnpmYaml: unknown): st
 export async function readWorkspace(root: string, files: readonly RepoPath[]): Promise<Workspace> {
   const problems: Workspace['problems'] = [];
   const fileSet = new Set(files);
+  const reader = repoFileReader(root);
   let rootManifest: PackageManifest | null = null;
   if (fileSet.has('package.json')) {
     try {
-      rootManifest = (await readJson(path.join(root, 'package.json'))) as PackageManifest;
+      rootManifest = JSON.parse(readText(reader, 'package.json')) as PackageManifest;
     } catch (error) {
       problems.push({ path: 'package.json', message: (error as Error).message });
     }
@@ -64,7 +67,7 @@ export async function readWorkspace(root: string, files: readonly RepoPath[]): P
   let pnpmYaml: unknown = null;
   if (fileSet.has('pnpm-workspace.yaml')) {
     try {
-      pnpmYaml = parseYaml(await readFile(path.join(root, 'pnpm-workspace.yaml'), 'utf8'));
+      pnpmYaml = parseYaml(readText(reader, 'pnpm-workspace.yaml'));
     } catch (error) {
       problems.push({ path: 'pnpm-workspace.yaml', message: (error as Error).message });
     }
@@ -84,7 +87,7 @@ export async function readWorkspace(root: string, files: readonly RepoPath[]): P
   const manifests = await Promise.all(
     dirs.map(async (dir) => {
       try {
-        return { dir, manifest: (await readJson(path.join(root, dir, 'package.json'))) as PackageManifest };
+        return { dir, manifest: JSON.parse(readText(reader, `${dir}/package.json`)) as PackageManifest };
       } catch (error) {
         problems.push({ path: `${dir}/package.json`, message: (error as Error).message });
         return null;

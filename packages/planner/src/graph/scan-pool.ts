@@ -2,12 +2,12 @@
  * Adapter: scans many files' imports, on worker threads when there are enough files for the
  * start-up cost (each worker loads TypeScript, about half a second) to pay off.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ImportKind, RepoPath } from '../types.js';
+import { repoFileReader } from './read-repo-file.js';
 import { scanImports } from './scan-imports.js';
 
 export interface ScanJob {
@@ -20,6 +20,8 @@ export interface ScanResult {
   file: RepoPath;
   /** Null when the file could not be read. */
   imports: [string, ImportKind][] | null;
+  /** Why waves refused to read it (a link out of the repository, not a regular file, too large). */
+  skipped?: string;
 }
 
 export interface ScanOptions {
@@ -27,27 +29,29 @@ export interface ScanOptions {
   workers?: number;
   /** Fewest files that justify workers (default 1500). */
   parallelThreshold?: number;
+  /** The largest source file read, in bytes (default 2 MB); larger ones are skipped and reported. */
+  maxSourceBytes?: number;
 }
 
 const WORKER = fileURLToPath(new URL('./scan-worker.js', import.meta.url));
 
-function scanHere(root: string, jobs: readonly ScanJob[]): ScanResult[] {
+/** Scans jobs on this thread (a worker calls it for its share). Files are read only through `repoFileReader`. */
+export function scanJobs(root: string, jobs: readonly ScanJob[], maxSourceBytes?: number): ScanResult[] {
+  const reader = repoFileReader(root, maxSourceBytes);
   return jobs.map((job) => {
     let text = job.text;
     if (text === undefined) {
-      try {
-        text = readFileSync(path.join(root, job.file), 'utf8');
-      } catch {
-        return { file: job.file, imports: null };
-      }
+      const read = reader.read(job.file);
+      if (!read.ok) return read.reason ? { file: job.file, imports: null, skipped: read.reason } : { file: job.file, imports: null };
+      text = read.content.toString('utf8');
     }
     return { file: job.file, imports: scanImports(text).map(({ specifier, kind }) => [specifier, kind] as [string, ImportKind]) };
   });
 }
 
-function scanInWorker(root: string, jobs: ScanJob[]): Promise<ScanResult[]> {
+function scanInWorker(root: string, jobs: ScanJob[], maxSourceBytes: number | undefined): Promise<ScanResult[]> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, { workerData: { root, jobs } });
+    const worker = new Worker(WORKER, { workerData: { root, jobs, maxSourceBytes } });
     worker.once('message', (results: ScanResult[]) => {
       resolve(results);
       void worker.terminate();
@@ -64,11 +68,11 @@ export async function scanFiles(root: string, jobs: readonly ScanJob[], options:
   const threshold = options.parallelThreshold ?? 1500;
   const workers = Math.max(0, options.workers ?? Math.min(3, availableParallelism() - 1));
   // The worker script exists next to this module only in the built package (not when run from sources).
-  if (workers === 0 || jobs.length < threshold || !existsSync(WORKER)) return { results: scanHere(root, jobs), threads: 1 };
+  if (workers === 0 || jobs.length < threshold || !existsSync(WORKER)) return { results: scanJobs(root, jobs, options.maxSourceBytes), threads: 1 };
   const shares = Array.from({ length: workers + 1 }, () => [] as ScanJob[]);
   jobs.forEach((job, i) => shares[i % shares.length]!.push(job));
-  const pending = shares.slice(1).map((share) => scanInWorker(root, share));
-  const mine = scanHere(root, shares[0]!);
+  const pending = shares.slice(1).map((share) => scanInWorker(root, share, options.maxSourceBytes));
+  const mine = scanJobs(root, shares[0]!, options.maxSourceBytes);
   const theirs = await Promise.all(pending);
   const byFile = new Map<RepoPath, ScanResult>();
   for (const result of [mine, ...theirs].flat()) byFile.set(result.file, result);

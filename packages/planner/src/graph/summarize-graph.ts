@@ -20,6 +20,7 @@ export const GraphReportSchema = z.object({
   edgesByKind: z.record(z.enum(KINDS), z.number().int().min(0)).describe('Edges counted once per kind they carry'),
   external: z.number().int().min(0).describe('Imports of third-party packages and assets'),
   unresolved: z.array(z.object({ from: z.string(), specifier: z.string() })),
+  skipped: z.array(z.object({ file: z.string(), reason: z.string() })).describe('Files not read: a link out of the repository, not a regular file, too large'),
   packages: z.array(
     z.object({ name: z.string(), dir: z.string(), files: z.number().int().min(0), dependsOn: z.array(z.string()) }),
   ),
@@ -67,6 +68,7 @@ export function summarizeGraph(graph: RepoGraph, options: SummarizeOptions): Gra
     imports: graph.size,
     edgesByKind,
     external: graph.getAttribute('external'),
+    skipped: [...(graph.getAttribute('skipped') ?? [])],
     unresolved: [...graph.getAttribute('unresolved')].sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : a.specifier < b.specifier ? -1 : 1)),
     packages: [...options.packages]
       .sort((a, b) => (a.name < b.name ? -1 : 1))

@@ -1,0 +1,81 @@
+/**
+ * Adapter: reads one file of a repository, and only what the repository itself holds. A cloned
+ * repository is untrusted input: a tracked symlink `src/zero.ts -> /dev/zero` would make a plain
+ * read run until memory ran out, one to `~/.ssh/id_rsa` would read a secret, and opening a FIFO
+ * blocks forever. So a file is read only when
+ *
+ * - its real path (every symlink resolved) lies inside the root's real path — a link to another
+ *   file of the repository is fine;
+ * - it is a regular file, checked on the open descriptor (opened non-blocking, so a FIFO never
+ *   blocks the open, and never read);
+ * - it is no larger than the limit (2 MB by default: no hand-written source file comes close).
+ *
+ * Anything else comes back as a reason, for the caller to report: never silently.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import type { RepoPath } from '../types.js';
+
+/** The default size limit of a file waves reads from a repository. */
+export const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
+
+export type RepoRead =
+  | { ok: true; content: Buffer }
+  /** `reason` says why waves refused to read it; null for a file that vanished or cannot be read at all. */
+  | { ok: false; reason: string | null };
+
+export interface RepoFileReader {
+  read(file: RepoPath): RepoRead;
+}
+
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
+
+function megabytes(bytes: number): string {
+  return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+}
+
+/** A reader for the repository at `root` (resolved once to its real path). */
+export function repoFileReader(root: string, maxBytes = MAX_SOURCE_BYTES): RepoFileReader {
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(root);
+  } catch {
+    realRoot = path.resolve(root);
+  }
+  const inside = (real: string) => real === realRoot || real.startsWith(realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep);
+  return {
+    read(file) {
+      let real: string;
+      try {
+        real = realpathSync(path.join(realRoot, file));
+      } catch {
+        return { ok: false, reason: null };
+      }
+      if (!inside(real)) return { ok: false, reason: 'a symbolic link leading outside the repository' };
+      let fd: number;
+      try {
+        // The real path has no link left; O_NOFOLLOW keeps one swapped in since from being followed.
+        fd = openSync(real, OPEN_FLAGS);
+      } catch {
+        return { ok: false, reason: null };
+      }
+      try {
+        const info = fstatSync(fd);
+        if (!info.isFile()) return { ok: false, reason: 'not a regular file (a FIFO, socket or device)' };
+        if (info.size > maxBytes) return { ok: false, reason: `larger than ${megabytes(maxBytes)} (${megabytes(info.size)})` };
+        const content = Buffer.alloc(info.size);
+        let filled = 0;
+        while (filled < content.length) {
+          const n = readSync(fd, content, filled, content.length - filled, filled);
+          if (n === 0) break;
+          filled += n;
+        }
+        return { ok: true, content: filled === content.length ? content : content.subarray(0, filled) };
+      } catch {
+        return { ok: false, reason: null };
+      } finally {
+        closeSync(fd);
+      }
+    },
+  };
+}

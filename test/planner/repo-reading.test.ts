@@ -1,0 +1,58 @@
+/**
+ * A cloned repository is untrusted: the graph build reads only regular files inside its root, no
+ * larger than the limit, and reports every file it refused.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildRepoGraph, loadRepo, summarizeGraph } from '@waves/planner';
+import { TempRepo } from '../helpers/temp-repo.js';
+
+let repo: TempRepo;
+const outside = mkdtempSync(path.join(tmpdir(), 'waves-outside-'));
+beforeAll(async () => {
+  writeFileSync(path.join(outside, 'secret.ts'), "import './leak-if-read';\n");
+  repo = await TempRepo.create({
+    'src/main.ts': "import './real';\nimport './alias';\nimport './zero';\nimport './big';\n",
+    'src/real.ts': "import './leaf';\n",
+    'src/leaf.ts': '',
+    'src/pipe.ts': '',
+    'src/big.ts': `import './leaf';\n// ${'x'.repeat(3 * 1024 * 1024)}\n`,
+  });
+  // Tracked links: one to another file of the repository, one to a device, one out of the root.
+  symlinkSync('real.ts', path.join(repo.root, 'src/alias.ts'));
+  symlinkSync('/dev/zero', path.join(repo.root, 'src/zero.ts'));
+  symlinkSync(path.join(outside, 'secret.ts'), path.join(repo.root, 'src/secret.ts'));
+  await repo.git('add', '-A');
+  await repo.git('-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qm', 'links');
+  // A tracked file replaced by a FIFO in the work tree: opening it for reading would block forever.
+  unlinkSync(path.join(repo.root, 'src/pipe.ts'));
+  execFileSync('mkfifo', [path.join(repo.root, 'src/pipe.ts')]);
+}, 60_000);
+afterAll(async () => {
+  await repo.dispose();
+  rmSync(outside, { recursive: true, force: true });
+});
+
+describe('reading a repository', () => {
+  it('skips links out of the root, devices, FIFOs and files over the size limit, reports each, and reads a link to a file inside', async () => {
+    const graph = await buildRepoGraph(repo.root, { cache: false });
+    expect(graph.getAttribute('skipped')).toEqual([
+      { file: 'src/big.ts', reason: 'larger than 2 MB (3 MB)' },
+      { file: 'src/pipe.ts', reason: 'not a regular file (a FIFO, socket or device)' },
+      { file: 'src/secret.ts', reason: 'a symbolic link leading outside the repository' },
+      { file: 'src/zero.ts', reason: 'a symbolic link leading outside the repository' },
+    ]);
+    expect(graph.outNeighbors('src/alias.ts')).toEqual(['src/leaf.ts']);
+    expect(graph.getAttribute('unresolved').map((u) => u.specifier)).not.toContain('./leak-if-read');
+  });
+
+  it('takes a smaller limit when asked, and reports the skipped files in the graph report', async () => {
+    const graph = await buildRepoGraph(repo.root, { cache: false, maxSourceBytes: 10 });
+    expect(graph.getAttribute('skipped').map((s) => s.file)).toContain('src/main.ts');
+    const loaded = await loadRepo(repo.root, { cache: false });
+    expect(summarizeGraph(loaded.graph, { root: '.', head: null, packages: [] }).skipped.map((s) => s.file)).toEqual(['src/big.ts', 'src/pipe.ts', 'src/secret.ts', 'src/zero.ts']);
+  });
+});
