@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { agentTemplate, AgentTemplateError, buildDispatch, packagesOfPaths, workTreeOf, DEFAULT_PROMPT_TEMPLATE, parseDuration, RUNS_DIR, runWave, type DispatchOptions, type RunEvent } from '@waves/dispatch';
 import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, verifyPlan } from '@waves/planner';
 import { intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
+import { configPath } from '../config/config-paths.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { renderDispatch, dispatchJson } from '../render/dispatch-preview.js';
@@ -95,8 +96,9 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   }
   let promptTemplate = config.config.prompt?.template ?? DEFAULT_PROMPT_TEMPLATE;
   if (config.config.prompt?.file) {
+    const promptFile = await configPath(config, root, 'prompt.file', config.config.prompt.file);
     try {
-      promptTemplate = await readFile(path.resolve(root, config.config.prompt.file), 'utf8');
+      promptTemplate = await readFile(promptFile, 'utf8');
     } catch (error) {
       throw new ConfigError(`config prompt.file ${config.config.prompt.file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }

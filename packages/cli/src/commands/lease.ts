@@ -8,6 +8,7 @@ import Table from 'cli-table3';
 import { acquireLease, DEFAULT_JOURNAL, defaultHolder, listLeases, parseDuration, readJournal, releaseLease, renewLease } from '@waves/dispatch';
 import { assertDirectory, checkLane, createRepoTree, listRepoFiles, readWorkspace, resolveLaneName, WHOLE_REPOSITORY } from '@waves/planner';
 import { parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
+import { configPath } from '../config/config-paths.js';
 import { loadConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
@@ -56,8 +57,9 @@ async function journalOf(values: ReturnType<typeof parseCommandArgs>['values'], 
   await assertDirectory(root).catch((error: Error) => {
     throw new UsageError(`--root ${rootArg ?? '.'}: ${error.message.replace(/^root [^:]*: /, '')}`);
   });
-  const { config } = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
-  const journal = path.resolve(root, config.leases?.journal ?? DEFAULT_JOURNAL);
+  const loaded = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
+  const { config } = loaded;
+  const journal = await configPath(loaded, root, 'leases.journal', config.leases?.journal ?? DEFAULT_JOURNAL);
   const holder = stringFlag(values, 'holder') ?? config.leases?.holder ?? defaultHolder();
   const ttlText = stringFlag(values, 'ttl') ?? config.leases?.ttl ?? '1h';
   const ttlMs = parseDuration(ttlText);

@@ -8,6 +8,7 @@ import { execa } from 'execa';
 import { DEFAULT_JOURNAL, defaultHolder, listLeases } from '@waves/dispatch';
 import { assertDirectory, loadRepo, type BacklogIssue, type PlanInput, type PlanOptionsInput, type RepoIndex } from '@waves/planner';
 import { enumFlag, intFlag, stringFlag, type FlagSpecs, type ParsedArgs } from '../args.js';
+import { configPath } from '../config/config-paths.js';
 import { loadConfig, planOptionsFromConfig, type LoadedConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
 import { safeText } from '../render/safe-text.js';
@@ -90,7 +91,7 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
   let github: LoadedPlanInput['github'] = null;
   if (fromIssues !== undefined) {
     if (stringFlag(values, 'repo') !== undefined) throw new UsageError('--from-issues and --repo name two backlogs; use one');
-    const file = values['from-issues'] === undefined && fromIssues !== '-' ? path.resolve(root, fromIssues) : fromIssues;
+    const file = values['from-issues'] === undefined && fromIssues !== '-' ? await configPath(config, root, 'defaults.fromIssues', fromIssues) : fromIssues;
     backlog = await readIssuesFile(file, io);
     source = fromIssues === '-' ? 'standard input' : fromIssues;
     const filtered = backlog.filter(
@@ -140,7 +141,7 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
     ? (done: number, total: number) => io.stderr(`\rwaves: reading imports ${done}/${total}${done === total ? '\n' : ''}`)
     : undefined;
   // The leases of every orchestrator: an issue whose scope another holder leases is held.
-  const journal = path.resolve(root, config.config.leases?.journal ?? DEFAULT_JOURNAL);
+  const journal = await configPath(config, root, 'leases.journal', config.config.leases?.journal ?? DEFAULT_JOURNAL);
   const { leases, corrupt } = await listLeases(journal, () => io.now());
   for (const line of corrupt) io.stderr(`waves: ${path.basename(journal)} line ${line.line}: not a lease event (torn or edited), skipped\n`);
   const holder = config.config.leases?.holder ?? defaultHolder();

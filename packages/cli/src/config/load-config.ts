@@ -13,6 +13,8 @@ export interface LoadedConfig {
   config: WavesConfig;
   /** The file read, or null when there is none. */
   file: string | null;
+  /** Named with --config (the user's own), rather than found at the root (the repository's): see config-paths.ts. */
+  explicit: boolean;
 }
 
 /** Known keys at a path of the schema, for "did you mean" hints. */
@@ -62,7 +64,7 @@ export async function loadConfig(root: string, explicit: string | undefined, cwd
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && explicit === undefined) return { config: {}, file: null };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && explicit === undefined) return { config: {}, file: null, explicit: false };
     throw new ConfigError(`config ${shown}: cannot read it (${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message})`);
   }
   let data: unknown;
@@ -76,7 +78,7 @@ export async function loadConfig(root: string, explicit: string | undefined, cwd
     const [first, ...rest] = parsed.error.issues;
     throw new ConfigError(`config ${describeProblem(shown, first!)}${rest.length > 0 ? ` (and ${rest.length} more problem(s))` : ''}`);
   }
-  return { config: parsed.data, file };
+  return { config: parsed.data, file, explicit: explicit !== undefined };
 }
 
 /** The planner options a config sets (flags are applied on top by the command). */
