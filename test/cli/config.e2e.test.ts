@@ -1,4 +1,6 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
@@ -95,6 +97,56 @@ describe('waves.config.json', () => {
   });
 });
 
+describe('paths in the repository\'s own config', () => {
+  it('must stay inside the root, lexically and through symlinks, unless the config or the file is named on the command line', async () => {
+    const outside = await mkdtemp(path.join(tmpdir(), 'waves-outside-'));
+    try {
+      await writeFile(path.join(outside, 'secret.md'), 'SECRET {number}');
+      await writeFile(path.join(outside, 'issues.json'), JSON.stringify(ISSUES));
+      const r = await setup({});
+      await symlink(path.join(outside, 'secret.md'), path.join(r.root, 'prompt-link.md'));
+      await symlink(outside, path.join(r.root, 'out'));
+      await symlink(path.join(outside, 'not-yet.jsonl'), path.join(r.root, 'dangling.jsonl'));
+      const refused: [unknown, string[]][] = [
+        [{ prompt: { file: path.join(outside, 'secret.md') } }, ['dispatch', '--dry-run', '--from-issues', 'issues.json']],
+        [{ prompt: { file: '../secret.md' } }, ['dispatch', '--dry-run', '--from-issues', 'issues.json']],
+        [{ prompt: { file: 'prompt-link.md' } }, ['dispatch', '--dry-run', '--from-issues', 'issues.json']],
+        [{ leases: { journal: path.join(outside, 'journal.jsonl') } }, ['lease', 'list']],
+        [{ leases: { journal: 'out/journal.jsonl' } }, ['lease', 'acquire', 'src', '--holder', 'x']],
+        [{ leases: { journal: 'dangling.jsonl' } }, ['plan', '--from-issues', 'issues.json']],
+        [{ defaults: { fromIssues: path.join(outside, 'issues.json') } }, ['plan']],
+        [{ defaults: { fromIssues: 'out/issues.json' } }, ['plan']],
+      ];
+      for (const [config, args] of refused) {
+        await writeFile(path.join(r.root, 'waves.config.json'), JSON.stringify(config));
+        const result = await waves(args, r.root);
+        const what = `${JSON.stringify(config)} ${args.join(' ')}`;
+        expect(result.exitCode, what).toBe(2);
+        expect(result.stderr.trim().split('\n'), what).toEqual([expect.stringMatching(/^waves: config waves\.config\.json: \S+ ".*" (leads outside|is a symbolic link)/)]);
+        expect(result.stdout, what).not.toContain('SECRET');
+      }
+      expect(existsSync(path.join(outside, 'journal.jsonl'))).toBe(false);
+      expect(existsSync(path.join(outside, 'not-yet.jsonl'))).toBe(false);
+      // Named by the user: the same config with --config, a backlog with --from-issues.
+      await writeFile(path.join(r.root, 'waves.config.json'), JSON.stringify({ prompt: { file: path.join(outside, 'secret.md') } }));
+      const own = await waves(['dispatch', '--dry-run', '--from-issues', 'issues.json', '--config', 'waves.config.json'], r.root);
+      expect(own.exitCode, own.stderr).toBe(0);
+      expect(own.stdout).toContain('SECRET');
+      await writeFile(path.join(r.root, 'waves.config.json'), '{}');
+      expect((await waves(['plan', '--from-issues', path.join(outside, 'issues.json')], r.root)).exitCode).toBe(0);
+      // Inside the root, a file of the repository is fine.
+      await mkdir(path.join(r.root, 'docs'), { recursive: true });
+      await writeFile(path.join(r.root, 'docs/prompt.md'), 'OWN PROMPT {number}');
+      await writeFile(path.join(r.root, 'waves.config.json'), JSON.stringify({ prompt: { file: 'docs/prompt.md' }, leases: { journal: '.waves/other.jsonl' } }));
+      const inside = await waves(['dispatch', '--dry-run', '--from-issues', 'issues.json'], r.root);
+      expect(inside.exitCode, inside.stderr).toBe(0);
+      expect(inside.stdout).toContain('OWN PROMPT');
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('waves schema and waves init', () => {
   it('prints the JSON Schema of the plan and of the config', async () => {
     const plan = JSON.parse((await waves(['schema', 'plan'])).stdout);
@@ -134,5 +186,34 @@ describe('waves schema and waves init', () => {
     const withTests = JSON.parse(await readFile(path.join(repo.root, 'waves.config.json'), 'utf8'));
     expect(withTests.verify).toEqual([['pnpm', 'test']]);
     expect(withTests.verifyTimeout).toBe('10m');
+  });
+
+  it('never writes through a symbolic link, and keeps an existing schema file without --force', async () => {
+    const outside = await mkdtemp(path.join(tmpdir(), 'waves-outside-'));
+    try {
+      await writeFile(path.join(outside, 'mine.json'), 'MINE');
+      repo = await TempRepo.create({ 'a.ts': '' });
+      for (const name of ['waves.config.json', 'waves.config.schema.json']) {
+        await symlink(path.join(outside, 'mine.json'), path.join(repo.root, name));
+        for (const force of [[], ['--force']]) {
+          const result = await waves(['init', '--root', repo.root, ...force]);
+          expect(result.exitCode, `${name} ${force.join(' ')}`).toBe(2);
+          expect(result.stderr.trim(), name).toMatch(new RegExp(`^waves: ${name.replace(/\./g, '\\.')} at .* is a symbolic link; waves init never writes through one`));
+        }
+        expect(await readFile(path.join(outside, 'mine.json'), 'utf8')).toBe('MINE');
+        await rm(path.join(repo.root, name));
+      }
+      await writeFile(path.join(repo.root, 'waves.config.schema.json'), '{"mine":true}');
+      const kept = await waves(['init', '--root', repo.root]);
+      expect(kept.exitCode).toBe(2);
+      expect(kept.stderr.trim()).toMatch(/^waves: waves\.config\.schema\.json already exists at .*; pass --force to overwrite it$/);
+      expect(await readFile(path.join(repo.root, 'waves.config.schema.json'), 'utf8')).toBe('{"mine":true}');
+      expect(existsSync(path.join(repo.root, 'waves.config.json'))).toBe(false);
+      expect((await waves(['init', '--root', repo.root, '--force'])).exitCode).toBe(0);
+      expect(JSON.parse(await readFile(path.join(repo.root, 'waves.config.schema.json'), 'utf8')).properties.lanes).toBeDefined();
+      expect((await waves(['init', '--help'])).stdout).toContain('--force');
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
   });
 });

@@ -1,8 +1,11 @@
 /**
  * `waves init`: writes a starting waves.config.json (and its JSON Schema, which the config names
- * in `$schema` so that editors complete and check it). Never overwrites without --force.
+ * in `$schema` so that editors complete and check it). Never overwrites either without --force,
+ * and never writes through a symbolic link, even with --force: a cloned repository could have
+ * made either file a link to one of the user's own files.
  */
-import { access, readFile, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, lstat, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { assertDirectory } from '@waves/planner';
 import { parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
@@ -13,7 +16,7 @@ import { jsonSchemaOf } from './schema.js';
 
 export const INIT_FLAGS: FlagSpecs = {
   root: { type: 'string', value: 'DIR', description: 'Where to write the files', default: 'the current directory' },
-  force: { type: 'boolean', description: 'Overwrite an existing waves.config.json' },
+  force: { type: 'boolean', description: 'Overwrite an existing waves.config.json and waves.config.schema.json (never a symbolic link)' },
   debug: { type: 'boolean', description: 'Show stack traces of errors' },
   help: { type: 'boolean', short: 'h', description: 'Show this help' },
 };
@@ -24,6 +27,7 @@ Writes a starting ${CONFIG_FILE} at the root, every key optional and set to its 
 ${CONFIG_SCHEMA_FILE} beside it (named by "$schema", so editors complete the keys). When the
 root's package.json has a "test" script, "verify" runs it with the package manager its lockfile
 names (pnpm, yarn, bun, else npm): agents are told to run it and waves harvest re-runs it.
+Either file already there is kept unless --force; a symbolic link is never written through.
 
 Options:
 ${renderFlags(INIT_FLAGS)}
@@ -66,16 +70,20 @@ export async function runInit(argv: readonly string[], io: CliIo): Promise<numbe
     throw new UsageError(`--root ${rootArg ?? '.'}: ${error.message.replace(/^root [^:]*: /, '')}`);
   });
   const configPath = path.join(root, CONFIG_FILE);
-  const exists = await access(configPath).then(
-    () => true,
-    () => false,
-  );
-  if (exists && !values.force) throw new UsageError(`${CONFIG_FILE} already exists at ${rootArg ?? '.'}; pass --force to overwrite it`);
+  const schemaPath = path.join(root, CONFIG_SCHEMA_FILE);
+  for (const [name, file] of [[CONFIG_FILE, configPath], [CONFIG_SCHEMA_FILE, schemaPath]] as const) {
+    const info = await lstat(file).catch(() => null);
+    if (info?.isSymbolicLink()) throw new UsageError(`${name} at ${rootArg ?? '.'} is a symbolic link; waves init never writes through one (remove it first)`);
+    if (info && !values.force) throw new UsageError(`${name} already exists at ${rootArg ?? '.'}; pass --force to overwrite it`);
+  }
   const verify = await starterVerify(root);
   const starter = verify ? { ...STARTER_CONFIG, verify: [verify], verifyTimeout: '10m' } : STARTER_CONFIG;
   ConfigSchema.parse(starter); // the starter always validates
-  await writeFile(path.join(root, CONFIG_SCHEMA_FILE), `${JSON.stringify(jsonSchemaOf('config'), null, 2)}\n`);
-  await writeFile(configPath, `${JSON.stringify(starter, null, 2)}\n`);
+  // O_NOFOLLOW: a link swapped in since the check is refused by the open, never followed;
+  // O_EXCL without --force: a file created since is not overwritten.
+  const flag = constants.O_WRONLY | constants.O_CREAT | (values.force ? constants.O_TRUNC : constants.O_EXCL) | (constants.O_NOFOLLOW ?? 0);
+  await writeFile(schemaPath, `${JSON.stringify(jsonSchemaOf('config'), null, 2)}\n`, { flag });
+  await writeFile(configPath, `${JSON.stringify(starter, null, 2)}\n`, { flag });
   io.stdout(`wrote ${path.relative(io.cwd, configPath) || CONFIG_FILE} and ${CONFIG_SCHEMA_FILE}\n`);
   return 0;
 }
