@@ -65,7 +65,9 @@ Examples:
 
 Agents: opencode (opencode run --title … --model … PROMPT), claude (claude --print --model …
 PROMPT), codex (codex exec --model … PROMPT), or any agent of waves.config.json
-("agents": {"mytool": {"command": ["mytool", "--title", "{title}", "{prompt}"]}}).
+("agents": {"mytool": {"command": ["mytool", "--title", "{title}", "{prompt}"]}}). Issue text in a
+template is data: never the code of an interpreter (sh -c, node -e…), never after a flag not known
+to take a value (mark your tool's own with "valueFlags").
 Exit codes: 0 every agent succeeded (or started, with --detach; or shown, with --dry-run),
 1 an agent failed or timed out, 2 bad flag, input or config, 130 cancelled.
 `;

@@ -36,7 +36,8 @@ the journal .waves/leases.jsonl (leases.journal in the config) and shared by eve
 on the machine. acquire is refused while another holder's live lease covers the same path, one
 inside it or one around it. The lane . is the whole repository: waves dispatch takes it for a
 serial issue (one that must run alone), and a serial issue waits while any other lease is held.
-waves plan puts issues whose scope a lease covers in "held".
+waves plan puts issues whose scope a lease covers in "held". Paths are compared in one spelling
+(./, //, backslashes and a trailing / do not matter); "", /, .., absolute paths and ~ are refused.
 
 Options:
 ${renderFlags(LEASE_FLAGS)}
