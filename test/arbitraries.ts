@@ -118,3 +118,15 @@ export function scenarioArb(options: fc.Arbitrary<PlanOptionsInput> = optionsArb
     })),
   );
 }
+
+/**
+ * Texts that are often almost JSON: strings over JSON's punctuation, digits and literal letters,
+ * and JSON texts with one stray character put in.
+ */
+export const jsonishTextArb: fc.Arbitrary<string> = fc.oneof(
+  fc.string({ unit: fc.constantFrom(...'[]{}",:0123456789-+.eE tfrunlsa\\/u\n\t\r'.split('')) }),
+  fc.tuple(fc.json(), fc.nat(), fc.constantFrom('x', ',', '}', ']', '"', '\u0001', ':')).map(([json, at, stray]) => {
+    const cut = at % (json.length + 1);
+    return `${json.slice(0, cut)}${stray}${json.slice(cut)}`;
+  }),
+);

@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError, jsonPath, type PlanOptionsInput } from '@waves/planner';
+import { ConfigError, jsonPath, parseJsonText, type PlanOptionsInput } from '@waves/planner';
 import type { z } from 'zod';
 import { nearest } from '../args.js';
 import { CONFIG_FILE, ConfigSchema, type WavesConfig } from './config-schema.js';
@@ -13,6 +13,8 @@ export interface LoadedConfig {
   config: WavesConfig;
   /** The file read, or null when there is none. */
   file: string | null;
+  /** The file as messages name it (as given with --config, else waves.config.json). */
+  shown: string;
 }
 
 /** Known keys at a path of the schema, for "did you mean" hints. */
@@ -62,21 +64,17 @@ export async function loadConfig(root: string, explicit: string | undefined, cwd
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && explicit === undefined) return { config: {}, file: null };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && explicit === undefined) return { config: {}, file: null, shown };
     throw new ConfigError(`config ${shown}: cannot read it (${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message})`);
   }
-  let data: unknown;
-  try {
-    data = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    throw new ConfigError(`config ${shown}: not valid JSON (${(error as Error).message.split('\n')[0]})`);
-  }
-  const parsed = ConfigSchema.safeParse(data);
+  const json = parseJsonText(text);
+  if (!json.ok) throw new ConfigError(`config ${shown}: not valid JSON (${json.message})`);
+  const parsed = ConfigSchema.safeParse(json.value);
   if (!parsed.success) {
     const [first, ...rest] = parsed.error.issues;
     throw new ConfigError(`config ${describeProblem(shown, first!)}${rest.length > 0 ? ` (and ${rest.length} more problem(s))` : ''}`);
   }
-  return { config: parsed.data, file };
+  return { config: parsed.data, file, shown };
 }
 
 /** The planner options a config sets (flags are applied on top by the command). */
