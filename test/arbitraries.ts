@@ -139,3 +139,15 @@ export function noisySpellingArb(path: string): fc.Arbitrary<string> {
     })
     .map(({ lead, separators, trail }) => lead + segments.map((s, i) => (i === 0 ? s : `${separators[i - 1]}${s}`)).join('') + trail);
 }
+
+/**
+ * Texts that are often almost JSON: strings over JSON's punctuation, digits and literal letters,
+ * and JSON texts with one stray character put in.
+ */
+export const jsonishTextArb: fc.Arbitrary<string> = fc.oneof(
+  fc.string({ unit: fc.constantFrom(...'[]{}",:0123456789-+.eE tfrunlsa\\/u\n\t\r'.split('')) }),
+  fc.tuple(fc.json(), fc.nat(), fc.constantFrom('x', ',', '}', ']', '"', '\u0001', ':')).map(([json, at, stray]) => {
+    const cut = at % (json.length + 1);
+    return `${json.slice(0, cut)}${stray}${json.slice(cut)}`;
+  }),
+);

@@ -3,7 +3,8 @@
  * requests mixed in) paginated with `Link` headers, filtered by state, labels, milestone and
  * assignee, sorted by creation; labels; milestones; single issues. Faults on demand: a 502, a
  * secondary rate limit (403 with `retry-after`), 401 for a wrong token, 404 for other
- * repositories. Every request is recorded.
+ * repositories, a raw body (HTML, JSON of the wrong shape), a connection that is accepted and
+ * never answered. Every request is recorded, with its Authorization header.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -53,6 +54,10 @@ export interface Fault {
   message?: string;
   /** How many times it answers before the request succeeds (default 1). */
   times?: number;
+  /** Sent as it is instead of `{"message": …}` (set the content type in `headers`). */
+  body?: string;
+  /** Accept the request and never answer it (`status` is then ignored). */
+  hang?: boolean;
 }
 
 export interface FakeGithubOptions {
@@ -85,6 +90,8 @@ export class FakeGithub {
   }
 
   async stop(): Promise<void> {
+    // Hung requests keep their connections open: close them, or close() would wait for ever.
+    this.server?.closeAllConnections();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
   }
 
@@ -99,7 +106,11 @@ export class FakeGithub {
     const fault = this.faults.find((f) => f.left > 0 && `${url.pathname}${url.search}`.includes(f.match));
     if (fault) {
       fault.left--;
-      this.send(res, fault.status, { message: fault.message ?? 'fault' }, fault.headers);
+      if (fault.hang) return;
+      if (fault.body !== undefined) {
+        res.writeHead(fault.status, fault.headers ?? {});
+        res.end(fault.body);
+      } else this.send(res, fault.status, { message: fault.message ?? 'fault' }, fault.headers);
       return;
     }
     if (this.options.token !== undefined) {

@@ -24,6 +24,8 @@ export type { PlanOptions, PlanOptionsInput } from './schema/options-schema.js';
 export { PlanSchema, PlanIssueSchema, WaveSchema, PLAN_SCHEMA_VERSION } from './schema/plan-schema.js';
 export type { ConflictKind, Plan, PlanConflict, PlanIssue, Wave } from './schema/plan-schema.js';
 export { jsonPath } from './schema/schema-errors.js';
+export { firstJsonError, parseJsonText } from './schema/parse-json-text.js';
+export type { JsonText } from './schema/parse-json-text.js';
 export type { Parsed, SchemaProblem } from './schema/schema-errors.js';
 
 export { rankIssues, selectIssues } from './backlog/select-issues.js';

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { compareWithBaseline, ComparisonSchema, jsonPath, PlanSchema, type BacklogIssue, type Comparison, type Plan } from '@waves/planner';
+import { compareWithBaseline, ComparisonSchema, jsonPath, parseJsonText, PlanSchema, type BacklogIssue, type Comparison, type Plan } from '@waves/planner';
 import { parseCommandArgs, renderFlags, type FlagSpecs, type ParsedArgs } from '../args.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
@@ -48,13 +48,9 @@ async function readBaseline(file: string, shown: string): Promise<Plan> {
   } catch (error) {
     throw new UsageError(`${shown}: cannot read the baseline (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`${shown}: not JSON (${(error as Error).message}); save a baseline with waves plan --json > ${shown}`);
-  }
-  const parsed = PlanSchema.safeParse(json);
+  const json = parseJsonText(text);
+  if (!json.ok) throw new UsageError(`${shown}: not valid JSON (${json.message}); save a baseline with waves plan --json > ${shown}`);
+  const parsed = PlanSchema.safeParse(json.value);
   if (!parsed.success) {
     const problem = parsed.error.issues[0]!;
     throw new UsageError(`${shown}: not a plan saved by waves plan --json (${jsonPath(problem.path)}: ${problem.message})`);

@@ -5,10 +5,12 @@
  */
 import path from 'node:path';
 import { execa } from 'execa';
-import { DEFAULT_JOURNAL, defaultHolder, listLeases } from '@waves/dispatch';
-import { assertDirectory, loadRepo, type BacklogIssue, type PlanInput, type PlanOptionsInput, type RepoIndex } from '@waves/planner';
+import { DEFAULT_JOURNAL, defaultHolder, listLeases, parseDuration } from '@waves/dispatch';
+import { assertDirectory, ConfigError, loadRepo, type BacklogIssue, type PlanInput, type PlanOptionsInput, type RepoIndex } from '@waves/planner';
 import { enumFlag, intFlag, stringFlag, type FlagSpecs, type ParsedArgs } from '../args.js';
 import { configPath } from '../config/config-paths.js';
+import { checkApiUrlFlag, DEFAULT_API_TIMEOUT_MS, resolveApiUrl } from '../sources/api-url.js';
+import { isRepoSlug, REPO_SLUG_HINT } from '../sources/repo-slug.js';
 import { loadConfig, planOptionsFromConfig, type LoadedConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
 import { safeText } from '../render/safe-text.js';
@@ -19,7 +21,13 @@ import { readIssuesFile } from '../sources/issues-file.js';
 export const SOURCE_FLAGS: FlagSpecs = {
   'from-issues': { type: 'string', value: 'FILE', description: 'Read the backlog from a JSON file (gh issue list --json …); - reads stdin' },
   repo: { type: 'string', value: 'OWNER/NAME', description: 'Read the backlog from this GitHub repository', default: 'the origin remote, when it is on GitHub' },
-  'api-url': { type: 'string', value: 'URL', description: 'GitHub API URL (GitHub Enterprise); also GITHUB_API_URL', default: 'https://api.github.com' },
+  'api-url': {
+    type: 'string',
+    value: 'URL',
+    description: "GitHub API (Enterprise; plain http only to 127.0.0.1, ::1, localhost); also GITHUB_API_URL. Confirms a config's defaults.apiUrl",
+    default: 'https://api.github.com',
+  },
+  'api-timeout': { type: 'string', value: 'DURATION', description: 'Longest wait for one GitHub answer (500ms, 30s, 2m); a timeout is retried like a 5xx', default: "the config's defaults.apiTimeout, else 30s" },
   label: { type: 'string', multiple: true, value: 'L', description: 'Only issues with this label (repeatable: all must match)' },
   milestone: { type: 'string', value: 'M', description: 'Only issues of this milestone (title or number)' },
   assignee: { type: 'string', value: 'A', description: 'Only issues assigned to this login' },
@@ -43,7 +51,7 @@ export interface LoadedPlanInput {
   backlog: BacklogIssue[];
   source: string;
   /** The GitHub repository read, when the backlog came from GitHub (compare reads more of it). */
-  github: { repo: string; apiUrl: string | undefined; token: string | undefined } | null;
+  github: { repo: string; apiUrl: string | undefined; token: string | undefined; timeoutMs: number } | null;
   /** The lease journal and who this orchestrator is in it. */
   journal: string;
   holder: string;
@@ -54,12 +62,31 @@ export function warnSkipped(repo: RepoIndex, io: CliIo): void {
   for (const { file, reason } of repo.graph.getAttribute('skipped') ?? []) io.stderr(`waves: skipped ${safeText(file)}: ${reason}\n`);
 }
 
+/** The longest `--api-timeout`: AbortSignal.timeout takes at most 2^31-1 ms, and an hour is patience enough. */
+const MAX_API_TIMEOUT_MS = 3_600_000;
+
+function apiTimeoutMs(flag: string | undefined, fromConfig: string | undefined): number {
+  const text = flag ?? fromConfig;
+  if (text === undefined) return DEFAULT_API_TIMEOUT_MS;
+  const ms = parseDuration(text);
+  if (ms === null || ms > MAX_API_TIMEOUT_MS) {
+    const problem = `expected a duration from 1ms to 1h such as 30s, 2m or 500ms, got ${JSON.stringify(text)}`;
+    throw flag !== undefined ? new UsageError(`--api-timeout: ${problem}`) : new ConfigError(`config defaults.apiTimeout: ${problem}`);
+  }
+  return ms;
+}
+
 async function originRepo(root: string): Promise<string | null> {
   const result = await execa('git', ['remote', 'get-url', 'origin'], { cwd: root, reject: false, stdin: 'ignore' }).catch(() => null);
   return result && result.exitCode === 0 ? result.stdout.trim() : null;
 }
 
 export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, access: { writeCache: boolean } = { writeCache: true }): Promise<LoadedPlanInput> {
+  // Flags that are wrong whatever the source: exit 2 before anything is read.
+  checkApiUrlFlag(stringFlag(values, 'api-url'));
+  if (stringFlag(values, 'api-timeout') !== undefined) apiTimeoutMs(stringFlag(values, 'api-timeout'), undefined);
+  const repoFlag = stringFlag(values, 'repo');
+  if (repoFlag !== undefined && !isRepoSlug(repoFlag)) throw new UsageError(`--repo ${JSON.stringify(repoFlag)}: ${REPO_SLUG_HINT}`);
   const rootArg = stringFlag(values, 'root');
   const root = path.resolve(io.cwd, rootArg ?? '.');
   await assertDirectory(root).catch((error: Error) => {
@@ -102,11 +129,14 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
     }
     backlog = filtered;
   } else {
-    const apiUrl = stringFlag(values, 'api-url') ?? io.env.GITHUB_API_URL ?? defaults.apiUrl;
+    // Where requests (and the token) may go: see sources/api-url.ts.
+    const apiUrl = resolveApiUrl({ flag: stringFlag(values, 'api-url'), env: io.env.GITHUB_API_URL, config: defaults.apiUrl, configFile: config.shown });
+    const timeoutMs = apiTimeoutMs(stringFlag(values, 'api-timeout'), defaults.apiTimeout);
     let repo = stringFlag(values, 'repo') ?? defaults.repo;
     if (repo === undefined) {
       const remote = await originRepo(root);
-      repo = remote ? (repoFromRemote(remote, apiUrl !== undefined) ?? undefined) : undefined;
+      const fromRemote = remote ? repoFromRemote(remote, apiUrl !== undefined) : null;
+      repo = fromRemote !== null && isRepoSlug(fromRemote) ? fromRemote : undefined;
       if (repo === undefined) {
         throw new UsageError(
           remote
@@ -123,6 +153,7 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
       top: options.top ?? 10,
       token,
       apiUrl,
+      timeoutMs,
       labels,
       milestone,
       assignee,
@@ -133,7 +164,7 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
     if (io.stderrIsTTY) io.stderr('\n');
     backlog = result.issues;
     source = `github:${repo}`;
-    github = { repo, apiUrl, token };
+    github = { repo, apiUrl, token, timeoutMs };
     options.repoSlug ??= repo;
   }
 

@@ -37,8 +37,11 @@ Examples:
   waves plan --from-issues issues.json --wave-size 3 --max-waves 3 --json > plan.json
   waves plan --from-issues issues.json --format mermaid
 
-GitHub: the token comes from GITHUB_TOKEN or GH_TOKEN (public repositories work without one);
---api-url or GITHUB_API_URL points at GitHub Enterprise.
+GitHub: the token comes from GITHUB_TOKEN or GH_TOKEN (public repositories work without one).
+Requests and the token go only to api.github.com or to the API you name with --api-url or
+GITHUB_API_URL (https; plain http only to 127.0.0.1, ::1 or localhost). A config's
+defaults.apiUrl is refused until you name the same host with one of those. Each request waits
+at most --api-timeout (30s); a timeout, a network fault or a 5xx is retried 3 times with backoff.
 Exit codes: 0 planned, 2 bad flag, input, config or repository, 1 failure.
 `;
 

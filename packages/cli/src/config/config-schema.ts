@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { DispatchConfigShape } from '@waves/dispatch';
+import { REPO_SLUG, REPO_SLUG_HINT } from '../sources/repo-slug.js';
 
 const Granularity = z.enum(['file', 'dir', 'package']);
 
@@ -15,8 +16,17 @@ export const PlanDefaultsSchema = z.strictObject({
   granularity: Granularity.optional(),
   contentionDepth: z.number().int().min(0).max(8).optional(),
   fromIssues: z.string().optional().describe('Issues file, relative to the root'),
-  repo: z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'owner/name').optional(),
-  apiUrl: z.string().url().optional(),
+  repo: z.string().regex(REPO_SLUG, REPO_SLUG_HINT).optional(),
+  apiUrl: z
+    .string()
+    .url()
+    .optional()
+    .describe('GitHub API of this repository; used only when --api-url or GITHUB_API_URL names the same host'),
+  apiTimeout: z
+    .string()
+    .regex(/^\d+(?:ms|s|m|h)$/, 'a duration such as 30s, 2m or 500ms')
+    .optional()
+    .describe('Longest wait for one GitHub answer before it is retried (default 30s)'),
   label: z.array(z.string()).optional().describe('Labels every issue must carry'),
   milestone: z.string().optional(),
   assignee: z.string().optional(),

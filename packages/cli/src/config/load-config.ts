@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError, jsonPath, type PlanOptionsInput } from '@waves/planner';
+import { ConfigError, jsonPath, parseJsonText, type PlanOptionsInput } from '@waves/planner';
 import type { z } from 'zod';
 import { nearest } from '../args.js';
 import { CONFIG_FILE, ConfigSchema, type WavesConfig } from './config-schema.js';
@@ -15,6 +15,8 @@ export interface LoadedConfig {
   file: string | null;
   /** Named with --config (the user's own), rather than found at the root (the repository's): see config-paths.ts. */
   explicit: boolean;
+  /** The file as messages name it (as given with --config, else waves.config.json). */
+  shown: string;
 }
 
 /** Known keys at a path of the schema, for "did you mean" hints. */
@@ -64,21 +66,17 @@ export async function loadConfig(root: string, explicit: string | undefined, cwd
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && explicit === undefined) return { config: {}, file: null, explicit: false };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && explicit === undefined) return { config: {}, file: null, explicit: false, shown };
     throw new ConfigError(`config ${shown}: cannot read it (${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message})`);
   }
-  let data: unknown;
-  try {
-    data = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    throw new ConfigError(`config ${shown}: not valid JSON (${(error as Error).message.split('\n')[0]})`);
-  }
-  const parsed = ConfigSchema.safeParse(data);
+  const json = parseJsonText(text);
+  if (!json.ok) throw new ConfigError(`config ${shown}: not valid JSON (${json.message})`);
+  const parsed = ConfigSchema.safeParse(json.value);
   if (!parsed.success) {
     const [first, ...rest] = parsed.error.issues;
     throw new ConfigError(`config ${describeProblem(shown, first!)}${rest.length > 0 ? ` (and ${rest.length} more problem(s))` : ''}`);
   }
-  return { config: parsed.data, file, explicit: explicit !== undefined };
+  return { config: parsed.data, file, explicit: explicit !== undefined, shown };
 }
 
 /** The planner options a config sets (flags are applied on top by the command). */

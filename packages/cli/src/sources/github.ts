@@ -7,10 +7,18 @@
  * label, oldest first, page by page — stopping as soon as `top` issues are certain; only then,
  * if needed, the issues without a priority label. Dependencies of the selected issues that were
  * not read are fetched one by one, to tell an open one (the dependent waits) from a closed one.
+ *
+ * Every request has a deadline (`timeoutMs`, the whole exchange) and counts as a network fault
+ * when it passes; every answer is checked before it is read (`github-answers.ts`); a failure
+ * ends as one line (`github-failure.ts`). Which host may be asked is decided before: `api-url.ts`.
  */
 import { Octokit } from 'octokit';
-import { InputError, labelRank, parseIssues, rankIssues, WavesError, type BacklogIssue } from '@waves/planner';
-import { extractMentions } from '@waves/planner';
+import { extractMentions, InputError, isPullRequest, labelRank, parseIssues, rankIssues, WavesError, type BacklogIssue, type IssueRecord } from '@waves/planner';
+import { apiHost, DEFAULT_API_TIMEOUT_MS } from './api-url.js';
+import { checkAnswers, endpointOf, readIssue, readIssuesPage, readLabels, readMilestones } from './github-answers.js';
+import { describeFailure } from './github-failure.js';
+import { fetchWithTimeout } from './github-fetch.js';
+import { isRepoSlug, REPO_SLUG_HINT, splitRepoSlug } from './repo-slug.js';
 
 export interface GithubSourceOptions {
   repo: string;
@@ -23,8 +31,10 @@ export interface GithubSourceOptions {
   priorityLabels: Readonly<Record<string, number>>;
   /** Longest a rate limit may make us wait, in seconds, before giving up. */
   maxWaitSeconds?: number;
-  /** Retries of a failing request (5xx, network). */
+  /** Retries of a failing request (5xx, network, timeout). */
   retries?: number;
+  /** Longest wait for one answer, in milliseconds (default 30 s). */
+  timeoutMs?: number;
   warn: (message: string) => void;
   progress?: (message: string) => void;
 }
@@ -35,27 +45,31 @@ export interface GithubBacklog {
 }
 
 const PER_PAGE = 100;
+const DEFAULT_RETRIES = 3;
 
 export { repoFromRemote } from './github-remote.js';
 
 function splitRepo(repo: string): { owner: string; name: string } {
-  const match = /^([\w.-]+)\/([\w.-]+)$/.exec(repo);
-  if (!match) throw new InputError(`--repo ${JSON.stringify(repo)}: expected owner/name`);
-  return { owner: match[1]!, name: match[2]! };
+  if (!isRepoSlug(repo)) throw new InputError(`repository ${JSON.stringify(repo)}: ${REPO_SLUG_HINT}`);
+  return splitRepoSlug(repo);
 }
 
-function describeFailure(error: unknown, repo: string): Error {
-  const status = (error as { status?: number }).status;
-  if (status === 401) return new InputError('GitHub rejected the token (401): check GITHUB_TOKEN or GH_TOKEN');
-  if (status === 404) return new InputError(`repository ${repo} not found or not visible with this token (404)`);
-  if (status === 403 || status === 429) return new WavesError(`GitHub refused the request (${status}): rate limit exhausted or access forbidden`);
-  const message = (error as Error).message?.split('\n')[0] ?? String(error);
-  return new WavesError(`GitHub API failed${status ? ` (${status})` : ''}: ${message}`);
+type ClientOptions = Pick<GithubSourceOptions, 'repo' | 'token' | 'apiUrl' | 'maxWaitSeconds' | 'retries' | 'timeoutMs' | 'warn'>;
+
+/** Turns whatever a request threw into the one-line error of `describeFailure`. */
+function failure(error: unknown, options: ClientOptions): Error {
+  if (error instanceof WavesError) return error;
+  return describeFailure(error, {
+    repo: options.repo,
+    host: apiHost(options.apiUrl),
+    timeoutMs: options.timeoutMs ?? DEFAULT_API_TIMEOUT_MS,
+    attempts: (options.retries ?? DEFAULT_RETRIES) + 1,
+  });
 }
 
-export function createOctokit(options: Pick<GithubSourceOptions, 'token' | 'apiUrl' | 'maxWaitSeconds' | 'retries' | 'warn'>): Octokit {
+export function createOctokit(options: Omit<ClientOptions, 'repo'>): Octokit {
   const maxWait = options.maxWaitSeconds ?? 120;
-  const retries = options.retries ?? 3;
+  const retries = options.retries ?? DEFAULT_RETRIES;
   const onLimit = (kind: string) => (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
     if (retryAfter > maxWait) {
       options.warn(`GitHub ${kind} rate limit: it asks to wait ${retryAfter} s, more than the ${maxWait} s allowed; giving up`);
@@ -65,62 +79,89 @@ export function createOctokit(options: Pick<GithubSourceOptions, 'token' | 'apiU
     options.warn(`GitHub ${kind} rate limit on ${request.method} ${request.url}: waiting ${retryAfter} s (retry ${retryCount + 1} of ${retries})`);
     return true;
   };
-  return new Octokit({
+  const octokit = new Octokit({
     ...(options.token ? { auth: options.token } : {}),
     ...(options.apiUrl ? { baseUrl: options.apiUrl.replace(/\/+$/, '') } : {}),
     userAgent: 'waves-cli',
     throttle: { onRateLimit: onLimit('primary'), onSecondaryRateLimit: onLimit('secondary') },
     retry: { retries },
+    request: { fetch: fetchWithTimeout(options.timeoutMs ?? DEFAULT_API_TIMEOUT_MS) },
     // Silence octokit's own console logging: waves reports on stderr itself.
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
   });
+  checkAnswers(octokit, apiHost(options.apiUrl));
+  return octokit;
+}
+
+/** Label names of an issue record (strings or `{name}` objects). */
+function labelNames(record: IssueRecord): string[] {
+  return (record.labels ?? []).map((l) => (typeof l === 'string' ? l : l.name));
+}
+
+/** The pages of a paginated endpoint, each validated by `read` (it names the page's URL when it fails). */
+async function* checkedPages<T>(pages: AsyncIterable<{ data: unknown; url: string }>, host: string, read: (data: unknown, host: string, endpoint: string) => T): AsyncGenerator<T> {
+  for await (const page of pages) yield read(page.data, host, endpointOf('GET', page.url));
+}
+
+/** A single issue, or null when it is gone (404, 410). */
+async function readOne(octokit: Octokit, host: string, owner: string, repo: string, number: number): Promise<IssueRecord | null> {
+  try {
+    const response = await octokit.rest.issues.get({ owner, repo, issue_number: number });
+    return readIssue(response.data, host, endpointOf('GET', response.url));
+  } catch (error) {
+    const status = (error as { status?: number; response?: unknown }).response !== undefined ? (error as { status?: number }).status : undefined;
+    if (status === 404 || status === 410) return null;
+    throw error;
+  }
 }
 
 /** Reads the open issues of a repository needed to plan the top `top` (see the file header). */
 export async function readGithubBacklog(options: GithubSourceOptions): Promise<GithubBacklog> {
   const { owner, name } = splitRepo(options.repo);
   const octokit = createOctokit(options);
+  const host = apiHost(options.apiUrl);
   let requests = 0;
-  const count = <T>(promise: Promise<T>): Promise<T> => {
-    requests++;
-    return promise;
-  };
 
   try {
     let milestone: string | undefined;
     if (options.milestone !== undefined) {
       if (/^\d+$/.test(options.milestone) || options.milestone === '*' || options.milestone === 'none') milestone = options.milestone;
       else {
-        const all = await octokit.paginate(octokit.rest.issues.listMilestones, { owner, repo: name, state: 'all', per_page: PER_PAGE });
-        requests += Math.max(1, Math.ceil(all.length / PER_PAGE));
-        const found = all.find((m) => m.title === options.milestone);
+        let found: { number: number } | undefined;
+        for await (const page of checkedPages(octokit.paginate.iterator(octokit.rest.issues.listMilestones, { owner, repo: name, state: 'all', per_page: PER_PAGE }), host, readMilestones)) {
+          requests++;
+          found ??= page.find((m) => m.title === options.milestone);
+        }
         if (!found) throw new InputError(`--milestone ${JSON.stringify(options.milestone)}: no such milestone in ${options.repo}`);
         milestone = String(found.number);
       }
     }
 
     // Which of the repository's labels give a priority, and which rank.
-    const repoLabels = await octokit.paginate(octokit.rest.issues.listLabelsForRepo, { owner, repo: name, per_page: PER_PAGE });
-    requests += Math.max(1, Math.ceil(repoLabels.length / PER_PAGE));
     const tiers = new Map<number, string[]>();
-    for (const label of repoLabels) {
-      const rank = labelRank(label.name, options.priorityLabels);
-      if (rank !== null) tiers.set(rank, [...(tiers.get(rank) ?? []), label.name]);
+    for await (const page of checkedPages(octokit.paginate.iterator(octokit.rest.issues.listLabelsForRepo, { owner, repo: name, per_page: PER_PAGE }), host, readLabels)) {
+      requests++;
+      for (const label of page) {
+        const rank = labelRank(label.name, options.priorityLabels);
+        if (rank !== null) tiers.set(rank, [...(tiers.get(rank) ?? []), label.name]);
+      }
     }
 
-    const read = new Map<number, unknown>();
+    const read = new Map<number, IssueRecord>();
     const filters = { owner, repo: name, state: 'open' as const, sort: 'created' as const, direction: 'asc' as const, per_page: PER_PAGE, ...(milestone ? { milestone } : {}), ...(options.assignee ? { assignee: options.assignee } : {}) };
+    const issuePages = (labels: readonly string[]) =>
+      checkedPages(octokit.paginate.iterator(octokit.rest.issues.listForRepo, { ...filters, ...(labels.length > 0 ? { labels: labels.join(',') } : {}) }), host, readIssuesPage);
     let pages = 0;
     /** Reads issues with the given labels, oldest first, until `enough` of them are issues (not pull requests). */
     const readTier = async (labels: string[], enough: number): Promise<number> => {
       let found = 0;
-      for await (const page of octokit.paginate.iterator(octokit.rest.issues.listForRepo, { ...filters, ...(labels.length > 0 ? { labels: labels.join(',') } : {}) })) {
+      for await (const page of issuePages(labels)) {
         requests++;
         pages++;
-        options.progress?.(`read ${pages} page(s), ${read.size + page.data.length} item(s)`);
-        for (const item of page.data) {
+        options.progress?.(`read ${pages} page(s), ${read.size + page.length} item(s)`);
+        for (const item of page) {
           if (!read.has(item.number)) read.set(item.number, item);
-          if (!item.pull_request) found++;
+          if (!isPullRequest(item)) found++;
         }
         if (found >= enough) break;
       }
@@ -137,14 +178,14 @@ export async function readGithubBacklog(options: GithubSourceOptions): Promise<G
     if (certain < options.top) {
       // The issues without a priority label: all open issues, oldest first, skipping the prioritised.
       let unlabelled = 0;
-      for await (const page of octokit.paginate.iterator(octokit.rest.issues.listForRepo, { ...filters, ...(options.labels.length > 0 ? { labels: options.labels.join(',') } : {}) })) {
+      for await (const page of issuePages(options.labels)) {
         requests++;
         pages++;
         options.progress?.(`read ${pages} page(s), ${read.size} item(s)`);
-        for (const item of page.data) {
+        for (const item of page) {
           if (!read.has(item.number)) {
             read.set(item.number, item);
-            if (!item.pull_request && !item.labels.some((l) => labelRank(typeof l === 'string' ? l : (l.name ?? ''), options.priorityLabels) !== null)) unlabelled++;
+            if (!isPullRequest(item) && !labelNames(item).some((l) => labelRank(l, options.priorityLabels) !== null)) unlabelled++;
           }
         }
         if (certain + unlabelled >= options.top) break;
@@ -158,21 +199,17 @@ export async function readGithubBacklog(options: GithubSourceOptions): Promise<G
       for (const dep of extractMentions(issue.title, issue.body, { repoSlug: options.repo }).dependsOn) if (!read.has(dep)) missing.add(dep);
     }
     for (const number of [...missing].sort((a, b) => a - b)) {
-      try {
-        const { data } = await count(octokit.rest.issues.get({ owner, repo: name, issue_number: number }));
-        read.set(number, data);
-      } catch (error) {
-        if ((error as { status?: number }).status !== 404 && (error as { status?: number }).status !== 410) throw error;
-      }
+      requests++;
+      const record = await readOne(octokit, host, owner, name, number);
+      if (record) read.set(number, record);
     }
     return { issues: parsedIssues(read), requests };
   } catch (error) {
-    if (error instanceof WavesError) throw error;
-    throw describeFailure(error, options.repo);
+    throw failure(error, options);
   }
 }
 
-function parsedIssues(read: Map<number, unknown>): BacklogIssue[] {
+function parsedIssues(read: Map<number, IssueRecord>): BacklogIssue[] {
   const parsed = parseIssues([...read.values()]);
   if (!parsed.ok) throw new WavesError(`GitHub sent an issue waves cannot read: ${parsed.problems[0]!.path}: ${parsed.problems[0]!.message}`);
   return parsed.value;
@@ -182,33 +219,27 @@ function parsedIssues(read: Map<number, unknown>): BacklogIssue[] {
  * For `waves compare`: the given issues, one by one (the state of each: a 404 or 410 means gone),
  * and the open issues created after `since`, newest first, stopping at the first older one.
  */
-export async function readGithubChanges(
-  options: Pick<GithubSourceOptions, 'repo' | 'token' | 'apiUrl' | 'maxWaitSeconds' | 'retries' | 'warn'>,
-  numbers: readonly number[],
-  since: string,
-): Promise<BacklogIssue[]> {
+export async function readGithubChanges(options: ClientOptions, numbers: readonly number[], since: string): Promise<BacklogIssue[]> {
   const { owner, name } = splitRepo(options.repo);
   const octokit = createOctokit(options);
-  const read = new Map<number, unknown>();
+  const host = apiHost(options.apiUrl);
+  const read = new Map<number, IssueRecord>();
   try {
     for (const number of numbers) {
-      try {
-        const { data } = await octokit.rest.issues.get({ owner, repo: name, issue_number: number });
-        read.set(number, data);
-      } catch (error) {
-        if ((error as { status?: number }).status !== 404 && (error as { status?: number }).status !== 410) throw error;
-      }
+      const record = await readOne(octokit, host, owner, name, number);
+      if (record) read.set(number, record);
     }
     const after = Date.parse(since);
-    pages: for await (const page of octokit.paginate.iterator(octokit.rest.issues.listForRepo, { owner, repo: name, state: 'open', sort: 'created', direction: 'desc', per_page: PER_PAGE })) {
-      for (const item of page.data) {
-        if (Date.parse(item.created_at) <= after) break pages;
+    const listing = octokit.paginate.iterator(octokit.rest.issues.listForRepo, { owner, repo: name, state: 'open', sort: 'created', direction: 'desc', per_page: PER_PAGE });
+    pages: for await (const page of checkedPages(listing, host, readIssuesPage)) {
+      for (const item of page) {
+        const created = item.created_at ?? item.createdAt;
+        if (created === null || created === undefined || Date.parse(created) <= after) break pages;
         if (!read.has(item.number)) read.set(item.number, item);
       }
     }
     return parsedIssues(read);
   } catch (error) {
-    if (error instanceof WavesError) throw error;
-    throw describeFailure(error, options.repo);
+    throw failure(error, options);
   }
 }

@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseIssues, type BacklogIssue } from '@waves/planner';
+import { parseIssues, parseJsonText, type BacklogIssue } from '@waves/planner';
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
 
@@ -23,14 +23,10 @@ export async function readIssuesFile(file: string, io: CliIo): Promise<BacklogIs
       throw new UsageError(`${name}: cannot read it (${(error as Error).message})`);
     }
   }
-  let data: unknown;
-  try {
-    data = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    const detail = (error as Error).message.split('\n')[0];
-    throw new UsageError(`${name}: not valid JSON (${detail})`);
-  }
-  const parsed = parseIssues(data);
+  // The position only: the file may be anything (`--from-issues /etc/shadow`), never quote it.
+  const json = parseJsonText(text);
+  if (!json.ok) throw new UsageError(`${name}: not valid JSON (${json.message})`);
+  const parsed = parseIssues(json.value);
   if (!parsed.ok) {
     const [first, ...rest] = parsed.problems;
     const more = rest.length > 0 ? ` (and ${rest.length} more problem(s))` : '';

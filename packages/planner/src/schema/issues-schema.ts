@@ -2,7 +2,21 @@ import { z } from 'zod';
 import type { BacklogIssue } from '../types.js';
 import { problemsOf, type Parsed } from './schema-errors.js';
 
-const LabelSchema = z.union([z.string(), z.looseObject({ name: z.string() })]);
+/**
+ * Issue text, with its NUL bytes removed. NOTE: a NUL can never reach an agent (an argv string
+ * cannot hold one: every run would fail), so it is dropped here, once, for the issues file and
+ * GitHub alike. Other control characters are kept as the issue's data: each renderer escapes
+ * them where they are shown, and a line break in a body is meaningful.
+ */
+const IssueText = z.string().transform((text) => text.replaceAll('\u0000', ''));
+
+const LabelSchema = z.union([IssueText, z.looseObject({ name: IssueText })]);
+
+/** `gh` prints OPEN/CLOSED, the REST API open/closed: any case, nothing else. */
+const StateSchema = z.string().regex(/^(?:open|closed)$/i, 'expected open or closed (in any case)');
+
+/** A point in time that orders the same everywhere: date, time and zone (`Z` or `±hh:mm`). */
+const CreatedAtSchema = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 date and time with its zone, such as 2026-01-31T09:00:00Z' });
 
 /**
  * One item of the issues file: what `gh issue list --json number,title,body,labels,state,createdAt,url`
@@ -10,14 +24,14 @@ const LabelSchema = z.union([z.string(), z.looseObject({ name: z.string() })]);
  */
 export const IssueRecordSchema = z.looseObject({
   number: z.number().int().positive(),
-  title: z.string(),
-  body: z.string().nullish(),
+  title: IssueText,
+  body: IssueText.nullish(),
   labels: z.array(LabelSchema).nullish(),
-  state: z.string().nullish(),
-  createdAt: z.string().nullish(),
-  created_at: z.string().nullish(),
-  url: z.string().nullish(),
-  html_url: z.string().nullish(),
+  state: StateSchema.nullish(),
+  createdAt: CreatedAtSchema.nullish(),
+  created_at: CreatedAtSchema.nullish(),
+  url: IssueText.nullish(),
+  html_url: IssueText.nullish(),
   sortOrder: z.number().nullish(),
   /** Present on pull requests in the REST API: such items are skipped. */
   pull_request: z.unknown().optional(),

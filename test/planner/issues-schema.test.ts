@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { parseIssues } from '@waves/planner';
+
+const item = (fields: Record<string, unknown> = {}) => ({ number: 1, title: 't', body: 'b', labels: [], state: 'OPEN', createdAt: '2026-01-01T00:00:00Z', ...fields });
+
+describe('parseIssues at intake', () => {
+  it('drops NUL bytes from the title, the body, the labels and the url, and keeps the other characters', () => {
+    const parsed = parseIssues([item({ title: 'a\u0000b\tc\nd', body: '\u0000x\r\n', labels: ['l\u0000', { name: '\u0000m' }], url: 'https://x/\u0000' })]);
+    expect(parsed.ok).toBe(true);
+    expect(parsed.value![0]).toMatchObject({ title: 'ab\tc\nd', body: 'x\r\n', labels: ['l', 'm'], url: 'https://x/' });
+  });
+
+  it('takes open and closed in any case, and nothing else, naming the path', () => {
+    expect(parseIssues([item({ state: 'Closed' }), item({ number: 2, state: 'open' }), item({ number: 3, state: null })]).value!.map((i) => i.state)).toEqual(['closed', 'open', 'open']);
+    const bad = parseIssues([item(), item({ number: 2, state: 'WHATEVER' })]);
+    expect(bad.ok).toBe(false);
+    expect(bad.problems[0]!.path).toBe('$[1].state');
+  });
+
+  it('takes an ISO date and time with its zone as createdAt or created_at, and refuses anything else by its path', () => {
+    expect(parseIssues([item({ createdAt: '2026-01-01T10:00:00+02:00' }), item({ number: 2, createdAt: undefined, created_at: '2026-01-01T00:00:00.5Z' })]).ok).toBe(true);
+    for (const [field, value] of [
+      ['createdAt', 'yesterday'],
+      ['createdAt', '2026-02-30T00:00:00Z'],
+      ['createdAt', '2026-01-01'],
+      ['created_at', '2026-01-01T00:00:00'],
+    ] as const) {
+      const parsed = parseIssues([item({ createdAt: undefined, [field]: value })]);
+      expect(parsed.ok, `${field} ${value}`).toBe(false);
+      expect(parsed.problems[0]!.path).toBe(`$[0].${field}`);
+    }
+  });
+});
