@@ -24,7 +24,7 @@ import {
   type WorkspaceMember,
 } from '@waves/planner';
 import { renderVerify } from '../build-dispatch.js';
-import { readRecord, stamp, TERMINAL, viewStatus, WitnessSchema, writeRecord, type RunRecord, type Witness } from '../runs/run-record.js';
+import { readRecord, stamp, TERMINAL, viewStatus, WitnessSchema, writeWitness, type RunRecord, type Witness } from '../runs/run-record.js';
 import { changesSince, currentBranch, existsAt, git, GitError, hashFiles, headCommit, workTreeOf } from './git-changes.js';
 import { runVerify } from './run-verify.js';
 
@@ -94,8 +94,8 @@ export async function harvestRun(file: string, options: HarvestOptions): Promise
     }
     // Interrupted: what was seen is incomplete, so the record keeps what it had.
     if (options.signal?.aborted) return { kind: 'pending', record, why: 'interrupted before its witness was complete' };
-    const next: RunRecord = { ...record, witness };
-    await writeRecord(file, next);
+    // A sealed record's witness is written by harvest alone (writeRecord keeps the sealed one).
+    const next = await writeWitness(file, record, witness);
     return { kind: 'witnessed', record: next, witness, already: false };
   } finally {
     await release();
