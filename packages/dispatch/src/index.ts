@@ -60,7 +60,9 @@ export { FIXED_AT_DISPATCH, rewrittenFields, sealDirOf, sealFileOf, stateDir } f
 export type { RecordListing, RunRecord, RunScope, RunView, TerminalStatus, VerifyResult, Witness } from './runs/run-record.js';
 export { commitSubject, harvestRun, HarvestBusyError } from './harvest/harvest-run.js';
 export type { HarvestOptions, HarvestOutcome } from './harvest/harvest-run.js';
-export { changesSince, dirtySnapshot, git, GitError, headCommit, workTreeOf } from './harvest/git-changes.js';
+export { changesSince, dirtySnapshot, git, GIT_OPTIONS, GitError, hashFiles, headCommit, workTreeOf } from './harvest/git-changes.js';
+export { checkCommit, committedPaths, undoCommit } from './harvest/check-commit.js';
+export type { CommitCheck } from './harvest/check-commit.js';
 export { changesWhatGitRuns, gitStateChanges, readGitEntries, readGitState } from './harvest/git-snapshot.js';
 export type { GitState, GitStateChange } from './harvest/git-snapshot.js';
 export { runVerify } from './harvest/run-verify.js';
