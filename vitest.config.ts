@@ -17,5 +17,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Run records are sealed in waves' state directory: a temporary one, never the real home.
+    globalSetup: ['test/setup/state-dir.ts'],
   },
 });

@@ -84,7 +84,7 @@ describe('waves dispatch --dry-run', () => {
     const repo = await exampleRepo(CONFIG);
     try {
       const result = await waves(['dispatch', '--dry-run', '--from-issues', 'backlog.json', '--worktree', '--base', 'main'], repo.root);
-      expect(result.stdout).toContain('git worktree add -b waves/issue-101 .waves/worktrees/issue-101 main');
+      expect(result.stdout).toContain('git worktree add --no-track -b waves/issue-101 .waves/worktrees/issue-101 main');
       expect(result.stdout).toContain('cd .waves/worktrees/issue-101');
       expect(readdirSync(repo.root)).not.toContain('.waves');
     } finally {

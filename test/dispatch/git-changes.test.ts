@@ -3,10 +3,11 @@
  * unstaged, untracked; renames; ignored files and waves' own state left out — and the snapshot
  * of uncommitted files taken before agents start in a shared work tree.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { changesSince, dirtySnapshot, git, headCommit } from '@waves/dispatch';
+import { changesSince, dirtySnapshot, git, hashFiles, headCommit } from '@waves/dispatch';
 import { TempRepo } from '../helpers/temp-repo.js';
 
 let repo: TempRepo | null = null;
@@ -75,6 +76,28 @@ describe('changesSince', () => {
     const odd = await dirtySnapshot(repo.root);
     expect(odd.find((f) => f.path === 'line\nbreak.txt')?.hash).toBe(blob);
     expect(odd.find((f) => f.path === 'a.txt')?.hash).toBe(blob);
+  });
+
+  it('sees untracked files that only .git/info/exclude or core.excludesFile hide, and hides what the tree\'s own .gitignore does', async () => {
+    repo = await TempRepo.create({ '.gitignore': 'dist/\n' });
+    const excludes = path.join(repo.root, '..', `${path.basename(repo.root)}-excludes`);
+    writeFileSync(excludes, 'personal.txt\n');
+    await repo.git('config', 'core.excludesFile', excludes);
+    writeFileSync(path.join(repo.root, '.git', 'info', 'exclude'), 'scratch/\n');
+    await repo.write({ 'scratch/hidden.txt': 'h\n', 'personal.txt': 'p\n', 'dist/out.js': 'o\n' });
+    expect((await changesSince(repo.root, await headCommit(repo.root))).map((c) => c.path)).toEqual(['personal.txt', 'scratch/hidden.txt']);
+    rmSync(excludes, { force: true });
+  });
+
+  it('never reads through a link when it hashes: a link is its target text, a FIFO is not there', async () => {
+    repo = await TempRepo.create({ 'a.txt': 'a\n' });
+    symlinkSync('/dev/zero', path.join(repo.root, 'zero'));
+    execFileSync('mkfifo', [path.join(repo.root, 'pipe')]);
+    expect(await hashFiles(repo.root, ['zero', 'pipe', 'a.txt'])).toEqual([
+      { path: 'zero', hash: 'link:/dev/zero' },
+      { path: 'pipe', hash: null },
+      { path: 'a.txt', hash: expect.stringMatching(/^[0-9a-f]{40,64}$/) },
+    ]);
   });
 
   it('takes every path literally: a file named like a pattern adds only itself', async () => {

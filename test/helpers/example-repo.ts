@@ -1,4 +1,5 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
@@ -11,9 +12,12 @@ export const FAKE_AGENT = path.join(ROOT, 'test/fixtures/agents/fake-agent.mjs')
 /** The fake agent as a config agent: `node fake-agent.mjs --issue N PROMPT`. */
 export const FAKE_AGENT_CONFIG = { fake: { command: [process.execPath, FAKE_AGENT, '--issue', '{number}', '{prompt}'] } };
 
-/** Runs the built CLI, stdin closed, never throwing on a non-zero exit. */
+/** Where the CLI seals run records in tests: the run's temporary state directory (test/setup/state-dir.ts). */
+export const TEST_STATE_DIR = process.env.WAVES_STATE_DIR ?? path.join(tmpdir(), `waves-state-${process.pid}`);
+
+/** Runs the built CLI, stdin closed, never throwing on a non-zero exit; never with the real state directory. */
 export function waves(args: string[], cwd = ROOT, env: Record<string, string> = {}) {
-  return execa(process.execPath, [BIN, ...args], { cwd, reject: false, stdin: 'ignore', env });
+  return execa(process.execPath, [BIN, ...args], { cwd, reject: false, stdin: 'ignore', env: { WAVES_STATE_DIR: TEST_STATE_DIR, ...env } });
 }
 
 /** A git repository holding a copy of the example (examples/shop with backlog.json and a config). */

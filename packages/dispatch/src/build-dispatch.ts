@@ -88,7 +88,7 @@ export function buildIssueDispatch(plan: Plan, issue: PlanIssue, options: Dispat
   const { model, rule } = modelFor(issue, options.routing, options.modelOverride);
   const branch = `waves/issue-${issue.number}`;
   const worktreePath = options.worktree ? path.posix.join(options.worktree.dir, `issue-${issue.number}`) : null;
-  const worktree = options.worktree && worktreePath ? { path: worktreePath, branch, argv: ['git', 'worktree', 'add', '-b', branch, worktreePath, options.worktree.base] } : null;
+  const worktree = options.worktree && worktreePath ? { path: worktreePath, branch, argv: ['git', 'worktree', 'add', '--no-track', '-b', branch, worktreePath, options.worktree.base] } : null;
   const others = plan.waves.flatMap((w) => w.issues).filter((o) => o.number !== issue.number).flatMap((o) => o.paths.map((p) => `${p} (#${o.number})`));
   // A root file the issue's own fence holds (a serial issue's package.json, and the lockfile it brings) is not forbidden to it.
   const allowed = fenceWithCompanions(issue.paths);

@@ -38,11 +38,34 @@ export {
   withJournalLock,
 } from './leases/lease-journal.js';
 export type { AcquireResult, ChangeResult, CorruptLine, JournalLock, JournalRead, LeaseRequest } from './leases/lease-journal.js';
-export { isAlive, readRecord, readRecords, RunRecordSchema, RunScopeSchema, VerifyResultSchema, WitnessSchema, RUNS_DIR, runFiles, runId, stamp, TERMINAL, viewStatus, writeRecord } from './runs/run-record.js';
+export {
+  isAlive,
+  readRecord,
+  readRecords,
+  readSeal,
+  readSeals,
+  RunRecordSchema,
+  RunScopeSchema,
+  VerifyResultSchema,
+  WitnessSchema,
+  RUNS_DIR,
+  runFiles,
+  runId,
+  stamp,
+  TERMINAL,
+  viewStatus,
+  writeRecord,
+  writeWitness,
+} from './runs/run-record.js';
+export { FIXED_AT_DISPATCH, rewrittenFields, sealDirOf, sealFileOf, stateDir } from './runs/record-seal.js';
 export type { RecordListing, RunRecord, RunScope, RunView, TerminalStatus, VerifyResult, Witness } from './runs/run-record.js';
 export { commitSubject, harvestRun, HarvestBusyError } from './harvest/harvest-run.js';
 export type { HarvestOptions, HarvestOutcome } from './harvest/harvest-run.js';
-export { changesSince, dirtySnapshot, git, GitError, headCommit, workTreeOf } from './harvest/git-changes.js';
+export { changesSince, dirtySnapshot, git, GIT_OPTIONS, GitError, hashFiles, headCommit, workTreeOf } from './harvest/git-changes.js';
+export { checkCommit, committedPaths, undoCommit } from './harvest/check-commit.js';
+export type { CommitCheck } from './harvest/check-commit.js';
+export { changesWhatGitRuns, gitStateChanges, readGitEntries, readGitState } from './harvest/git-snapshot.js';
+export type { GitState, GitStateChange } from './harvest/git-snapshot.js';
 export { runVerify } from './harvest/run-verify.js';
 export { killGroup, superviseRun } from './runs/supervise.js';
 export type { SuperviseOptions } from './runs/supervise.js';

@@ -11,6 +11,7 @@ import {
   packagesOfPaths,
   parseDuration,
   readRecords,
+  readSeals,
   RUNS_DIR,
   type HarvestOutcome,
   type RunRecord,
@@ -46,14 +47,20 @@ export const HARVEST_HELP = `Usage: waves harvest [--wave K | --run ID] [--rever
 
 Witnesses what the agents of a dispatched wave did, trusting nothing they say. For every run
 that has ended:
-  - diff: the files it changed, added, deleted or renamed — committed or not, untracked too — in
-    its worktree since the commit it started from (without worktrees: in the shared work tree,
-    leaving out what was uncommitted before the wave and what another run's fence covers);
+  - diff: the files it changed, added, deleted or renamed — committed or not, untracked too
+    (hidden only by the tree's own .gitignore files, not .git/info/exclude) — in its worktree
+    since the commit it started from (without worktrees: in the shared work tree, leaving out
+    what was uncommitted before the wave and what another run's fence covers);
   - fence audit: each changed file is inside the issue's planned paths (a directory covers all
     under it; a package.json brings its lockfile along) or outside; root files (manifests, lockfiles, CI, base tsconfig, files at the top)
     changed by an issue that does not run alone are flagged; --revert-out-of-fence restores the
     out-of-fence files of a worktree as they were at the start (the agent's versions kept in
-    .dispatch-runs/reverted-<N>-<stamp>/) and touches nothing else;
+    .dispatch-runs/reverted-<N>-<stamp>/) and touches nothing else, never through a symlink: a
+    link standing for a file or a folder is backed up as a link and removed, then git restores;
+  - links: a changed path that is a symlink (in the tree or the agent's commits) needs a person
+    and is never committed;
+  - .git: any change during the run to hooks/, config, info/ (or the worktree's own config and
+    pointers) needs a person; after a config change no git command runs there at all;
   - verify: the "verify" commands of waves.config.json ({paths} and {packages} of the issue),
     run by waves in the work tree, each with a timeout, output to
     .dispatch-runs/verify-<N>-<stamp>.log; the first that does not pass stops the rest; the
@@ -61,8 +68,14 @@ that has ended:
   - tests: a deleted existing test needs a person, an edited one is noted;
   - commit (--commit): when the audit is clean, verification passed and the agent succeeded,
     commits exactly the in-fence paths (never git add -A) on the issue's branch with the message
-    "<type>(<lane>): <title> (#N)" and a "Waves-Run: <run id>" trailer. Never pushes, never
-    touches another branch; a run already committed is not committed again.
+    "<type>(<lane>): <title> (#N)" and a "Waves-Run: <run id>" trailer, with git hooks off
+    (core.hooksPath=/dev/null); a commit that holds other paths than meant (git diff-tree) is
+    undone and needs a person. Never pushes, never touches another branch; a run already
+    committed is not committed again.
+What harvest trusts (fence, start, .git snapshot, dispatch, worktree, status) comes from the
+sealed copy of each run record, kept outside the repository in waves' state directory
+($WAVES_STATE_DIR, else $XDG_STATE_HOME/waves, else ~/.local/state/waves); a record whose copy
+in .dispatch-runs/ was rewritten, or that has no seal, needs a person and nothing is committed.
 What waves saw is kept in the run record ("witness"). Then the prediction accuracy: per issue and
 for the wave, the planned leaves against the files changed — precision (leaves the agent
 touched), recall (changed files a leaf covered), by source of the scope (title, body, label,
@@ -123,9 +136,13 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
   });
   const runsDir = path.join(root, RUNS_DIR);
   const { records: listed, unreadable } = await readRecords(runsDir);
-  for (const file of unreadable) io.stderr(`waves: ${path.relative(root, file)} is not a run record, skipped\n`);
-  const records = listed.map((l) => l.record);
-
+  // Which runs there are, which make a wave and which fences claim what come from the seals: the
+  // copies in the repository are the agents' to rewrite, garble or delete. A record without a
+  // seal is still listed (harvesting it says why it needs a person) but claims nothing.
+  const seals = await readSeals(runsDir);
+  for (const file of unreadable) if (!seals.has(file)) io.stderr(`waves: ${path.relative(root, file)} is not a run record, skipped\n`);
+  const sealed = new Set([...seals.values()].map((r) => r.id));
+  const records = [...seals.values(), ...listed.filter((l) => !seals.has(l.file)).map((l) => l.record)];
   if (values.history) {
     const witnessed = records.filter((r) => r.witness !== undefined).sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt));
     // Without a worktree a run's misses cannot be told from another's: only attributed runs count.
@@ -175,7 +192,7 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
             packageDirs: packages.map((p) => p.dir),
             neighbours,
             repo: { files: listing.files, members },
-            siblings: dispatch,
+            siblings: dispatch.filter((r) => sealed.has(r.id)),
             now: () => io.now(),
             signal: controller.signal,
           }),

@@ -3,12 +3,15 @@
  * committed, staged, unstaged and untracked (ignored files excepted) — and the snapshot of a
  * work tree's uncommitted files taken before agents start in it, so that a harvest without
  * worktrees does not blame an agent for edits that were there before.
+ *
+ * Every git call runs with hooks and fsmonitor off: an agent can write `.git/hooks` or the
+ * config, and what git then runs would run as the person, outside any sandbox the agent had.
  */
-import { existsSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
+import { readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import type { ChangedPath } from '@waves/planner';
+import { lstatInTree } from './path-links.js';
 
 /** waves' own state, never an agent's work. */
 const OWN_STATE = /^(?:\.waves|\.dispatch-runs)(?:\/|$)/;
@@ -16,11 +19,15 @@ const OWN_STATE = /^(?:\.waves|\.dispatch-runs)(?:\/|$)/;
 export class GitError extends Error {}
 
 /**
- * Runs git; paths are always literal (a file an agent named `:(glob)*` stays one file, never a
- * pattern that adds others).
+ * What every git call of waves starts with: paths always literal (a file an agent named
+ * `:(glob)*` stays one file, never a pattern that adds others), no hooks (`/dev/null` holds
+ * none), no fsmonitor command.
  */
+export const GIT_OPTIONS = ['--literal-pathspecs', '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'] as const;
+
+/** Runs git with waves' options. */
 export async function git(cwd: string, args: readonly string[], input?: string): Promise<string> {
-  const result = await execa('git', ['--literal-pathspecs', ...args], {
+  const result = await execa('git', [...GIT_OPTIONS, ...args], {
     cwd,
     reject: false,
     stripFinalNewline: false,
@@ -35,7 +42,7 @@ export async function git(cwd: string, args: readonly string[], input?: string):
 
 /** The commit HEAD is at, or null in a repository without commits. */
 export async function headCommit(cwd: string): Promise<string | null> {
-  const result = await execa('git', ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd, reject: false, stdin: 'ignore' });
+  const result = await execa('git', [...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd, reject: false, stdin: 'ignore' });
   return result.exitCode === 0 ? result.stdout.trim() : null;
 }
 
@@ -44,7 +51,7 @@ export async function headCommit(cwd: string): Promise<string | null> {
  * when it lies within one, `outside` when git knows no repository there.
  */
 export async function workTreeOf(dir: string): Promise<{ kind: 'top' } | { kind: 'inside'; top: string } | { kind: 'outside' }> {
-  const result = await execa('git', ['rev-parse', '--show-toplevel'], { cwd: dir, reject: false, stdin: 'ignore' });
+  const result = await execa('git', [...GIT_OPTIONS, 'rev-parse', '--show-toplevel'], { cwd: dir, reject: false, stdin: 'ignore' });
   if (result.exitCode !== 0) return { kind: 'outside' };
   const top = result.stdout.trim();
   const [a, b] = await Promise.all([realpath(top).catch(() => top), realpath(dir).catch(() => dir)]);
@@ -52,7 +59,7 @@ export async function workTreeOf(dir: string): Promise<{ kind: 'top' } | { kind:
 }
 
 export async function currentBranch(cwd: string): Promise<string | null> {
-  const result = await execa('git', ['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd, reject: false, stdin: 'ignore' });
+  const result = await execa('git', [...GIT_OPTIONS, 'symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd, reject: false, stdin: 'ignore' });
   return result.exitCode === 0 ? result.stdout.trim() : null;
 }
 
@@ -69,12 +76,14 @@ function splitZ(text: string): string[] {
 
 /**
  * Every path that differs between `base` (a commit, or null for none) and the work tree of `cwd`,
- * untracked files included; renames among tracked files are found by content.
+ * untracked files included; renames among tracked files are found by content. Untracked files
+ * are hidden only by the tree's own `.gitignore` files: `.git/info/exclude` and the person's
+ * `core.excludesFile` are not the repository's, and an agent can write the first.
  */
 export async function changesSince(cwd: string, base: string | null): Promise<ChangedPath[]> {
   const from = base ?? (await emptyTree(cwd));
   const changes = new Map<string, ChangedPath>();
-  const fields = splitZ(await git(cwd, ['-c', 'core.quotepath=off', 'diff', '--name-status', '-z', '-M', '--no-ext-diff', from, '--']));
+  const fields = splitZ(await git(cwd, ['-c', 'core.quotepath=off', 'diff', '--name-status', '-z', '-M', '--no-ext-diff', '--no-textconv', from, '--']));
   for (let i = 0; i < fields.length; ) {
     const status = fields[i++]!;
     const code = status[0];
@@ -87,7 +96,7 @@ export async function changesSince(cwd: string, base: string | null): Promise<Ch
       changes.set(file, { path: file, change: code === 'A' ? 'added' : code === 'D' ? 'deleted' : 'modified' });
     }
   }
-  for (const file of splitZ(await git(cwd, ['ls-files', '--others', '--exclude-standard', '-z']))) {
+  for (const file of splitZ(await git(cwd, ['ls-files', '--others', '--exclude-per-directory=.gitignore', '-z']))) {
     if (!changes.has(file)) changes.set(file, { path: file, change: 'added' });
   }
   return [...changes.values()].filter((c) => !OWN_STATE.test(c.path) && !(c.from && OWN_STATE.test(c.from))).sort((a, b) => (a.path < b.path ? -1 : 1));
@@ -106,20 +115,27 @@ export async function dirtySnapshot(cwd: string): Promise<DirtyFile[]> {
   return hashFiles(cwd, paths);
 }
 
-/** The blob id of each file's current content (null for a file that is not there). */
+/**
+ * The blob id of each file's current content (null for a file that is not there). A link is
+ * identified by its target text, never read through; anything else that is not a regular file
+ * (a FIFO would block the reader) counts as not there.
+ */
 export async function hashFiles(cwd: string, paths: readonly string[]): Promise<DirtyFile[]> {
-  const present = paths.filter((p) => existsSync(path.join(cwd, p)));
+  const kinds = await Promise.all(paths.map(async (p) => [p, await lstatInTree(cwd, p)] as const));
+  const links = new Map<string, string>();
+  for (const [p, stat] of kinds) if (stat?.isSymbolicLink()) links.set(p, `link:${await readlink(path.join(cwd, p))}`);
+  const present = kinds.filter(([, stat]) => stat?.isFile()).map(([p]) => p);
   // One call for the usual names; a name with a line break cannot go through --stdin-paths.
   const plain = present.filter((p) => !/[\r\n]/.test(p));
   const hashes = plain.length === 0 ? [] : (await git(cwd, ['hash-object', '--no-filters', '--stdin-paths'], `${plain.join('\n')}\n`)).trim().split('\n');
   const byPath = new Map<string, string | null>(plain.map((p, i) => [p, hashes[i] ?? null]));
   for (const odd of present.filter((p) => /[\r\n]/.test(p))) byPath.set(odd, (await git(cwd, ['hash-object', '--no-filters', '--', odd])).trim());
-  return paths.map((p) => ({ path: p, hash: byPath.get(p) ?? null }));
+  return paths.map((p) => ({ path: p, hash: links.get(p) ?? byPath.get(p) ?? null }));
 }
 
-/** True when `path` exists in `commit`. */
-export async function existsAt(cwd: string, commit: string | null, file: string): Promise<boolean> {
-  if (commit === null) return false;
-  const result = await execa('git', ['cat-file', '-e', `${commit}:${file}`], { cwd, reject: false, stdin: 'ignore' });
-  return result.exitCode === 0;
+/** What `file` is in `commit`: a `blob` (a file or a link), a `tree`, a `commit` (a submodule), or null when it is not there. */
+export async function objectAt(cwd: string, commit: string | null, file: string): Promise<string | null> {
+  if (commit === null) return null;
+  const result = await execa('git', [...GIT_OPTIONS, 'cat-file', '-t', `${commit}:${file}`], { cwd, reject: false, stdin: 'ignore' });
+  return result.exitCode === 0 ? result.stdout.trim() : null;
 }

@@ -5,13 +5,16 @@
  * when all of that is clean and asked for — a commit of exactly the in-fence paths on the
  * issue's branch, citing the issue. The result is the record's `witness`; a run already
  * committed is never committed again.
+ *
+ * What it trusts comes from the record's seal (kept outside the repository), never from the copy
+ * an agent could rewrite; a copy that differs, or a record without a seal, needs a person.
  */
-import { existsSync } from 'node:fs';
-import { cp, mkdir, readFile, rm } from 'node:fs/promises';
+import { lstat, mkdir, realpath, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import {
   auditFence,
+  ConfigError,
   fenceWithCompanions,
   inFence,
   isSourceFile,
@@ -24,8 +27,14 @@ import {
   type WorkspaceMember,
 } from '@waves/planner';
 import { renderVerify } from '../build-dispatch.js';
-import { readRecord, stamp, TERMINAL, viewStatus, WitnessSchema, writeRecord, type RunRecord, type Witness } from '../runs/run-record.js';
-import { changesSince, currentBranch, existsAt, git, GitError, hashFiles, headCommit, workTreeOf } from './git-changes.js';
+import { rewrittenFields, sealFileOf } from '../runs/record-seal.js';
+import { readRecord, readSeal, stamp, TERMINAL, viewStatus, WitnessSchema, writeWitness, type RunRecord, type Witness } from '../runs/run-record.js';
+import { checkCommit, undoCommit } from './check-commit.js';
+import { describeLinks, findLinks } from './find-links.js';
+import { changesSince, currentBranch, git, GitError, hashFiles, headCommit, workTreeOf } from './git-changes.js';
+import { changesWhatGitRuns, gitStateChanges, readGitEntries } from './git-snapshot.js';
+import { lstatInTree, readTreeFile } from './path-links.js';
+import { revertPath, type RevertTarget } from './revert-path.js';
 import { runVerify } from './run-verify.js';
 
 export interface HarvestOptions {
@@ -54,7 +63,10 @@ export interface HarvestOptions {
    * run added or changed are read from its work tree, so that "+ imports" sees a new file's edges.
    */
   repo?: { files: readonly string[]; members: readonly WorkspaceMember[] };
-  /** The other runs of the same dispatch: in a shared work tree, their fences claim their changes. */
+  /**
+   * The other runs of the same dispatch: in a shared work tree, their fences claim their changes.
+   * Only sealed records belong here: a rewritten fence must not claim another run's changes.
+   */
   siblings: readonly RunRecord[];
   now: () => Date;
   signal?: AbortSignal;
@@ -78,28 +90,69 @@ export async function harvestRun(file: string, options: HarvestOptions): Promise
     throw error;
   }
   try {
-    const record = await readRecord(file);
+    // The repository's copy may be gone or garbled: then the seal alone speaks (and says so).
+    const copy = await readRecord(file).catch(() => null);
+    let sealed: RunRecord | null = null;
+    let unsealed: string | null = null;
+    try {
+      sealed = await readSeal(file);
+      if (sealed === null) {
+        unsealed = `its run record has no sealed copy in ${path.dirname(await sealFileOf(file))} (dispatched by an older waves, or the seal was deleted): its fence, start and work tree cannot be trusted, nothing was diffed, reverted, verified or committed`;
+      }
+    } catch (error) {
+      if (error instanceof ConfigError) throw error;
+      unsealed = `its sealed copy cannot be read (${(error as Error).message.split('\n')[0]}): nothing was diffed, reverted, verified or committed`;
+    }
+    // Neither copy readable: reading the copy again throws what is wrong with it.
+    const record = sealed ?? copy ?? (await readRecord(file));
     const view = viewStatus(record);
     if (!(TERMINAL as readonly string[]).includes(view)) {
       const why = view === 'stale' ? 'stale: its processes are gone and it never settled (waves status --reap settles it)' : `still ${view}`;
       return { kind: 'pending', record, why };
     }
-    if (record.witness?.commit) return { kind: 'witnessed', record, witness: record.witness, already: true };
+    // Only a seal's word counts for "already committed": a copy's witness is the agent's to forge.
+    if (sealed?.witness?.commit) return { kind: 'witnessed', record: sealed, witness: sealed.witness, already: true };
     let witness: Witness;
-    try {
-      witness = await witnessRun(record, options);
-    } catch (error) {
-      if (error instanceof GitError) return { kind: 'failed', record, why: error.message };
-      throw error;
+    if (sealed === null) witness = emptyWitness(record, options, [unsealed!]);
+    else {
+      const rewritten = await rewrittenSince(file, sealed, copy);
+      const distrust = rewritten.length > 0 ? [`its run record was rewritten after dispatch: ${rewritten.join(', ')} differ(s) from its seal; the sealed values were used and nothing is committed`] : [];
+      try {
+        witness = await witnessRun(sealed, options, distrust);
+      } catch (error) {
+        if (error instanceof GitError) return { kind: 'failed', record, why: error.message };
+        throw error;
+      }
     }
     // Interrupted: what was seen is incomplete, so the record keeps what it had.
     if (options.signal?.aborted) return { kind: 'pending', record, why: 'interrupted before its witness was complete' };
-    const next: RunRecord = { ...record, witness };
-    await writeRecord(file, next);
+    // Written from the seal: the repository's copy gets the sealed values back.
+    const next = await writeWitness(file, record, witness);
     return { kind: 'witnessed', record: next, witness, already: false };
   } finally {
     await release();
   }
+}
+
+/**
+ * The trusted fields in which the repository's copy differs from the seal. The supervisor writes
+ * the seal just before the copy: a difference is read again once, a moment later, before it counts.
+ */
+async function rewrittenSince(file: string, sealed: RunRecord, copy: RunRecord | null): Promise<string[]> {
+  if (copy === null) return ['the whole record (the copy in the repository is gone or unreadable)'];
+  const first = rewrittenFields(sealed, copy);
+  if (first.length === 0) return first;
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  const again = await readRecord(file).catch(() => null);
+  return again === null ? first : rewrittenFields(sealed, again);
+}
+
+/** A witness of nothing: the run could not be looked at, for these reasons. */
+function emptyWitness(record: RunRecord, options: HarvestOptions, reasons: string[]): Witness {
+  return {
+    at: options.now().toISOString(), base: null, attributed: record.worktree !== null, changed: [], inFence: [], outOfFence: [], reverted: [], verify: [], commit: null,
+    status: 'needs_person', reasons, notes: [], accuracy: keptAccuracy(scopeAccuracy([], [])),
+  };
 }
 
 const list = (paths: readonly string[], max = 5) => (paths.length <= max ? paths.join(', ') : `${paths.slice(0, max).join(', ')} and ${paths.length - max} more`);
@@ -115,8 +168,8 @@ export function commitSubject(record: RunRecord, type: string | null): string {
   return `${chosen}${lane ? `(${lane})` : ''}: ${title} (#${record.issue.number})`;
 }
 
-async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<Witness> {
-  const reasons: string[] = [];
+async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: readonly string[]): Promise<Witness> {
+  const reasons: string[] = [...distrust];
   const notes: string[] = [];
   const scope = record.scope;
   const declared = scope?.fence ?? [];
@@ -124,16 +177,36 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
   const fence = fenceWithCompanions(declared);
   const worktree = record.worktree;
   const cwd = worktree ? worktree.path : options.root;
-  const empty = (why: string): Witness => ({
-    at: options.now().toISOString(), base: null, attributed: worktree !== null, changed: [], inFence: [], outOfFence: [], reverted: [], verify: [], commit: null,
-    status: 'needs_person', reasons: [why], notes: [], accuracy: keptAccuracy(scopeAccuracy([], [])),
-  });
-  if (!existsSync(cwd)) return empty(`its work tree ${path.relative(options.root, cwd) || '.'} is gone`);
+  const empty = (...why: string[]): Witness => emptyWitness(record, options, [...reasons, ...why]);
+  const where = path.relative(options.root, cwd) || '.';
+  const here = await lstat(cwd).catch(() => null);
+  if (here === null) return empty(`its work tree ${where} is gone`);
+  // A worktree reached through a link (the folder, or one above it, replaced) is somewhere else.
+  const real = await realpath(cwd).catch(() => null);
+  if (!here.isDirectory() || real !== path.join(await realpath(options.root), path.relative(options.root, cwd))) {
+    return empty(`its work tree ${where} is no longer a folder of the repository (a link or a file now stands there): nothing there can be witnessed`);
+  }
+  // Before git runs there: what an agent planted in .git (a hook, a config, excludes) runs or hides
+  // things when git runs. Read from the paths recorded at dispatch, without asking git.
+  const gitAtStart = record.start?.git;
+  if (gitAtStart === undefined || gitAtStart === null) {
+    reasons.push('its record has no snapshot of .git from dispatch (dispatched by an older waves): a change there (hooks, config) cannot be seen');
+  } else {
+    const changedGit = gitStateChanges(gitAtStart.entries, await readGitEntries(cwd, gitAtStart.gitDir, gitAtStart.commonDir));
+    if (changedGit.length > 0) {
+      const what = `.git changed during the run: ${list(changedGit.map((c) => `${c.entry} ${c.change}`))} (waves runs git with hooks off; remove what the agent left there)`;
+      // A work tree whose own .git went or now points elsewhere: git there answers for another repository.
+      if (changedGit.some((c) => c.entry === '.git')) return empty(`${where} is no longer a git work tree of its own (its .git is gone or moved): nothing there can be witnessed`, what);
+      // After a change of what git runs (config, attributes, where the repository is), waves runs no git there at all.
+      if (changedGit.some((c) => changesWhatGitRuns(c.entry))) return empty(what, 'nothing was diffed, reverted, verified or committed: git there would now run what the agent configured');
+      reasons.push(what);
+    }
+  }
   // The work tree must still be a git work tree of its own: a worktree whose .git an agent removed
   // would otherwise answer for the repository around it (and a revert or commit would land there).
-  const where = await workTreeOf(cwd);
-  if (where.kind !== 'top') {
-    if (!worktree) return empty(where.kind === 'outside' ? 'the root is not a git work tree: there is no diff to witness' : `the root is not the top of its git repository (${where.top}): run waves from there`);
+  const top = await workTreeOf(cwd);
+  if (top.kind !== 'top') {
+    if (!worktree) return empty(top.kind === 'outside' ? 'the root is not a git work tree: there is no diff to witness' : `the root is not the top of its git repository (${top.top}): run waves from there`);
     return empty(`${path.relative(options.root, cwd)} is no longer a git work tree of its own (its .git is gone or moved): nothing there can be witnessed`);
   }
   if (!scope) reasons.push('its record has no planned scope (dispatched by an older waves): there is no fence to audit against');
@@ -165,36 +238,40 @@ async function witnessRun(record: RunRecord, options: HarvestOptions): Promise<W
   const editedTests = changed.filter((c) => c.change === 'modified' && isTestFile(c.path)).map((c) => c.path);
   if (editedTests.length > 0) notes.push(`it edited existing test(s): ${list(editedTests)} — check they still test what they did`);
 
+  // Links are never followed nor committed: whether reverted or in the fence, a person looks.
+  const links = await findLinks(cwd, base, await headCommit(cwd), changed);
+  if (links.length > 0) reasons.push(describeLinks(links));
+
   const reverted: string[] = [];
   let audit = first;
   if (options.revertOutOfFence && first.outOfFence.length > 0 && !worktree) {
     // In a shared work tree an unattributed change may be a person's, made while the agents ran.
     notes.push('not reverted: without a worktree a change outside every fence may be a person\'s');
+  } else if (options.revertOutOfFence && first.outOfFence.length > 0 && !(await lstat(options.runsDir).catch(() => null))?.isDirectory()) {
+    reasons.push(`not reverted: ${path.relative(options.root, options.runsDir)} is no folder (a link?), so the agent's versions would have nowhere safe to go`);
   } else if (options.revertOutOfFence && first.outOfFence.length > 0) {
-    // Nothing is lost: each file is copied aside before it is restored.
+    // Nothing is lost: each path is copied aside, as it really is, before it is restored.
     const backup = path.join(options.runsDir, `reverted-${record.issue.number}-${stamp(options.now())}`);
+    await mkdir(backup);
+    const target: RevertTarget = { cwd, base, backup, handled: new Set() };
     // A restored .gitignore can bring to light files it hid: a few rounds, until nothing new shows.
-    for (let round = 0; round < 3 && audit.outOfFence.some((c) => touchedPaths(c).some((f) => !inFence(fence, f) && !reverted.includes(f))); round++) {
+    for (let round = 0; round < 3 && audit.outOfFence.some((c) => touchedPaths(c).some((f) => !inFence(fence, f) && !target.handled.has(f))); round++) {
       for (const change of audit.outOfFence) {
         for (const file of touchedPaths(change)) {
-          if (inFence(fence, file) || reverted.includes(file)) continue;
-          const here = path.join(cwd, file);
-          if (existsSync(here)) {
-            await mkdir(path.dirname(path.join(backup, file)), { recursive: true });
-            await cp(here, path.join(backup, file), { verbatimSymlinks: true });
-          }
-          if (await existsAt(cwd, base, file)) await git(cwd, ['restore', `--source=${base}`, '--staged', '--worktree', '--', file]);
-          else {
-            await git(cwd, ['rm', '--cached', '--quiet', '--ignore-unmatch', '--', file]);
-            await rm(here, { force: true });
-          }
-          reverted.push(file);
+          if (inFence(fence, file) || target.handled.has(file)) continue;
+          reverted.push(...(await revertPath(target, file)));
         }
       }
       audit = auditOf(await changesOfRun());
     }
+    // Nothing needed keeping (only deletions were restored): no empty folder left behind.
+    await rmdir(backup).catch(() => undefined);
     if (reverted.length > 0) {
-      notes.push(`restored ${list(reverted)} as ${reverted.length === 1 ? 'it was' : 'they were'} at ${base ? base.slice(0, 12) : 'the start'}; the agent's version${reverted.length === 1 ? ' is' : 's are'} in ${path.relative(options.root, backup)}`);
+      const kept = await lstat(backup).then(() => true, () => false);
+      notes.push(
+        `restored ${list(reverted)} as ${reverted.length === 1 ? 'it was' : 'they were'} at ${base ? base.slice(0, 12) : 'the start'}` +
+          (kept ? `; the agent's version${reverted.length === 1 ? ' is' : 's are'} in ${path.relative(options.root, backup)}` : ''),
+      );
     }
   }
   if (audit.outOfFence.length > 0) {
@@ -266,6 +343,8 @@ function keptAccuracy(accuracy: RunAccuracy): Witness['accuracy'] {
   return WitnessSchema.shape.accuracy.parse(accuracy);
 }
 
+const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
+
 /**
  * The checkout's import neighbours, plus the edges of the source files the run added or changed
  * as they are now in its work tree (read with the planner's scanner and resolver).
@@ -283,12 +362,10 @@ async function withFreshImports(cwd: string, changed: readonly ChangedPath[], op
     extra.get(a)!.add(b);
   };
   for (const file of sources) {
-    let text: string;
-    try {
-      text = await readFile(path.join(cwd, file), 'utf8');
-    } catch {
-      continue;
-    }
+    // Only a regular file of the tree, of a source file's size: never a link (to /dev/zero, say).
+    const content = await readTreeFile(cwd, file, MAX_SOURCE_BYTES);
+    if (content === null) continue;
+    const text = content.toString('utf8');
     for (const { specifier } of scanImports(text)) {
       const target = resolver.resolve(specifier, file);
       if (target.kind !== 'file' || target.path === file) continue;
@@ -323,19 +400,29 @@ async function commitInFence(
   const wanted = new Set(inFenceChanges.flatMap(touchedPaths));
   const paths = [...new Set(pending.flatMap(touchedPaths))].filter((p) => wanted.has(p)).sort();
   if (paths.length === 0) return { kind: 'nothing', why: 'nothing left to commit: the in-fence changes are already committed on the branch' };
-  const present = paths.filter((p) => existsSync(path.join(cwd, p)));
+  const present: string[] = [];
+  for (const p of paths) if ((await lstatInTree(cwd, p)) !== null) present.push(p);
   const gone = paths.filter((p) => !present.includes(p));
   const subject = commitSubject(record, type);
   const trailer = `Waves-Run: ${record.id}`;
+  const previous = await headCommit(cwd);
   try {
     if (present.length > 0) await git(cwd, ['add', '--', ...present]);
     if (gone.length > 0) await git(cwd, ['rm', '--cached', '--quiet', '--ignore-unmatch', '--', ...gone]);
+    // Hooks are off (GIT_OPTIONS): nothing runs at commit time that could add to it.
     await git(cwd, ['commit', '--quiet', ...(signoff ? ['--signoff'] : []), '-m', subject, '-m', trailer, '--', ...paths]);
   } catch (error) {
     if (error instanceof GitError) return { kind: 'refused', why: error.message };
     throw error;
   }
   const sha = (await headCommit(cwd)) ?? '';
+  // The commit must hold exactly what was meant, as git says: else the branch goes back.
+  const check = await checkCommit(cwd, sha, paths);
+  if (!check.ok) {
+    await undoCommit(cwd, previous);
+    const what = [check.extra.length > 0 ? `held ${list(check.extra)} too` : '', check.missing.length > 0 ? `lacked ${list(check.missing)}` : ''].filter(Boolean).join(' and ');
+    return { kind: 'refused', why: `the commit waves made (${sha.slice(0, 10)}) ${what}: the branch is back at ${previous ? previous.slice(0, 10) : 'no commit'}, a person must look` };
+  }
   const message = (await git(cwd, ['log', '-1', '--format=%B', sha])).trim();
   return { kind: 'committed', commit: { sha, message, paths } };
 }

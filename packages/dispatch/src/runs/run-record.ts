@@ -2,11 +2,15 @@
  * Run records: one JSON file per agent run under `.dispatch-runs/`, beside its log and pid file,
  * written atomically (a temporary file renamed over the old one) so that a reader never sees
  * half a record. Every run ends in a terminal status; one whose processes vanished without it is
- * stale until `waves status --reap` settles it.
+ * stale until `waves status --reap` settles it. Every write goes to the record's seal first
+ * (record-seal.ts), outside the repository, then to the copy beside the log.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { ConfigError } from '@waves/planner';
+import { FIXED_AT_DISPATCH, readSealText, sealedNames, writeSealText } from './record-seal.js';
 
 export const RUNS_DIR = '.dispatch-runs';
 export const TERMINAL = ['succeeded', 'failed', 'timed_out', 'cancelled'] as const;
@@ -31,6 +35,19 @@ export const RunStartSchema = z.object({
   head: z.string().nullable(),
   /** Files already uncommitted then (runs without worktrees), with their content's blob id. */
   dirty: z.array(z.object({ path: z.string(), hash: z.string().nullable() })),
+  /**
+   * The git files that decide what git runs or hides (hooks, config, info/, the work tree's own
+   * config and pointers), as they were when the run started: the harvest reports any change.
+   */
+  git: z
+    .object({
+      gitDir: z.string(),
+      commonDir: z.string(),
+      /** Each entry (a path relative to the common git dir, or `.git` for the work tree's own) and its digest. */
+      entries: z.record(z.string(), z.string()),
+    })
+    .nullable()
+    .optional(),
 });
 
 const ChangedPathSchema = z.object({ path: z.string(), change: z.enum(['added', 'modified', 'deleted', 'renamed']), from: z.string().optional() });
@@ -128,15 +145,74 @@ export function runFiles(runsDir: string, id: string): { record: string; log: st
   return { record: path.join(runsDir, `${id}.json`), log: path.join(runsDir, `${id}.log`), pidFile: path.join(runsDir, `${id}.pid`) };
 }
 
+/**
+ * Writes a run record: its seal first, then the repository's copy. A new record is sealed; once
+ * sealed, what dispatch fixed and the harvest's witness keep their sealed values, whatever the
+ * record given holds (it may have been read from a copy an agent rewrote). A record found in the
+ * repository without a seal (dispatched by an older waves, or its seal deleted) stays unsealed.
+ */
 export async function writeRecord(file: string, record: RunRecord): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
+  const isNew = !existsSync(file);
+  let sealed: RunRecord | null;
+  try {
+    sealed = await readSeal(file);
+  } catch (error) {
+    // A seal that cannot be read stays as it is (the harvest will say so); the copy is still written.
+    if (error instanceof ConfigError) throw error;
+    await writeBoth(file, record, false);
+    return;
+  }
+  const next: RunRecord = sealed ? { ...record, ...pickFixed(sealed), witness: sealed.witness } : record;
+  await writeBoth(file, next, sealed !== null || isNew);
+}
+
+/** Writes the harvest's witness into a record (the seal's fields kept, when there is one). */
+export async function writeWitness(file: string, record: RunRecord, witness: Witness): Promise<RunRecord> {
+  const sealed = await readSeal(file);
+  const next: RunRecord = { ...(sealed ?? record), witness };
+  await writeBoth(file, next, sealed !== null);
+  return next;
+}
+
+function pickFixed(record: RunRecord): Partial<RunRecord> {
+  const out: Record<string, unknown> = {};
+  for (const key of FIXED_AT_DISPATCH) if (record[key] !== undefined) out[key] = record[key];
+  return out as Partial<RunRecord>;
+}
+
+async function writeBoth(file: string, record: RunRecord, seal: boolean): Promise<void> {
+  const text = `${JSON.stringify(record, null, 2)}\n`;
+  if (seal) await writeSealText(file, text);
   const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`);
+  await writeFile(temp, text);
   await rename(temp, file);
 }
 
+/** The repository's copy of a run record (for people and tools: an agent may have rewritten it). */
 export async function readRecord(file: string): Promise<RunRecord> {
   return RunRecordSchema.parse(JSON.parse(await readFile(file, 'utf8')));
+}
+
+/** The sealed copy of a run record, or null when it has none. */
+export async function readSeal(file: string): Promise<RunRecord | null> {
+  const text = await readSealText(file);
+  return text === null ? null : RunRecordSchema.parse(JSON.parse(text));
+}
+
+/**
+ * The sealed records of a runs directory, by file (beside the copies, whether the copy is there or
+ * not: an agent that deletes or garbles its copy does not take its run out of a harvest).
+ */
+export async function readSeals(runsDir: string): Promise<Map<string, RunRecord>> {
+  const out = new Map<string, RunRecord>();
+  if (!existsSync(runsDir)) return out;
+  for (const name of await sealedNames(runsDir)) {
+    const file = path.join(runsDir, name);
+    const sealed = await readSeal(file).catch(() => null);
+    if (sealed !== null && `${sealed.id}.json` === name) out.set(file, sealed);
+  }
+  return out;
 }
 
 export interface RecordListing {

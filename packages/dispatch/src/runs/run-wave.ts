@@ -14,6 +14,7 @@ import { nextCandidate, WHOLE_REPOSITORY, type Plan, type PlanAnalysis, type Pla
 import { buildIssueDispatch, type DispatchOptions } from '../build-dispatch.js';
 import { acquireLeases, releaseLeases } from '../leases/lease-journal.js';
 import { currentBranch, dirtySnapshot, headCommit, workTreeOf } from '../harvest/git-changes.js';
+import { readGitState } from '../harvest/git-snapshot.js';
 import { readRecord, runFiles, runId, stamp, TERMINAL, writeRecord, type RunRecord, type RunScope } from './run-record.js';
 import { killGroup } from './supervise.js';
 
@@ -78,9 +79,11 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
   const dispatchId = `dispatch-${stamp(options.now())}-${process.pid}`;
   // Without worktrees every agent shares the work tree: what was uncommitted before any started.
   let sharedStart: Promise<NonNullable<RunRecord['start']>> | null = null;
+  // The .git an agent could plant things in (hooks, config, info/), as it is before the agent starts.
+  const gitOf = (cwd: string) => readGitState(cwd).catch(() => null);
   const startOf = async (cwd: string, worktree: boolean): Promise<NonNullable<RunRecord['start']>> => {
-    if (worktree) return { head: await headCommit(cwd).catch(() => null), dirty: [] };
-    sharedStart ??= (async () => ({ head: await headCommit(cwd).catch(() => null), dirty: await dirtySnapshot(cwd).catch(() => []) }))();
+    if (worktree) return { head: await headCommit(cwd).catch(() => null), dirty: [], git: await gitOf(cwd) };
+    sharedStart ??= (async () => ({ head: await headCommit(cwd).catch(() => null), dirty: await dirtySnapshot(cwd).catch(() => []), git: await gitOf(cwd) }))();
     return sharedStart;
   };
   const scopeOf = (issue: PlanIssue): RunScope => {

@@ -9,7 +9,7 @@
 import { writeFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import { releaseLeases, renewLease } from '../leases/lease-journal.js';
-import { readRecord, writeRecord, type RunRecord, type TerminalStatus } from './run-record.js';
+import { readRecord, readSeal, writeRecord, type RunRecord, type TerminalStatus } from './run-record.js';
 
 export interface SuperviseOptions {
   /** Between SIGTERM and SIGKILL when the agent must stop (default 5 s). */
@@ -33,7 +33,8 @@ export function killGroup(pid: number, signal: NodeJS.Signals): void {
 export async function superviseRun(recordFile: string, options: SuperviseOptions = {}): Promise<RunRecord> {
   const now = options.now ?? (() => new Date());
   const grace = options.graceMs ?? 5_000;
-  let record = await readRecord(recordFile);
+  // The sealed copy: the repository's may already have been rewritten by another agent of the wave.
+  let record = (await readSeal(recordFile)) ?? (await readRecord(recordFile));
   const save = async (changes: Partial<RunRecord>) => {
     record = { ...record, ...changes };
     await writeRecord(recordFile, record);

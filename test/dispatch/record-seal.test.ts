@@ -1,0 +1,89 @@
+/**
+ * The seal of run records: a copy in waves' state directory, outside the repository, written
+ * before the repository's copy; what dispatch fixed keeps its sealed value whatever a later write
+ * carries; a record without a seal stays without one.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readRecord, readSeal, rewrittenFields, sealFileOf, stateDir, writeRecord, writeWitness, type RunRecord } from '@waves/dispatch';
+
+let dir: string;
+const saved = process.env.WAVES_STATE_DIR;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'waves-seal-'));
+  process.env.WAVES_STATE_DIR = path.join(dir, 'state');
+});
+afterEach(() => {
+  process.env.WAVES_STATE_DIR = saved;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const record = (over: Partial<RunRecord> = {}): RunRecord => ({
+  v: 1, id: 'resolve-7-20261130T000000000Z', issue: { number: 7, title: 'Seven' }, wave: 1, agent: 'fake', argv: ['agent'], cwd: '/repo',
+  model: null, tier: 'default', leaseIds: ['l1'], leaseTtlMs: 60_000, journal: '/repo/.waves/leases.jsonl', log: 'x.log', pidFile: 'x.pid',
+  worktree: null, timeoutMs: null, supervisorPid: null, pid: null, status: 'starting', exitCode: null, signal: null, reason: null,
+  startedAt: '2026-11-30T00:00:00.000Z', endedAt: null, dispatchId: 'dispatch-1',
+  scope: { fence: ['src/a.ts'], lanes: ['src'], serial: null, labels: [], leaves: [] }, start: { head: 'abc', dirty: [] }, ...over,
+});
+
+describe('stateDir', () => {
+  it('is WAVES_STATE_DIR, else XDG_STATE_HOME/waves (when absolute), else ~/.local/state/waves', () => {
+    expect(stateDir({ WAVES_STATE_DIR: '/s', XDG_STATE_HOME: '/x' })).toBe('/s');
+    expect(stateDir({ XDG_STATE_HOME: '/x' })).toBe('/x/waves');
+    expect(stateDir({ XDG_STATE_HOME: 'relative' })).toBe(path.join(homedir(), '.local', 'state', 'waves'));
+    expect(stateDir({})).toBe(path.join(homedir(), '.local', 'state', 'waves'));
+  });
+});
+
+describe('writeRecord and the seal', () => {
+  it('seals a new record in the state directory, one folder per runs directory, readable by its owner alone', async () => {
+    const file = path.join(dir, 'repo', '.dispatch-runs', 'resolve-7-20261130T000000000Z.json');
+    await writeRecord(file, record());
+    const seal = await sealFileOf(file);
+    expect(seal.startsWith(path.join(dir, 'state', 'runs') + path.sep)).toBe(true);
+    expect(statSync(seal).mode & 0o777).toBe(0o600);
+    expect(statSync(path.dirname(seal)).mode & 0o777).toBe(0o700);
+    expect(readFileSync(seal, 'utf8')).toBe(readFileSync(file, 'utf8'));
+    // Another repository's runs directory gets another folder.
+    const other = path.join(dir, 'other', '.dispatch-runs', 'resolve-7-20261130T000000000Z.json');
+    await writeRecord(other, record());
+    expect(path.dirname(await sealFileOf(other))).not.toBe(path.dirname(seal));
+  });
+
+  it('keeps what dispatch fixed: a write carrying a rewritten fence changes neither copy', async () => {
+    const file = path.join(dir, 'repo', '.dispatch-runs', 'resolve-7-20261130T000000000Z.json');
+    await writeRecord(file, record());
+    // As an agent would, then the supervisor settling the run from that copy.
+    const copy = await readRecord(file);
+    writeFileSync(file, JSON.stringify({ ...copy, scope: { ...copy.scope!, fence: ['./'] } }));
+    const rewritten = await readRecord(file);
+    expect(rewrittenFields((await readSeal(file))!, rewritten)).toEqual(['scope.fence']);
+    await writeRecord(file, { ...rewritten, status: 'succeeded', exitCode: 0 });
+    for (const settled of [(await readSeal(file))!, await readRecord(file)]) {
+      expect(settled.scope!.fence).toEqual(['src/a.ts']);
+      expect(settled.status).toBe('succeeded');
+    }
+  });
+
+  it('writes a witness from the seal, and leaves a record found without a seal unsealed', async () => {
+    const file = path.join(dir, 'repo', '.dispatch-runs', 'resolve-7-20261130T000000000Z.json');
+    await writeRecord(file, record());
+    rmSync(await sealFileOf(file));
+    await writeRecord(file, record({ status: 'succeeded' }));
+    expect(await readSeal(file)).toBeNull();
+    expect((await readRecord(file)).status).toBe('succeeded');
+    const witness = { reasons: ['x'] } as unknown as NonNullable<RunRecord['witness']>;
+    await writeWitness(file, await readRecord(file), witness);
+    expect(await readSeal(file)).toBeNull();
+  });
+
+  it('refuses a state directory inside the repository', async () => {
+    const repo = path.join(dir, 'repo');
+    mkdirSync(path.join(repo, '.dispatch-runs'), { recursive: true });
+    process.env.WAVES_STATE_DIR = path.join(repo, 'state');
+    await expect(writeRecord(path.join(repo, '.dispatch-runs', 'resolve-7-x.json'), record())).rejects.toThrow(/lies inside the repository/);
+    expect(readdirSync(path.join(repo, '.dispatch-runs'))).toEqual([]);
+  });
+});
