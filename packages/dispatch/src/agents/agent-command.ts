@@ -17,6 +17,8 @@ export interface AgentTemplate {
   name: string;
   /** argv with `{placeholder}`s; an element that is exactly `{model}` is dropped, with its flag, when no model is set. */
   command: string[];
+  /** Token variables passed through to the agent (`agents.<name>.env`). */
+  env?: string[];
 }
 
 /**
@@ -79,12 +81,12 @@ export function renderCommand(template: AgentTemplate, values: CommandValues): s
   return out;
 }
 
-/** The template of a preset or a configured agent. */
+/** The template of a preset or a configured agent (whose config may only set the preset's `env`). */
 export function agentTemplate(name: string, agents: Readonly<Record<string, AgentConfig>> = {}): AgentTemplate {
-  const custom = agents[name];
-  if (custom) return { name, command: [...custom.command] };
-  const preset = AGENT_PRESETS[name];
-  if (preset) return { name, command: [...preset.command] };
-  const known = [...Object.keys(AGENT_PRESETS), ...Object.keys(agents)].sort();
+  const custom = Object.hasOwn(agents, name) ? agents[name] : undefined;
+  const preset = Object.hasOwn(AGENT_PRESETS, name) ? AGENT_PRESETS[name] : undefined;
+  const command = custom?.command ?? preset?.command;
+  if (command) return { name, command: [...command], ...(custom?.env ? { env: [...custom.env] } : {}) };
+  const known = [...new Set([...Object.keys(AGENT_PRESETS), ...Object.keys(agents)])].sort();
   throw new AgentTemplateError(`unknown agent ${JSON.stringify(name)} (known: ${known.join(', ')})`);
 }

@@ -110,6 +110,10 @@ export const RunRecordSchema = z.object({
   dispatchId: z.string().optional(),
   scope: RunScopeSchema.optional(),
   start: RunStartSchema.optional(),
+  /** Token variables passed through to the agent (`agents.<name>.env`); the others are left out. */
+  passEnv: z.array(z.string()).optional(),
+  /** Bytes of output kept in the log (`logs.maxBytes`); absent or null: no cap. */
+  logMaxBytes: z.number().int().positive().nullable().optional(),
   witness: WitnessSchema.optional(),
 });
 
