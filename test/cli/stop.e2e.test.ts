@@ -30,6 +30,9 @@ beforeAll(async () => {
   repo = await exampleRepo({ agents: FAKE_AGENT_CONFIG });
 }, 60_000);
 afterAll(async () => {
+  // The scripts and traces beside the repository, then the repository.
+  const prefix = `${path.basename(repo.root)}-`;
+  for (const name of readdirSync(path.dirname(repo.root))) if (name.startsWith(prefix)) rmSync(path.join(path.dirname(repo.root), name), { force: true });
   await repo.dispose();
 });
 afterEach(() => {
