@@ -5,7 +5,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { acquireLease, agentTemplate, DEFAULT_PROMPT_TEMPLATE, listLeases, readJournal, runWave, type RunEvent, type RunWaveOptions } from '@waves/dispatch';
 import { analyzePlan, type PlanInput } from '@waves/planner';
 import { BIN, FAKE_AGENT_CONFIG } from '../helpers/example-repo.js';
@@ -99,5 +99,39 @@ describe('runWave', () => {
     const result = await running;
     expect(result.records.every((r) => r.status === 'succeeded')).toBe(true);
     expect((await listLeases(t.journal, () => new Date())).leases).toEqual([]);
+  }, 30_000);
+
+  it('returns from a cancelled wave with no timer of its own left behind to hold the process open', async () => {
+    const t = setUp({ default: { hang: true } });
+    process.env.WAVES_KILL_GRACE_MS = '200';
+    // Every timer of a second or more that runWave sets, until it fires or is cleared.
+    const pending = new Set<unknown>();
+    const realSet = globalThis.setTimeout;
+    const realClear = globalThis.clearTimeout;
+    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: (...a: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+      const handle = realSet(() => {
+        pending.delete(handle);
+        fn(...args);
+      }, ms);
+      if ((ms ?? 0) >= 1_000) pending.add(handle);
+      return handle;
+    }) as typeof setTimeout);
+    vi.spyOn(globalThis, 'clearTimeout').mockImplementation((handle) => {
+      pending.delete(handle);
+      realClear(handle);
+    });
+    try {
+      const controller = new AbortController();
+      const running = runWave({ ...(await t.options()), signal: controller.signal, graceMs: 200 });
+      while (!t.events.some((e) => e.type === 'started')) await new Promise((r) => realSet(r, 20));
+      controller.abort();
+      const result = await running;
+      expect(result.cancelled).toBe(true);
+      expect(result.records.length).toBeGreaterThan(0);
+      expect(result.records.every((r) => r.status === 'cancelled')).toBe(true);
+      expect(pending.size).toBe(0);
+    } finally {
+      vi.restoreAllMocks();
+    }
   }, 30_000);
 });

@@ -26,6 +26,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   graph: { run: lazy(() => import('./commands/graph.js'), 'runGraph'), summary: 'Report on the import graph: packages, hubs, barrels, unresolved imports' },
   lease: { run: lazy(() => import('./commands/lease.js'), 'runLease'), summary: 'Acquire, release, renew or list exclusive leases on lanes and paths' },
   status: { run: lazy(() => import('./commands/status.js'), 'runStatus'), summary: 'List agent runs: status, duration, log; settle stale ones (--reap)' },
+  stop: { run: lazy(() => import('./commands/stop.js'), 'runStop'), summary: 'Stop runs still going: their processes, then the record (cancelled) and leases' },
   harvest: { run: lazy(() => import('./commands/harvest.js'), 'runHarvest'), summary: 'Witness a wave: diff, fence audit, verification, commit with (#N); prediction accuracy' },
   compare: { run: lazy(() => import('./commands/compare.js'), 'runCompare'), summary: 'Burndown against a saved plan: closed, progress, remaining waves, new issues' },
   schema: { run: lazy(() => import('./commands/schema.js'), 'runSchema'), summary: 'Print the JSON Schema of the plan, the config file or the graph report' },

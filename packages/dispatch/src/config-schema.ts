@@ -4,16 +4,40 @@
  * the one schema of the file.
  */
 import { z } from 'zod';
+import { AGENT_PRESETS } from './agents/agent-command.js';
 
 export const AgentConfigSchema = z.strictObject({
   command: z
     .array(z.string())
     .min(1)
-    .describe('argv template; placeholders {number} {title} {prompt} {model} {lane} {paths} {worktree} {branch} are replaced inside one element each'),
+    .optional()
+    .describe('argv template; placeholders {number} {title} {prompt} {model} {lane} {paths} {worktree} {branch} are replaced inside one element each (optional for the presets opencode, claude, codex)'),
   valueFlags: z
     .array(z.string().regex(/^-/, 'a flag, starting with -'))
     .optional()
     .describe("This tool's flags that take a value, so that issue text may follow them (never an interpreter's code flag such as sh -c)"),
+  env: z
+    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'))
+    .optional()
+    .describe('Token variables passed through to this agent (GITHUB_TOKEN, GH_TOKEN, GITHUB_ENTERPRISE_TOKEN, GH_ENTERPRISE_TOKEN are left out otherwise; every other variable is always passed)'),
+});
+
+export const AgentsConfigSchema = z.record(z.string(), AgentConfigSchema).superRefine((agents, ctx) => {
+  for (const [name, agent] of Object.entries(agents)) {
+    // A preset's settings (env) need not repeat its command; any other agent needs one.
+    if (agent.command === undefined && !Object.hasOwn(AGENT_PRESETS, name)) {
+      ctx.addIssue({ code: 'custom', path: [name, 'command'], message: `required: ${name} is not a preset (${Object.keys(AGENT_PRESETS).join(', ')})` });
+    }
+  }
+});
+
+export const LogsConfigSchema = z.strictObject({
+  maxBytes: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("Bytes of each agent's log (and each verification command's output) kept; past it the log says it was truncated and the rest is discarded while the process runs on (default: no cap)"),
 });
 
 export const TierSchema = z.strictObject({
@@ -50,7 +74,7 @@ export const LeasesConfigSchema = z.strictObject({
 
 /** The dispatch keys of waves.config.json. */
 export const DispatchConfigShape = {
-  agents: z.record(z.string(), AgentConfigSchema).optional().describe('Custom agents by name, chosen with --agent NAME'),
+  agents: AgentsConfigSchema.optional().describe('Custom agents by name, chosen with --agent NAME, or settings (env) of a preset'),
   routing: RoutingConfigSchema.optional().describe('Model routing: category → tier → model'),
   prompt: PromptConfigSchema.optional().describe('The worker prompt template'),
   verify: z.array(z.array(z.string()).min(1)).optional().describe('Verification commands as argv arrays ({paths} and {packages} placeholders)'),
@@ -60,7 +84,9 @@ export const DispatchConfigShape = {
     .optional()
     .describe('How long waves harvest lets each verification command run (default 10m)'),
   leases: LeasesConfigSchema.optional().describe('The lease journal'),
+  logs: LogsConfigSchema.optional().describe('Agent and verification logs'),
 };
 
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
+export type LogsConfig = z.infer<typeof LogsConfigSchema>;
 export type RoutingConfig = z.infer<typeof RoutingConfigSchema>;

@@ -21,8 +21,8 @@ export type { PromptContext } from './prompt/render-prompt.js';
 export { buildDispatch, buildIssueDispatch, modelFor, packagesOfPaths, renderVerify } from './build-dispatch.js';
 export type { DispatchOptions, IssueDispatch, WaveDispatch, WorktreeCommand } from './build-dispatch.js';
 export { quoteArg, shellQuote } from './shell-quote.js';
-export { AgentConfigSchema, DispatchConfigShape, LeasesConfigSchema, PromptConfigSchema, RoutingConfigSchema, TierSchema } from './config-schema.js';
-export type { AgentConfig, RoutingConfig } from './config-schema.js';
+export { AgentConfigSchema, AgentsConfigSchema, DispatchConfigShape, LeasesConfigSchema, LogsConfigSchema, PromptConfigSchema, RoutingConfigSchema, TierSchema } from './config-schema.js';
+export type { AgentConfig, LogsConfig, RoutingConfig } from './config-schema.js';
 export {
   acquireLease,
   acquireLeases,
@@ -43,6 +43,7 @@ export {
   readRecord,
   readRecords,
   readSeal,
+  readTrustedRecord,
   readSeals,
   RunRecordSchema,
   RunScopeSchema,
@@ -69,5 +70,16 @@ export type { GitState, GitStateChange } from './harvest/git-snapshot.js';
 export { runVerify } from './harvest/run-verify.js';
 export { killGroup, superviseRun } from './runs/supervise.js';
 export type { SuperviseOptions } from './runs/supervise.js';
+export { childEnvironment, markerEntry, RUN_MARKER, secretsOf, TOKEN_VARIABLES } from './runs/agent-env.js';
+export { DEFAULT_GRACE_MS, groupRefusal, stopProcessTree } from './runs/kill-tree.js';
+export type { TreeStop, TreeTarget } from './runs/kill-tree.js';
+export { keepLeases } from './runs/keep-leases.js';
+export type { KeepLeasesOptions, LeaseKeeper } from './runs/keep-leases.js';
+export { startLogged, truncationNote } from './runs/logged-process.js';
+export type { Exit, LoggedOptions, LoggedProcess } from './runs/logged-process.js';
+export { isRunning } from './runs/process-table.js';
+export { REDACTED, redactFile, Redactor } from './runs/redact.js';
+export { stopRun } from './runs/stop-run.js';
+export type { StopOutcome, StopRunOptions } from './runs/stop-run.js';
 export { runWave } from './runs/run-wave.js';
 export type { RunEvent, RunWaveOptions, WaveResult } from './runs/run-wave.js';

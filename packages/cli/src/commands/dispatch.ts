@@ -12,6 +12,7 @@ import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, verifyPlan } from '@wav
 import { intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { configPath } from '../config/config-paths.js';
 import { UsageError } from '../errors.js';
+import { killGraceMs } from '../kill-grace.js';
 import type { CliIo } from '../io.js';
 import { renderDispatch, dispatchJson } from '../render/dispatch-preview.js';
 import { renderRuns } from '../render/runs-table.js';
@@ -43,13 +44,21 @@ by default), under exclusive leases on each issue's paths:
     leases are renewed while the agent runs and released when it ends, however it ends;
   - --worktree gives each agent a git worktree on branch waves/issue-N (from --base, default HEAD);
     a later run of the same issue continues in the worktree an earlier one left;
-  - each agent runs with no shell and stdin closed; its stdout and stderr go to
-    .dispatch-runs/resolve-<N>-<stamp>.log, its pid to .pid, its run record to .json (status,
+  - each agent runs with no shell and stdin closed, under a supervisor process of its own, in its
+    own process group; its stdout and stderr go straight to .dispatch-runs/resolve-<N>-<stamp>.log
+    (no cap, unless logs.maxBytes in the config), its pid to .pid, its run record to .json (status,
     exit code, times, leases), settled whatever the ending: succeeded, failed, timed_out, cancelled;
+  - GITHUB_TOKEN, GH_TOKEN, GITHUB_ENTERPRISE_TOKEN and GH_ENTERPRISE_TOKEN are left out of an
+    agent's environment unless agents.<name>.env in the config names them, and their values are
+    redacted from its log; every agent carries WAVES_RUN=<run id>;
+  - however a run ends (its own exit too), what is left of its processes — the whole process group,
+    and on Linux any process carrying its WAVES_RUN — gets SIGTERM, then SIGKILL 5 s later, and is
+    checked gone before the record is settled; a lost lease stops the run (failed);
   - at most --concurrency agents at once; --timeout stops an agent (its whole process group);
   - in the foreground (the default) waves waits, with a live line per running agent on a terminal, and
-    Ctrl-C stops every agent, records them cancelled and releases their leases (exit code 130);
-    --detach returns once every agent is started (waves status follows them).
+    Ctrl-C stops every agent, records them cancelled and releases their leases (exit code 130); a
+    supervisor that dies (kill -9) has its agent stopped and its run settled failed by the dispatch;
+    --detach returns once every agent is started (waves status follows them, waves stop ends them).
 With --dry-run nothing is started, written or leased: each command is shown shell-quoted for POSIX
 shells (paste it and it runs exactly that argv) with its prompt, tier, model and routing rule.
 
@@ -65,7 +74,8 @@ Examples:
 
 Agents: opencode (opencode run --title … --model … PROMPT), claude (claude --print --model …
 PROMPT), codex (codex exec --model … PROMPT), or any agent of waves.config.json
-("agents": {"mytool": {"command": ["mytool", "--title", "{title}", "{prompt}"]}}). Issue text in a
+("agents": {"mytool": {"command": ["mytool", "--title", "{title}", "{prompt}"]}}); a preset's
+entry may set only its env ("agents": {"claude": {"env": ["GITHUB_TOKEN"]}}). Issue text in a
 template is data: never the code of an interpreter (sh -c, node -e…), never after a flag not known
 to take a value (mark your tool's own with "valueFlags").
 Exit codes: 0 every agent succeeded (or started, with --detach; or shown, with --dry-run),
@@ -173,6 +183,8 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
       timeoutMs,
       detach: Boolean(values.detach),
       supervisor: [process.execPath, SUPERVISOR_BIN, '__run'],
+      logMaxBytes: config.config.logs?.maxBytes ?? null,
+      graceMs: killGraceMs(io.env),
       now: () => io.now(),
       signal: controller.signal,
       onEvent: (event) => {

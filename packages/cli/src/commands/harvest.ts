@@ -20,6 +20,7 @@ import { assertDirectory, buildRepoGraph, listRepoFiles, readWorkspace, sumAccur
 import { intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { loadConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
+import { killGraceMs } from '../kill-grace.js';
 import type { CliIo } from '../io.js';
 import { accuracyHints, harvestJson, historyJson, renderHarvest, renderHistory } from '../render/harvest-report.js';
 import { safeText } from '../render/safe-text.js';
@@ -63,7 +64,9 @@ that has ended:
     pointers) needs a person; after a config change no git command runs there at all;
   - verify: the "verify" commands of waves.config.json ({paths} and {packages} of the issue),
     run by waves in the work tree, each with a timeout, output to
-    .dispatch-runs/verify-<N>-<stamp>.log; the first that does not pass stops the rest; the
+    .dispatch-runs/verify-<N>-<stamp>.log (GitHub tokens left out of their environment and
+    redacted from the log); whatever a command leaves running is stopped (its process group:
+    SIGTERM, 5 s, SIGKILL) before the next; the first that does not pass stops the rest; the
     audit is re-run afterwards (a build, or a session still writing, may have changed the tree);
   - tests: a deleted existing test needs a person, an edited one is noted;
   - commit (--commit): when the audit is clean, verification passed and the agent succeeded,
@@ -187,6 +190,8 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
             signoff: Boolean(values.signoff),
             verify: config.verify ?? [],
             verifyTimeoutMs,
+            logMaxBytes: config.logs?.maxBytes ?? null,
+            graceMs: killGraceMs(io.env),
             serialGlobs: config.serial ?? [],
             packagesOf,
             packageDirs: packages.map((p) => p.dir),

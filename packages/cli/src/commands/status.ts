@@ -4,7 +4,7 @@
  * settles those and releases their leases.
  */
 import path from 'node:path';
-import { readRecords, releaseLeases, RUNS_DIR, viewStatus, writeRecord } from '@waves/dispatch';
+import { isRunning, readRecords, releaseLeases, RUNS_DIR, viewStatus, writeRecord } from '@waves/dispatch';
 import { assertDirectory } from '@waves/planner';
 import { parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { UsageError } from '../errors.js';
@@ -23,7 +23,9 @@ export const STATUS_HELP = `Usage: waves status [--root DIR] [--json] [--reap]
 
 Lists every agent run under .dispatch-runs/: issue, status (starting, running, succeeded, failed,
 timed_out, cancelled — or stale, when its processes are gone and it never settled), duration
-and log. --reap settles the stale ones as failed and releases their leases.
+and log. --reap settles the stale ones as failed and releases their leases. A run whose agent
+still runs after its supervisor died (kill -9) shows as running, with a line on stderr: waves
+stop stops it.
 
 Options:
 ${renderFlags(STATUS_FLAGS)}
@@ -54,6 +56,10 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
       await releaseLeases(record.journal, record.leaseIds, () => io.now());
       io.stderr(`waves: reaped ${record.id} (#${record.issue.number}); its leases are released\n`);
       view = 'failed';
+    }
+    // Its agent runs on with nobody to enforce the timeout, keep the leases or settle the record.
+    if ((view === 'running' || view === 'starting') && record.supervisorPid !== null && !isRunning(record.supervisorPid)) {
+      io.stderr(`waves: ${record.id} (#${record.issue.number}) has lost its supervisor; waves stop --run ${record.id} stops it\n`);
     }
     rows.push({ record: current, view });
   }

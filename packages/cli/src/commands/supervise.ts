@@ -3,9 +3,10 @@ import path from 'node:path';
 import { superviseRun } from '@waves/dispatch';
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
+import { killGraceMs } from '../kill-grace.js';
 
 export async function runSupervisor(argv: readonly string[], io: CliIo): Promise<number> {
   if (argv.length !== 1) throw new UsageError('__run: expected one run record');
-  const record = await superviseRun(path.resolve(io.cwd, argv[0]!), { now: () => io.now() });
+  const record = await superviseRun(path.resolve(io.cwd, argv[0]!), { now: () => io.now(), env: io.env, graceMs: killGraceMs(io.env) });
   return record.status === 'succeeded' ? 0 : 1;
 }

@@ -16,6 +16,8 @@ export interface AgentTemplate {
   command: string[];
   /** The tool's own flags that take a value, besides the known ones (see template-rule.ts). */
   valueFlags?: string[];
+  /** Token variables passed through to the agent (`agents.<name>.env`). */
+  env?: string[];
 }
 
 /**
@@ -51,13 +53,20 @@ export function renderCommand(template: AgentTemplate, values: CommandValues): s
   return out;
 }
 
-/** The template of a preset or a configured agent. */
+/** The template of a preset or a configured agent (whose config may only set the preset's `env`). */
 export function agentTemplate(name: string, agents: Readonly<Record<string, AgentConfig>> = {}): AgentTemplate {
   // Own properties only: `toString` or `__proto__` is a name like any other, not an agent.
   const custom = Object.hasOwn(agents, name) ? agents[name] : undefined;
-  if (custom) return { name, command: [...custom.command], ...(custom.valueFlags ? { valueFlags: [...custom.valueFlags] } : {}) };
   const preset = Object.hasOwn(AGENT_PRESETS, name) ? AGENT_PRESETS[name] : undefined;
-  if (preset) return { name, command: [...preset.command] };
-  const known = [...Object.keys(AGENT_PRESETS), ...Object.keys(agents)].sort();
+  const command = custom?.command ?? preset?.command;
+  if (command) {
+    return {
+      name,
+      command: [...command],
+      ...(custom?.valueFlags ? { valueFlags: [...custom.valueFlags] } : {}),
+      ...(custom?.env ? { env: [...custom.env] } : {}),
+    };
+  }
+  const known = [...new Set([...Object.keys(AGENT_PRESETS), ...Object.keys(agents)])].sort();
   throw new AgentTemplateError(`unknown agent ${JSON.stringify(name)} (known: ${known.join(', ')})`);
 }

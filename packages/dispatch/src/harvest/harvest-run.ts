@@ -51,6 +51,10 @@ export interface HarvestOptions {
   /** Verification commands as argv templates ({paths}, {packages}). */
   verify: readonly (readonly string[])[];
   verifyTimeoutMs: number;
+  /** Bytes of each verification command's output kept in its log (`logs.maxBytes`); null or absent: no cap. */
+  logMaxBytes?: number | null;
+  /** Between SIGTERM and SIGKILL when a verification command is stopped. */
+  graceMs?: number;
   /** Configured serial globs (root files besides the built-in ones). */
   serialGlobs: readonly string[];
   packagesOf: (paths: readonly string[]) => string[];
@@ -292,7 +296,16 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   else if (audit.inFence.length > 0) {
     const log = path.join(options.runsDir, `verify-${record.issue.number}-${stamp(options.now())}.log`);
     const commands = options.verify.map((argv) => renderVerify(argv, declared, options.packagesOf(declared)));
-    verify.push(...(await runVerify(commands, { cwd, log, timeoutMs: options.verifyTimeoutMs, ...(options.signal ? { signal: options.signal } : {}) })));
+    verify.push(
+      ...(await runVerify(commands, {
+        cwd,
+        log,
+        timeoutMs: options.verifyTimeoutMs,
+        maxBytes: options.logMaxBytes ?? null,
+        graceMs: options.graceMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+      })),
+    );
     const bad = verify.find((v) => v.status !== 'passed');
     if (bad) reasons.push(`verification ${bad.status.replace('_', ' ')}: ${bad.argv.join(' ')}${bad.exitCode !== null ? ` (exit code ${bad.exitCode})` : ''}, see ${path.relative(options.root, bad.log)}`);
     // What is committed is what the tree holds now: verification (a build) or a session still

@@ -1,70 +1,68 @@
 /**
  * Runs the configured verification commands for one harvested run, in its work tree, one after
- * the other: argv with no shell, stdin closed, stdout and stderr appended to one log, a timeout
- * per command that stops its whole process group. The result of each is passed, failed (with its
- * exit code), timed_out, or error (it could not start).
+ * the other: argv with no shell, stdin closed, stdout and stderr appended to one log (straight to
+ * the file, or up to `logs.maxBytes` each), the GitHub tokens left out of their environment and
+ * redacted from the log, a timeout per command. Each command leads a process group of its own,
+ * marked `WAVES_RUN=<log>#<n>`; when it ends — passed, failed, timed out or aborted — whatever it
+ * left running (its group, and marked processes that left it) is stopped (SIGTERM, the grace,
+ * SIGKILL) and checked gone before the next command starts. The result of each is passed, failed
+ * (with its exit code), timed_out, or error (it could not start).
  */
-import { open } from 'node:fs/promises';
-import { execa } from 'execa';
-import { killGroup } from '../runs/supervise.js';
+import { appendFile } from 'node:fs/promises';
+import path from 'node:path';
+import { childEnvironment, secretsOf } from '../runs/agent-env.js';
+import { DEFAULT_GRACE_MS, stopProcessTree } from '../runs/kill-tree.js';
+import { exitWithin, startLogged } from '../runs/logged-process.js';
 import type { VerifyResult } from '../runs/run-record.js';
 
 export interface VerifyOptions {
   cwd: string;
   log: string;
   timeoutMs: number;
-  /** Between SIGTERM and SIGKILL when a command times out (default 5 s). */
+  /** Between SIGTERM and SIGKILL when a command is stopped (default 5 s). */
   graceMs?: number;
-  env?: Record<string, string>;
+  /** The environment the commands' is made from, and the secrets redacted from the log (default: this process's). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Bytes of each command's output kept in the log; null or absent: no cap. */
+  maxBytes?: number | null;
   /** Stops the running command (its process group) and skips the rest. */
   signal?: AbortSignal;
 }
 
 export async function runVerify(commands: readonly (readonly string[])[], options: VerifyOptions): Promise<VerifyResult[]> {
   const results: VerifyResult[] = [];
-  const log = await open(options.log, 'a');
-  try {
-    for (const argv of commands) {
-      await log.appendFile(`$ ${JSON.stringify(argv)}\n`);
-      const started = Date.now();
-      const child = execa(argv[0]!, argv.slice(1), {
-        cwd: options.cwd,
-        stdin: 'ignore',
-        stdout: { file: options.log, append: true },
-        stderr: { file: options.log, append: true },
-        // Its own process group, so that a timeout stops what it started too.
-        detached: true,
-        cleanup: false,
-        reject: false,
-        shell: false,
-        ...(options.env ? { env: options.env } : {}),
-      });
-      let timedOut = false;
-      const stop = () => {
-        if (child.pid === undefined) return;
-        killGroup(child.pid, 'SIGTERM');
-        setTimeout(() => child.pid !== undefined && killGroup(child.pid, 'SIGKILL'), options.graceMs ?? 5_000).unref();
-      };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        stop();
-      }, options.timeoutMs);
-      options.signal?.addEventListener('abort', stop, { once: true });
-      if (options.signal?.aborted) stop();
-      const result = await child;
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', stop);
-      const durationMs = Date.now() - started;
-      const status: VerifyResult['status'] = timedOut ? 'timed_out' : result.failed && result.exitCode === undefined ? 'error' : result.exitCode === 0 ? 'passed' : 'failed';
-      const exitCode = result.exitCode ?? null;
-      results.push({ argv: [...argv], status, exitCode, durationMs, log: options.log });
-      const why = status === 'error' ? `: ${result.originalMessage ?? result.shortMessage}` : '';
-      await log.appendFile(`\n[waves] ${status}${exitCode !== null ? ` (exit code ${exitCode})` : ''} after ${durationMs} ms${why}\n`);
-      // Later commands are not worth running once one has not passed.
-      if (status !== 'passed' || options.signal?.aborted) break;
-    }
-  } finally {
-    await log.close();
+  const env = options.env ?? process.env;
+  const secrets = secretsOf(env);
+  for (const [index, argv] of commands.entries()) {
+    await appendFile(options.log, `$ ${JSON.stringify(argv)}\n`);
+    const started = Date.now();
+    const runId = `${path.basename(options.log, '.log')}#${index + 1}`;
+    const child = startLogged(argv, { cwd: options.cwd, env: childEnvironment(env, { runId }), log: options.log, maxBytes: options.maxBytes ?? null, secrets });
+    let timedOut = false;
+    let stopNow: () => void = () => undefined;
+    const stopped = new Promise<void>((resolve) => (stopNow = resolve));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stopNow();
+    }, options.timeoutMs);
+    const onAbort = () => stopNow();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted) stopNow();
+    await Promise.race([child.exited, stopped]);
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+    // Whatever it started goes with it, before the next command or the commit.
+    const tree = await stopProcessTree({ pgid: child.pid, runId, trusted: true }, { graceMs: options.graceMs ?? DEFAULT_GRACE_MS });
+    const exit = await exitWithin(child, tree.survivors.length > 0 ? 1_000 : 10_000);
+    await child.close();
+    const durationMs = Date.now() - started;
+    const status: VerifyResult['status'] = timedOut ? 'timed_out' : exit.error !== null ? 'error' : exit.code === 0 ? 'passed' : 'failed';
+    const exitCode = timedOut ? null : exit.code;
+    results.push({ argv: [...argv], status, exitCode, durationMs, log: options.log });
+    const why = status === 'error' ? `: ${exit.error}` : exit.signal && !timedOut ? ` (${exit.signal})` : '';
+    await appendFile(options.log, `\n[waves] ${status}${exitCode !== null ? ` (exit code ${exitCode})` : ''} after ${durationMs} ms${why}\n`);
+    // Later commands are not worth running once one has not passed.
+    if (status !== 'passed' || options.signal?.aborted) break;
   }
   return results;
 }

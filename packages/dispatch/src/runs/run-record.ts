@@ -127,6 +127,10 @@ export const RunRecordSchema = z.object({
   dispatchId: z.string().optional(),
   scope: RunScopeSchema.optional(),
   start: RunStartSchema.optional(),
+  /** Token variables passed through to the agent (`agents.<name>.env`); the others are left out. */
+  passEnv: z.array(z.string()).optional(),
+  /** Bytes of output kept in the log (`logs.maxBytes`); absent or null: no cap. */
+  logMaxBytes: z.number().int().positive().nullable().optional(),
   witness: WitnessSchema.optional(),
 });
 
@@ -194,6 +198,15 @@ export async function readRecord(file: string): Promise<RunRecord> {
   return RunRecordSchema.parse(JSON.parse(await readFile(file, 'utf8')));
 }
 
+/**
+ * The record to act on (stop a process group, release leases, show a status): the sealed copy when
+ * there is one — what an agent wrote into the repository's copy never reaches a signal or a lease —
+ * else the repository's copy.
+ */
+export async function readTrustedRecord(file: string): Promise<RunRecord> {
+  return (await readSeal(file).catch(() => null)) ?? (await readRecord(file));
+}
+
 /** The sealed copy of a run record, or null when it has none. */
 export async function readSeal(file: string): Promise<RunRecord | null> {
   const text = await readSealText(file);
@@ -216,6 +229,7 @@ export async function readSeals(runsDir: string): Promise<Map<string, RunRecord>
 }
 
 export interface RecordListing {
+  /** Each record as sealed when it has a seal (see readTrustedRecord), else the repository's copy. */
   records: { file: string; record: RunRecord }[];
   /** Files that are not run records (ignored). */
   unreadable: string[];
@@ -234,7 +248,7 @@ export async function readRecords(runsDir: string): Promise<RecordListing> {
   for (const name of names.filter((n) => /^resolve-\d+-\w+\.json$/.test(n)).sort()) {
     const file = path.join(runsDir, name);
     try {
-      records.push({ file, record: await readRecord(file) });
+      records.push({ file, record: await readTrustedRecord(file) });
     } catch {
       unreadable.push(file);
     }

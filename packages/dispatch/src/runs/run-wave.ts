@@ -3,7 +3,9 @@
  * lease is refused, skip the issue and take the next candidate that fits; optionally create its
  * git worktree; write its run record and start its supervisor, at most `concurrency` at a time.
  * In the foreground, wait for every run and stop them all on abort (Ctrl-C); detached, return
- * once every supervisor is started.
+ * once every supervisor is started. A foreground dispatch also watches its supervisors: one that
+ * dies without settling its run (kill -9) leaves an agent nobody watches, so the dispatch stops
+ * that agent's processes itself and settles the run failed, saying why.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -15,7 +17,9 @@ import { buildIssueDispatch, type DispatchOptions } from '../build-dispatch.js';
 import { acquireLeases, releaseLeases } from '../leases/lease-journal.js';
 import { currentBranch, dirtySnapshot, headCommit, workTreeOf } from '../harvest/git-changes.js';
 import { readGitState } from '../harvest/git-snapshot.js';
-import { readRecord, runFiles, runId, stamp, TERMINAL, writeRecord, type RunRecord, type RunScope } from './run-record.js';
+import { DEFAULT_GRACE_MS } from './kill-tree.js';
+import { readTrustedRecord, runFiles, runId, stamp, TERMINAL, writeRecord, type RunRecord, type RunScope } from './run-record.js';
+import { stopRun } from './stop-run.js';
 import { killGroup } from './supervise.js';
 
 export type RunEvent =
@@ -50,6 +54,8 @@ export interface RunWaveOptions {
   signal?: AbortSignal;
   /** Between SIGTERM and SIGKILL when stopping (default 5 s). */
   graceMs?: number;
+  /** Bytes of each agent's output kept in its log (`logs.maxBytes`); null or absent: no cap. */
+  logMaxBytes?: number | null;
 }
 
 export interface WaveResult {
@@ -170,12 +176,15 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
       worktree: dispatch.worktree ? { path: cwd, branch: dispatch.worktree.branch, base: options.worktreeBase ?? 'HEAD' } : null,
       timeoutMs: options.timeoutMs, supervisorPid: null, pid: null, status: 'starting', exitCode: null, signal: null, reason: null,
       startedAt: date.toISOString(), endedAt: null, dispatchId, scope: scopeOf(issue), start,
+      passEnv: [...(options.dispatch.agent.env ?? [])], logMaxBytes: options.logMaxBytes ?? null,
     };
     await writeRecord(files.record, record);
     records.push(files.record);
     const child = spawn(options.supervisor[0]!, [...options.supervisor.slice(1), files.record], { detached: true, stdio: 'ignore', cwd: options.root });
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.once('error', () => undefined);
+    const exited = new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.once('error', () => resolve());
+    });
     if (options.detach) child.unref();
     running.set(number, { child, recordFile: files.record, exited });
     emit({ type: 'started', number, record });
@@ -183,22 +192,44 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
     if (cancelled && child.pid) killGroup(child.pid, 'SIGTERM');
   };
 
+  const grace = options.graceMs ?? DEFAULT_GRACE_MS;
+  // Settles a run its supervisor left unsettled, once (Ctrl-C and the main loop may both ask).
+  const settling = new Map<string, Promise<void>>();
+  const settleOrphan = (recordFile: string, status: 'cancelled' | 'failed', reason: (record: RunRecord) => string) => {
+    const once =
+      settling.get(recordFile) ??
+      (async () => {
+        const record = await readTrustedRecord(recordFile).catch(() => null);
+        if (!record || (TERMINAL as readonly string[]).includes(record.status)) return;
+        await stopRun(recordFile, { journal: options.journal, now: options.now, graceMs: grace, status, reason: reason(record), askSupervisor: false });
+      })();
+    settling.set(recordFile, once);
+    return once;
+  };
+
   let cancelling: Promise<void> | null = null;
+  /** Stops these runs: SIGTERM to their supervisors, a wait, and waves' own stop for any left unsettled. */
+  const stopAll = async (entries: { child: ChildProcess; recordFile: string; exited: Promise<void> }[]) => {
+    const live = (child: ChildProcess) => child.pid !== undefined && child.exitCode === null && child.signalCode === null;
+    for (const { child } of entries) if (live(child)) killGroup(child.pid!, 'SIGTERM');
+    // Each supervisor needs the grace, the check that its agent's processes are gone, and a moment
+    // to settle; the wait ends as soon as they all have.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(entries.map((r) => r.exited)), new Promise((r) => (timer = setTimeout(r, grace + 5_000)))]);
+    clearTimeout(timer);
+    // A supervisor that did not stop in time (or had died, or was killed before it could listen):
+    // stop its agent and settle the record here.
+    await Promise.all(
+      entries.map(async ({ child, recordFile }) => {
+        if (live(child)) killGroup(child.pid!, 'SIGKILL');
+        await settleOrphan(recordFile, 'cancelled', () => 'cancelled; its supervisor did not answer');
+      }),
+    );
+  };
   const cancel = async () => {
     cancelled = true;
     emit({ type: 'cancelling', running: [...running.keys()] });
-    for (const { child } of running.values()) if (child.pid) killGroup(child.pid, 'SIGTERM');
-    const grace = options.graceMs ?? 5_000;
-    await Promise.race([Promise.all([...running.values()].map((r) => r.exited)), new Promise((r) => setTimeout(r, grace + 2_000))]);
-    // A supervisor that did not stop in time: stop its agent and settle the record here.
-    for (const { child, recordFile } of running.values()) {
-      const record = await readRecord(recordFile).catch(() => null);
-      if (!record || (TERMINAL as readonly string[]).includes(record.status)) continue;
-      if (record.pid !== null) killGroup(record.pid, 'SIGKILL');
-      if (child.pid) killGroup(child.pid, 'SIGKILL');
-      await writeRecord(recordFile, { ...record, status: 'cancelled', reason: 'cancelled; the supervisor did not answer', endedAt: options.now().toISOString() });
-      await releaseLeases(options.journal, record.leaseIds, options.now).catch(() => undefined);
-    }
+    await stopAll([...running.values()]);
   };
   const onAbort = () => {
     cancelling ??= cancel();
@@ -220,24 +251,33 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
     // Wait for a run to end, then start the next.
     const ended = await Promise.race([...running.entries()].map(([n, r]) => r.exited.then(() => n)));
     const entry = running.get(ended)!;
+    if (cancelled) break; // cancel() settles what is left
     running.delete(ended);
-    const record = await readRecord(entry.recordFile).catch(() => null);
+    // A supervisor gone without settling its run (killed): its agent may still run, unwatched.
+    await settleOrphan(entry.recordFile, 'failed', (r) => `its supervisor (pid ${r.supervisorPid ?? entry.child.pid}) died (${describeExit(entry.child)}); waves dispatch stopped the agent`);
+    const record = await readTrustedRecord(entry.recordFile).catch(() => null);
     if (record) emit({ type: 'ended', number: ended, record });
   }
   if (cancelling) {
     await cancelling;
+    // Runs whose start was under way when the cancellation came were signalled as they started.
+    await stopAll([...running.values()]);
     await Promise.all([...running.values()].map((r) => r.exited));
     for (const [number, entry] of running) {
-      const record = await readRecord(entry.recordFile).catch(() => null);
+      const record = await readTrustedRecord(entry.recordFile).catch(() => null);
       if (record) emit({ type: 'ended', number, record });
     }
   }
   const final: RunRecord[] = [];
   for (const file of records) {
-    const record = await readRecord(file).catch(() => null);
+    const record = await readTrustedRecord(file).catch(() => null);
     if (record) final.push(record);
   }
   return { records: final, skipped, cancelled };
+}
+
+function describeExit(child: ChildProcess): string {
+  return child.signalCode ? `killed by ${child.signalCode}` : `exit code ${child.exitCode ?? '?'}`;
 }
 
 type Prepared = { status: 'created' | 'reused' } | { status: 'failed'; reason: string };

@@ -1,0 +1,125 @@
+/**
+ * Stops every process of a run: its process group (the agent leads one of its own) and, on
+ * Linux, every process whose environment carries the run's marker (`WAVES_RUN=<id>`), which finds
+ * one that left the group with setsid. SIGTERM first, then — after the grace, for what is still
+ * there — SIGKILL, and then it checks that nothing is left: a group is gone when no live process
+ * belongs to it (`kill(-pgid, 0)` fails with ESRCH where there is no /proc).
+ *
+ * A process group read back from a run record is not trusted: an agent can rewrite its record.
+ * Such a group is signalled only when it is not pid 0 or 1, not waves' own group, and (on Linux)
+ * every live member carries the run's marker; otherwise it is refused, and only the marked
+ * processes are stopped, one by one.
+ */
+import { markerEntry } from './agent-env.js';
+import { environHas, listProcesses, ownProcessGroup } from './process-table.js';
+
+export const DEFAULT_GRACE_MS = 5_000;
+/** How long SIGKILL may take to show: a process in uninterruptible sleep dies when it wakes. */
+const KILL_WAIT_MS = 3_000;
+const POLL_MS = 100;
+
+export interface TreeTarget {
+  /** The process group to stop, or null. */
+  pgid: number | null;
+  /** The run id its processes carry as `WAVES_RUN`, or null. */
+  runId: string | null;
+  /** True when waves started the group itself (the supervisor's own child); false when read from a record. */
+  trusted: boolean;
+}
+
+export interface TreeStop {
+  /** Why the group was not signalled, or null. */
+  refused: string | null;
+  /** Processes still there after SIGKILL (or, off Linux, a group that would not go). */
+  survivors: number[];
+}
+
+/**
+ * Why a process group read from a record must not be signalled, or null when it may be. A group
+ * with no live member is not refused: there is nothing to signal.
+ */
+export function groupRefusal(pgid: number, runId: string | null): string | null {
+  if (!Number.isSafeInteger(pgid) || pgid <= 1) return `pid ${pgid} is not a process group waves started`;
+  if (pgid === process.pid || pgid === ownProcessGroup()) return 'it is the process group of waves itself';
+  const table = listProcesses();
+  if (table === null) return null;
+  const entry = runId === null ? null : markerEntry(runId);
+  // The recorded pid itself, group leader or not: a live process there must be the run's.
+  const named = table.find((p) => p.pid === pgid);
+  if (named && (entry === null || !environHas(named.pid, entry))) return `its process ${named.pid} does not carry ${entry ?? 'a WAVES_RUN marker'}`;
+  for (const member of table.filter((p) => p.pgid === pgid)) {
+    if (member.pid === process.pid) return 'waves itself belongs to it';
+    if (entry === null || !environHas(member.pid, entry)) return `its process ${member.pid} does not carry ${entry ?? 'a WAVES_RUN marker'}`;
+  }
+  return null;
+}
+
+interface Sighting {
+  /** Whether the group still has live members (and may be signalled). */
+  group: boolean;
+  /** Live marked processes (outside the group or in it). */
+  marked: number[];
+}
+
+export async function stopProcessTree(target: TreeTarget, options: { graceMs?: number } = {}): Promise<TreeStop> {
+  const grace = options.graceMs ?? DEFAULT_GRACE_MS;
+  let refused: string | null = null;
+  const entry = target.runId === null ? null : markerEntry(target.runId);
+  const look = (): Sighting => {
+    const table = listProcesses();
+    let group = false;
+    if (target.pgid !== null && refused === null) {
+      if (!target.trusted) refused = groupRefusal(target.pgid, target.runId);
+      if (refused === null && target.pgid > 1) group = table === null ? groupExists(target.pgid) : table.some((p) => p.pgid === target.pgid);
+    }
+    // Never waves itself: a `waves stop` started from an agent's shell carries that run's marker too.
+    const own = ownProcessGroup();
+    const marked = table === null || entry === null ? [] : table.filter((p) => p.pid > 1 && p.pid !== process.pid && p.pgid !== own && environHas(p.pid, entry)).map((p) => p.pid);
+    return { group, marked };
+  };
+  const send = (seen: Sighting, signal: NodeJS.Signals) => {
+    if (seen.group) signalQuietly(-target.pgid!, signal);
+    for (const pid of seen.marked) signalQuietly(pid, signal);
+  };
+  const empty = (seen: Sighting) => !seen.group && seen.marked.length === 0;
+
+  let seen = look();
+  if (empty(seen)) return { refused, survivors: [] };
+  send(seen, 'SIGTERM');
+  const termDeadline = Date.now() + grace;
+  while (Date.now() < termDeadline) {
+    await sleep(POLL_MS);
+    seen = look();
+    if (empty(seen)) return { refused, survivors: [] };
+  }
+  const killDeadline = Date.now() + KILL_WAIT_MS;
+  for (;;) {
+    // Again at each look: a process may have forked since the last one.
+    send(seen, 'SIGKILL');
+    await sleep(POLL_MS);
+    seen = look();
+    if (empty(seen)) return { refused, survivors: [] };
+    if (Date.now() > killDeadline) break;
+  }
+  return { refused, survivors: [...(seen.group ? [target.pgid!] : []), ...seen.marked] };
+}
+
+/** Off Linux: whether any process is in the group (a zombie counts; nothing better is known). */
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function signalQuietly(target: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(target, signal);
+  } catch {
+    // Gone in between, or not ours to signal: the next look says which.
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,134 @@
+/**
+ * Starts a process whose stdout and stderr go to a log file: from argv (no shell), stdin closed,
+ * as the leader of a new session and process group (so that its whole tree can be stopped).
+ *
+ * - No cap (the default): the log file's descriptor is the child's stdout and stderr. Nothing
+ *   passes through node, so there is no buffer to overflow and nothing to break: an agent may
+ *   print gigabytes. Secrets are redacted afterwards, by `close()` rewriting the file streaming.
+ * - A cap (`logs.maxBytes`): the output comes through pipes, is redacted as it passes and written
+ *   up to the cap; past it, one note says so and the rest is read and discarded, so the process
+ *   never blocks on a full pipe nor dies of a broken one.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { Redactor, redactFile } from './redact.js';
+
+export interface Exit {
+  /** The exit code, or null when a signal ended it (or it never started). */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Why it could not start (the executable is missing…), else null. */
+  error: string | null;
+}
+
+export interface LoggedOptions {
+  cwd: string;
+  env: Record<string, string>;
+  log: string;
+  /** Bytes of output kept in the log; null: no cap. */
+  maxBytes: number | null;
+  /** Values replaced by [REDACTED] in the log. */
+  secrets: readonly string[];
+}
+
+export interface LoggedProcess {
+  /** The process (and process group) id; null when it could not start. */
+  pid: number | null;
+  exited: Promise<Exit>;
+  /**
+   * Finishes the log once the process tree is gone: the last piped output written (waiting at
+   * most `waitMs` for pipes something outside the tree still holds), secrets redacted.
+   */
+  close(waitMs?: number): Promise<void>;
+}
+
+export function truncationNote(maxBytes: number): string {
+  return `\n[waves] log truncated at ${maxBytes} bytes (logs.maxBytes); the rest of the output was read and discarded\n`;
+}
+
+export function startLogged(argv: readonly string[], options: LoggedOptions): LoggedProcess {
+  const capped = options.maxBytes !== null;
+  const fd = openSync(options.log, 'a');
+  let child: ChildProcess;
+  try {
+    child = spawn(argv[0]!, argv.slice(1), {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', capped ? 'pipe' : fd, capped ? 'pipe' : fd],
+      detached: true,
+      shell: false,
+    });
+  } catch (error) {
+    // Invalid arguments (a NUL byte…) throw at once rather than emitting 'error'.
+    closeSync(fd);
+    const message = (error as Error).message.split('\n')[0] ?? 'could not start';
+    return { pid: null, exited: Promise.resolve({ code: null, signal: null, error: message }), close: async () => undefined };
+  }
+  const exited = new Promise<Exit>((resolve) => {
+    child.once('error', (error) => resolve({ code: null, signal: null, error: error.message }));
+    child.once('exit', (code, signal) => resolve({ code, signal, error: null }));
+  });
+  if (!capped) {
+    // The child holds its own copy of the descriptor.
+    closeSync(fd);
+    return {
+      pid: child.pid ?? null,
+      exited,
+      close: async () => redactFile(options.log, options.secrets),
+    };
+  }
+
+  let written = 0;
+  let truncated = false;
+  let closed = false;
+  const write = (bytes: Buffer) => {
+    if (closed || truncated || bytes.length === 0) return;
+    const room = options.maxBytes! - written;
+    if (bytes.length <= room) {
+      writeSync(fd, bytes);
+      written += bytes.length;
+      return;
+    }
+    writeSync(fd, bytes.subarray(0, room));
+    written += room;
+    writeSync(fd, truncationNote(options.maxBytes!));
+    truncated = true;
+  };
+  const drain = (stream: Readable | null): Promise<void> => {
+    if (!stream) return Promise.resolve();
+    const redactor = new Redactor(options.secrets);
+    stream.on('data', (chunk: Buffer) => write(redactor.push(chunk)));
+    return new Promise<void>((resolve) => {
+      stream.once('close', () => {
+        write(redactor.flush());
+        resolve();
+      });
+      stream.once('error', () => resolve());
+    });
+  };
+  const streams = [child.stdout, child.stderr];
+  const drained = Promise.all(streams.map(drain));
+  return {
+    pid: child.pid ?? null,
+    exited,
+    async close(waitMs = 2_000) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([drained, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+      clearTimeout(timer);
+      // A process outside the tree (not marked, on a system without /proc) may still hold a pipe.
+      closed = true;
+      for (const stream of streams) stream?.destroy();
+      closeSync(fd);
+    },
+  };
+}
+
+/** Its exit, or — when it has not come within `ms` (a process stuck in the kernel outlives even SIGKILL) — an unknown one. */
+export async function exitWithin(child: LoggedProcess, ms: number): Promise<Exit> {
+  let timer: NodeJS.Timeout | undefined;
+  const unknown = new Promise<Exit>((resolve) => (timer = setTimeout(() => resolve({ code: null, signal: null, error: null }), ms)));
+  const exit = await Promise.race([child.exited, unknown]);
+  clearTimeout(timer);
+  return exit;
+}

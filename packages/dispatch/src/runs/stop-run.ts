@@ -1,0 +1,97 @@
+/**
+ * Stops one run from outside its supervisor — `waves stop`, or a foreground dispatch whose
+ * supervisor died — and settles it. A live supervisor is asked first (SIGTERM): it knows its
+ * agent for certain, and settles the record itself. Otherwise waves stops the run's processes
+ * from what the record says, which it does not trust (an agent can rewrite its record): the
+ * recorded process group is checked before any signal (see kill-tree), the run's marker finds
+ * its processes wherever they went, and only leases held in the run's own name are released.
+ */
+import path from 'node:path';
+import { foldLeases } from '@waves/planner';
+import { readJournal, releaseLeases } from '../leases/lease-journal.js';
+import { DEFAULT_GRACE_MS, stopProcessTree } from './kill-tree.js';
+import { commandLine, isRunning } from './process-table.js';
+import { readTrustedRecord, TERMINAL, writeRecord, type RunRecord } from './run-record.js';
+
+export interface StopRunOptions {
+  /** The lease journal of the repository (not the record's say). */
+  journal: string;
+  now: () => Date;
+  graceMs?: number;
+  /** How waves settles the record when it settles it itself. */
+  status: 'cancelled' | 'failed';
+  reason: string;
+  /** Ask a live supervisor to stop its run first (false when it is known dead). */
+  askSupervisor: boolean;
+}
+
+export interface StopOutcome {
+  file: string;
+  record: RunRecord;
+  /** `settled`: it had ended already; `supervisor`: its supervisor stopped it; `stopped`: waves did. */
+  by: 'settled' | 'supervisor' | 'waves';
+  /** Why the recorded process group was not signalled, or null. */
+  refused: string | null;
+  /** Processes still there after SIGKILL. */
+  survivors: number[];
+}
+
+const isTerminal = (record: RunRecord) => (TERMINAL as readonly string[]).includes(record.status);
+
+export async function stopRun(file: string, options: StopRunOptions): Promise<StopOutcome> {
+  const grace = options.graceMs ?? DEFAULT_GRACE_MS;
+  const runId = path.basename(file, '.json');
+  let record = await readTrustedRecord(file);
+  if (isTerminal(record)) return { file, record, by: 'settled', refused: null, survivors: [] };
+
+  const supervisor = record.supervisorPid;
+  if (options.askSupervisor && supervisor !== null && isSupervisorOf(supervisor, runId)) {
+    signalQuietly(supervisor, 'SIGTERM');
+    // Its agent's grace, the check that all is gone, the record and the leases.
+    const until = Date.now() + grace + 10_000;
+    while (isRunning(supervisor) && Date.now() < until) await sleep(50);
+    if (isRunning(supervisor) && isSupervisorOf(supervisor, runId)) signalQuietly(supervisor, 'SIGKILL');
+    record = await readTrustedRecord(file);
+    if (isTerminal(record)) return { file, record, by: 'supervisor', refused: null, survivors: [] };
+  }
+
+  const tree = await stopProcessTree({ pgid: record.pid, runId, trusted: false }, { graceMs: grace });
+  // The supervisor may have settled it meanwhile; its word is better than ours.
+  const latest = await readTrustedRecord(file).catch(() => record);
+  if (isTerminal(latest)) return { file, record: latest, by: 'supervisor', refused: tree.refused, survivors: tree.survivors };
+  let reason = options.reason;
+  if (tree.refused) reason += `; its recorded process group ${record.pid} was not signalled (${tree.refused})`;
+  if (tree.survivors.length > 0) reason += `; pid(s) ${tree.survivors.join(', ')} still there after SIGKILL`;
+  const settled: RunRecord = { ...latest, status: options.status, reason, endedAt: options.now().toISOString() };
+  await writeRecord(file, settled);
+  await releaseOwnLeases(options.journal, runId, options.now);
+  return { file, record: settled, by: 'waves', refused: tree.refused, survivors: tree.survivors };
+}
+
+/** Whether a pid is the supervisor of this run: `waves __run …/<run id>.json`, not any process a record names. */
+function isSupervisorOf(pid: number, runId: string): boolean {
+  const argv = commandLine(pid);
+  if (!argv) return false;
+  const at = argv.indexOf('__run');
+  return at >= 0 && path.basename(argv[at + 1] ?? '') === `${runId}.json`;
+}
+
+/**
+ * Releases the leases the journal says this run holds — a dispatch takes them in the run's name,
+ * `<holder>/<run id>` —, whatever ids the record lists.
+ */
+async function releaseOwnLeases(journal: string, runId: string, now: () => Date): Promise<void> {
+  const { events } = await readJournal(journal);
+  const own = foldLeases(events, now().getTime()).filter((l) => l.holder.endsWith(`/${runId}`)).map((l) => l.id);
+  await releaseLeases(journal, own, now);
+}
+
+function signalQuietly(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // gone meanwhile
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
