@@ -87,8 +87,19 @@ export class HarvestBusyError extends Error {}
 /** Witnesses the run of a record file, holding a lock on it so that two harvests never race. */
 export async function harvestRun(file: string, options: HarvestOptions): Promise<HarvestOutcome> {
   let release: () => Promise<void>;
+  // A harvest stalled past the lock's staleness (a suspended process, a starved machine) has lost
+  // its lock to whoever took it: proper-lockfile says so from a timer, and by default throws there.
+  let compromised: Error | null = null;
   try {
-    release = await lockfile.lock(file, { realpath: false, stale: 30_000, update: 5_000, retries: 0 });
+    release = await lockfile.lock(file, {
+      realpath: false,
+      stale: 30_000,
+      update: 5_000,
+      retries: 0,
+      onCompromised: (error: Error) => {
+        compromised = error;
+      },
+    });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ELOCKED') throw new HarvestBusyError(`${path.basename(file)} is being harvested by another waves harvest`);
     throw error;
@@ -130,11 +141,13 @@ export async function harvestRun(file: string, options: HarvestOptions): Promise
     }
     // Interrupted: what was seen is incomplete, so the record keeps what it had.
     if (options.signal?.aborted) return { kind: 'pending', record, why: 'interrupted before its witness was complete' };
+    if (compromised) return { kind: 'failed', record, why: 'its record lock was taken over while this harvest was stalled for more than 30 s: the witness was not written; harvest it again' };
     // Written from the seal: the repository's copy gets the sealed values back.
     const next = await writeWitness(file, record, witness);
     return { kind: 'witnessed', record: next, witness, already: false };
   } finally {
-    await release();
+    // A lock taken over belongs to the other harvest now: never remove it.
+    if (!compromised) await release();
   }
 }
 
