@@ -1,13 +1,13 @@
 /**
  * `waves graph`: build (or reuse) the import graph of a repository and report on it.
  */
-import path from 'node:path';
-import { assertDirectory, GraphReportSchema, loadRepo, summarizeGraph } from '@waves/planner';
-import { enumFlag, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
+import { GraphReportSchema, loadRepo, summarizeGraph } from '@waves/planner';
+import { enumFlag, intFlag, parseCommandArgs, renderFlags, type FlagSpecs } from '../args.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { renderGraphDot, renderGraphMermaid, renderGraphTable } from '../render/graph-report.js';
 import { warnSkipped } from './plan-input.js';
+import { rootFlag } from '../root-flag.js';
 
 export const GRAPH_FLAGS: FlagSpecs = {
   root: { type: 'string', value: 'DIR', description: 'Repository to analyse', default: 'the current directory' },
@@ -50,11 +50,7 @@ export async function runGraph(argv: readonly string[], io: CliIo): Promise<numb
   if (values.json && format !== 'json') throw new UsageError(`--json and --format ${format} ask for two outputs; use one`);
   if (values.edges && format !== 'json') throw new UsageError('--edges needs --json');
   const topHubs = intFlag(values, 'hubs', 0) ?? 20;
-  const rootArg = stringFlag(values, 'root');
-  const root = path.resolve(io.cwd, rootArg ?? '.');
-  await assertDirectory(root).catch((error: Error) => {
-    throw new UsageError(`--root ${rootArg ?? '.'}: ${error.message.replace(/^root [^:]*: /, '')}`);
-  });
+  const { root, rootArg } = await rootFlag(values, io);
   const progress = io.stderrIsTTY
     ? (done: number, total: number) => io.stderr(`\rwaves: reading imports ${done}/${total}${done === total ? '\n' : ''}`)
     : undefined;

@@ -16,7 +16,7 @@ import {
   type HarvestOutcome,
   type RunRecord,
 } from '@waves/dispatch';
-import { assertDirectory, buildRepoGraph, listRepoFiles, readWorkspace, sumAccuracy } from '@waves/planner';
+import { buildRepoGraph, listRepoFiles, readWorkspace, sumAccuracy } from '@waves/planner';
 import { intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { loadConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
@@ -24,6 +24,7 @@ import { killGraceMs } from '../kill-grace.js';
 import type { CliIo } from '../io.js';
 import { accuracyHints, harvestJson, historyJson, renderHarvest, renderHistory } from '../render/harvest-report.js';
 import { safeText } from '../render/safe-text.js';
+import { rootFlag } from '../root-flag.js';
 
 export const EXIT_NEEDS_PERSON = 4;
 
@@ -132,11 +133,7 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
   if (type !== undefined && !/^[a-z][\w-]*$/i.test(type)) throw new UsageError(`--type: expected a word such as fix, feat or chore, got ${JSON.stringify(type)}`);
   if (type !== undefined && !values.commit) throw new UsageError('--type names the commit type: it needs --commit');
   if (values.signoff && !values.commit) throw new UsageError('--signoff signs the commits: it needs --commit');
-  const rootArg = stringFlag(values, 'root');
-  const root = path.resolve(io.cwd, rootArg ?? '.');
-  await assertDirectory(root).catch((error: Error) => {
-    throw new UsageError(`--root ${rootArg ?? '.'}: ${error.message.replace(/^root [^:]*: /, '')}`);
-  });
+  const { root } = await rootFlag(values, io);
   const runsDir = path.join(root, RUNS_DIR);
   const { records: listed, unreadable } = await readRecords(runsDir);
   // Which runs there are, which make a wave and which fences claim what come from the seals: the

@@ -7,12 +7,12 @@
 import { constants } from 'node:fs';
 import { access, lstat, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { assertDirectory } from '@waves/planner';
-import { parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
+import { parseCommandArgs, renderFlags, type FlagSpecs } from '../args.js';
 import { CONFIG_FILE, CONFIG_SCHEMA_FILE, ConfigSchema } from '../config/config-schema.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { jsonSchemaOf } from './schema.js';
+import { rootFlag } from '../root-flag.js';
 
 export const INIT_FLAGS: FlagSpecs = {
   root: { type: 'string', value: 'DIR', description: 'Where to write the files', default: 'the current directory' },
@@ -64,11 +64,7 @@ export async function runInit(argv: readonly string[], io: CliIo): Promise<numbe
     io.stdout(INIT_HELP);
     return 0;
   }
-  const rootArg = stringFlag(values, 'root');
-  const root = path.resolve(io.cwd, rootArg ?? '.');
-  await assertDirectory(root).catch((error: Error) => {
-    throw new UsageError(`--root ${rootArg ?? '.'}: ${error.message.replace(/^root [^:]*: /, '')}`);
-  });
+  const { root, rootArg } = await rootFlag(values, io);
   const configPath = path.join(root, CONFIG_FILE);
   const schemaPath = path.join(root, CONFIG_SCHEMA_FILE);
   for (const [name, file] of [[CONFIG_FILE, configPath], [CONFIG_SCHEMA_FILE, schemaPath]] as const) {

@@ -6,13 +6,14 @@
 import path from 'node:path';
 import Table from 'cli-table3';
 import { acquireLease, DEFAULT_JOURNAL, defaultHolder, listLeases, parseDuration, readJournal, releaseLease, renewLease } from '@waves/dispatch';
-import { assertDirectory, checkLane, createRepoTree, listRepoFiles, readWorkspace, resolveLaneName, WHOLE_REPOSITORY } from '@waves/planner';
+import { checkLane, createRepoTree, listRepoFiles, readWorkspace, resolveLaneName, WHOLE_REPOSITORY } from '@waves/planner';
 import { parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { configPath } from '../config/config-paths.js';
 import { loadConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { safeText } from '../render/safe-text.js';
+import { rootFlag } from '../root-flag.js';
 
 export const EXIT_REFUSED = 3;
 
@@ -53,11 +54,7 @@ Exit codes: 0 acquired or done, 3 refused (or the lease already ended), 2 bad in
 `;
 
 async function journalOf(values: ReturnType<typeof parseCommandArgs>['values'], io: CliIo) {
-  const rootArg = stringFlag(values, 'root');
-  const root = path.resolve(io.cwd, rootArg ?? '.');
-  await assertDirectory(root).catch((error: Error) => {
-    throw new UsageError(`--root ${rootArg ?? '.'}: ${error.message.replace(/^root [^:]*: /, '')}`);
-  });
+  const { root } = await rootFlag(values, io);
   const loaded = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
   const { config } = loaded;
   const journal = await configPath(loaded, root, 'leases.journal', config.leases?.journal ?? DEFAULT_JOURNAL);

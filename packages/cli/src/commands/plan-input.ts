@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { execa } from 'execa';
 import { DEFAULT_JOURNAL, defaultHolder, listLeases, parseDuration } from '@waves/dispatch';
-import { assertDirectory, ConfigError, loadRepo, type BacklogIssue, type PlanInput, type PlanOptionsInput, type RepoIndex } from '@waves/planner';
+import { ConfigError, loadRepo, type BacklogIssue, type PlanInput, type PlanOptionsInput, type RepoIndex } from '@waves/planner';
 import { enumFlag, intFlag, stringFlag, type FlagSpecs, type ParsedArgs } from '../args.js';
 import { configPath } from '../config/config-paths.js';
 import { checkApiUrlFlag, DEFAULT_API_TIMEOUT_MS, resolveApiUrl } from '../sources/api-url.js';
@@ -17,6 +17,7 @@ import { safeText } from '../render/safe-text.js';
 import type { CliIo } from '../io.js';
 import { repoFromRemote } from '../sources/github-remote.js';
 import { readIssuesFile } from '../sources/issues-file.js';
+import { rootFlag } from '../root-flag.js';
 
 export const SOURCE_FLAGS: FlagSpecs = {
   'from-issues': { type: 'string', value: 'FILE', description: 'Read the backlog from a JSON file (gh issue list --json …); - reads stdin' },
@@ -87,11 +88,7 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
   if (stringFlag(values, 'api-timeout') !== undefined) apiTimeoutMs(stringFlag(values, 'api-timeout'), undefined);
   const repoFlag = stringFlag(values, 'repo');
   if (repoFlag !== undefined && !isRepoSlug(repoFlag)) throw new UsageError(`--repo ${JSON.stringify(repoFlag)}: ${REPO_SLUG_HINT}`);
-  const rootArg = stringFlag(values, 'root');
-  const root = path.resolve(io.cwd, rootArg ?? '.');
-  await assertDirectory(root).catch((error: Error) => {
-    throw new UsageError(`--root ${rootArg ?? '.'}: ${error.message.replace(/^root [^:]*: /, '')}`);
-  });
+  const { root, rootArg } = await rootFlag(values, io);
   const config = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
   const defaults = config.config.defaults ?? {};
 

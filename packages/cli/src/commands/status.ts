@@ -5,11 +5,10 @@
  */
 import path from 'node:path';
 import { isRunning, readRecords, releaseLeases, RUNS_DIR, viewStatus, writeRecord } from '@waves/dispatch';
-import { assertDirectory } from '@waves/planner';
-import { parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
-import { UsageError } from '../errors.js';
+import { parseCommandArgs, renderFlags, type FlagSpecs } from '../args.js';
 import type { CliIo } from '../io.js';
 import { duration, renderRuns } from '../render/runs-table.js';
+import { rootFlag } from '../root-flag.js';
 
 export const STATUS_FLAGS: FlagSpecs = {
   root: { type: 'string', value: 'DIR', description: 'Repository whose runs to show', default: 'the current directory' },
@@ -37,11 +36,7 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
     io.stdout(STATUS_HELP);
     return 0;
   }
-  const rootArg = stringFlag(values, 'root');
-  const root = path.resolve(io.cwd, rootArg ?? '.');
-  await assertDirectory(root).catch((error: Error) => {
-    throw new UsageError(`--root ${rootArg ?? '.'}: ${error.message.replace(/^root [^:]*: /, '')}`);
-  });
+  const { root } = await rootFlag(values, io);
   const { records, unreadable } = await readRecords(path.join(root, RUNS_DIR));
   for (const file of unreadable) io.stderr(`waves: ${path.relative(root, file)} is not a run record, skipped\n`);
   const rows = [];

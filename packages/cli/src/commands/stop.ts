@@ -6,13 +6,13 @@
  */
 import path from 'node:path';
 import { DEFAULT_JOURNAL, readRecords, RUNS_DIR, stopRun, TERMINAL, type RunRecord } from '@waves/dispatch';
-import { assertDirectory } from '@waves/planner';
 import { intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { loadConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { killGraceMs } from '../kill-grace.js';
 import { renderStops, stopsJson } from '../render/stop-report.js';
+import { rootFlag } from '../root-flag.js';
 
 export const STOP_FLAGS: FlagSpecs = {
   run: { type: 'string', value: 'ID', description: 'Stop this run (its id, as waves status shows it)' },
@@ -67,11 +67,7 @@ export async function runStop(argv: readonly string[], io: CliIo): Promise<numbe
   const wave = intFlag(values, 'wave', 1);
   const picked = [runId !== undefined, wave !== undefined, Boolean(values.all)].filter(Boolean).length;
   if (picked !== 1) throw new UsageError('stop: name what to stop with exactly one of --run ID, --wave K or --all');
-  const rootArg = stringFlag(values, 'root');
-  const root = path.resolve(io.cwd, rootArg ?? '.');
-  await assertDirectory(root).catch((error: Error) => {
-    throw new UsageError(`--root ${rootArg ?? '.'}: ${error.message.replace(/^root [^:]*: /, '')}`);
-  });
+  const { root } = await rootFlag(values, io);
   const { config } = await loadConfig(root, undefined, io.cwd);
   const journal = path.resolve(root, config.leases?.journal ?? DEFAULT_JOURNAL);
   const { records } = await readRecords(path.join(root, RUNS_DIR));
