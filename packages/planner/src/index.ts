@@ -36,7 +36,8 @@ export { extractScope, resolvePath } from './scope/extract-scope.js';
 export type { IssueScope, LeafKind, ScopeEvidence, ScopeLeaf, ScopeNote, ScopeOptions, ScopeSource } from './scope/extract-scope.js';
 export { extractMentions, checkPathToken, parseGithubFileUrl } from './scope/extract-mentions.js';
 export type { IssueMentions, PathMention } from './scope/extract-mentions.js';
-export { containsPath, createRepoTree } from './scope/repo-tree.js';
+export { createRepoTree } from './scope/repo-tree.js';
+export { baseName, containsPath, parentDir } from './paths/repo-paths.js';
 export type { RepoTree } from './scope/repo-tree.js';
 export { categoryFromLabel, laneFromLabel, resolveLaneName } from './scope/resolve-lane.js';
 export { BUILTIN_SERIAL_GLOBS, matchSerial } from './scope/serial-paths.js';
@@ -92,4 +93,4 @@ export { auditFence, fenceWithCompanions, inFence, isRootFile, touchedPaths } fr
 export type { ChangedPath, ChangeKind, FenceAudit } from './harvest/audit-fence.js';
 export { finishAccuracy, SCOPE_SOURCES, scopeAccuracy, sumAccuracy } from './harvest/scope-accuracy.js';
 export type { Accuracy, AccuracySums, PredictedLeaf, RunAccuracy, Tally } from './harvest/scope-accuracy.js';
-export { globMatcher, isGlob } from './scope/globs.js';
+export { globMatcher, isGlob } from './paths/globs.js';

@@ -12,7 +12,8 @@
  */
 import { chainTo, describeChain, reachImports } from '../graph/graph-queries.js';
 import type { ConflictKind } from '../schema/plan-schema.js';
-import { parentDir, type RepoTree } from '../scope/repo-tree.js';
+import { parentDir } from '../paths/repo-paths.js';
+import type { RepoTree } from '../scope/repo-tree.js';
 import type { SerialMatch } from '../scope/serial-paths.js';
 import type { IssueNumber, RepoGraph, RepoPath } from '../types.js';
 import { leafLabel, type Leaf } from './roll-up-leaves.js';

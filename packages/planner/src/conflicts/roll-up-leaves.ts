@@ -1,5 +1,6 @@
 import type { ScopeLeaf } from '../scope/extract-scope.js';
-import { parentDir, ROOT_SUBSYSTEM, type RepoTree } from '../scope/repo-tree.js';
+import { parentDir } from '../paths/repo-paths.js';
+import { ROOT_SUBSYSTEM, type RepoTree } from '../scope/repo-tree.js';
 import type { Granularity, RepoPath } from '../types.js';
 
 export interface Leaf {

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DirectedGraph } from 'graphology';
-import { baseName, parentDir } from '../scope/repo-tree.js';
+import { baseName, parentDir } from '../paths/repo-paths.js';
 import type { FileNodeAttributes, ImportKind, RepoGraph, RepoPath, SkippedFile, UnresolvedImport, WorkspacePackage } from '../types.js';
 import { contentId, EXTERNAL, GRAPH_CACHE_VERSION, readGraphCache, UNRESOLVED, writeGraphCache, type CachedFile, type GraphCache } from './graph-cache.js';
 import { listRepoFiles } from './list-files.js';

@@ -11,7 +11,7 @@
  * universe of files is processed in chunks so that memory stays at components × chunk bits.
  * Exact, O(E · N / 32) word operations.
  */
-import { baseName } from '../scope/repo-tree.js';
+import { baseName } from '../paths/repo-paths.js';
 import type { RepoGraph, RepoPath } from '../types.js';
 
 interface Indexed {

@@ -20,7 +20,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createPathsMatcher, parseTsconfig, type PathsMatcher } from 'get-tsconfig';
 import type { ts } from 'ts-morph';
-import { baseName, parentDir } from '../scope/repo-tree.js';
+import { baseName, parentDir } from '../paths/repo-paths.js';
 import type { RepoPath } from '../types.js';
 import { repoFileReader, type RepoFileReader } from './read-repo-file.js';
 import type { PackageManifest, WorkspaceMember } from './read-workspace.js';

@@ -1,7 +1,8 @@
 import type { BacklogIssue, IssueNumber, RepoPath } from '../types.js';
 import { extractMentions, type PathMention } from './extract-mentions.js';
-import { expandPattern } from './globs.js';
-import { baseName, containsPath, parentDir, type RepoTree } from './repo-tree.js';
+import { expandPattern } from './expand-pattern.js';
+import { baseName, containsPath, parentDir } from '../paths/repo-paths.js';
+import type { RepoTree } from './repo-tree.js';
 import { categoryFromLabel, laneFromLabel, resolveLaneName } from './resolve-lane.js';
 
 export type LeafKind = 'file' | 'dir' | 'new-file';

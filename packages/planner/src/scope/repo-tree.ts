@@ -1,3 +1,4 @@
+import { baseName, parentDir } from '../paths/repo-paths.js';
 import type { RepoPath, WorkspacePackage } from '../types.js';
 
 /**
@@ -24,20 +25,6 @@ export interface RepoTree {
 }
 
 export const ROOT_SUBSYSTEM = '(root)';
-
-export function parentDir(path: RepoPath): RepoPath {
-  const slash = path.lastIndexOf('/');
-  return slash < 0 ? '' : path.slice(0, slash);
-}
-
-export function baseName(path: RepoPath): string {
-  return path.slice(path.lastIndexOf('/') + 1);
-}
-
-/** True when `outer` is `inner` or one of its ancestor directories. */
-export function containsPath(outer: RepoPath, inner: RepoPath): boolean {
-  return outer === '' || inner === outer || (inner.startsWith(outer) && inner.charCodeAt(outer.length) === 47);
-}
 
 function lowerBound(sorted: readonly string[], key: string): number {
   let lo = 0;

@@ -1,6 +1,7 @@
 import type { RepoPath } from '../types.js';
-import { globMatcher, normalisePattern } from './globs.js';
-import { parentDir, type RepoTree } from './repo-tree.js';
+import { globMatcher, normalisePattern } from '../paths/globs.js';
+import { parentDir } from '../paths/repo-paths.js';
+import type { RepoTree } from './repo-tree.js';
 
 /**
  * Root files every package depends on: an agent editing one can break every other agent's work,
