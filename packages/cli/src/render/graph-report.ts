@@ -29,7 +29,7 @@ export function renderGraphTable(report: GraphReport): string {
   if (report.hubs.length > 0) {
     const t = table(['Hub', 'Dependents', 'Fan-in', 'Barrel']);
     for (const h of report.hubs) t.push([safeText(h.file), `${n(h.dependents)} (${Math.round((100 * h.dependents) / Math.max(1, report.files))}%)`, n(h.fanIn), h.barrel ? 'yes' : '']);
-    out.push(`Hubs (${report.hubs.length}): issues touching them run alone`, t.toString(), '');
+    out.push(`Hubs (${report.hubs.length}): files more than a quarter of the repository depends on (issues touching them run alone only with "hubs" in the config)`, t.toString(), '');
   } else out.push('Hubs: none', '');
   if (report.barrels.length > 0) {
     out.push(`Barrels (${report.barrels.length})`);

@@ -41,7 +41,7 @@ export interface ClassifyInput {
   now: number;
   options: Pick<
     PlanOptions,
-    'maxFiles' | 'maxSubsystems' | 'maxSteps' | 'requireAcceptanceCriteria' | 'serial' | 'holder' | 'hubThreshold' | 'hubMinDependents' | 'contentionDepth'
+    'maxFiles' | 'maxSubsystems' | 'maxSteps' | 'requireAcceptanceCriteria' | 'serial' | 'holder' | 'hubs' | 'hubThreshold' | 'hubMinDependents' | 'contentionDepth'
   >;
 }
 

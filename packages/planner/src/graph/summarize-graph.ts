@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { ImportKind, RepoGraph, WorkspacePackage } from '../types.js';
-import { findHubs, isBarrel } from './dependents.js';
+import { DEFAULT_HUB_MIN_DEPENDENTS, DEFAULT_HUB_THRESHOLD, findHubs, isBarrel } from './dependents.js';
 
 export const GRAPH_REPORT_VERSION = 1 as const;
 
@@ -24,7 +24,9 @@ export const GraphReportSchema = z.object({
   packages: z.array(
     z.object({ name: z.string(), dir: z.string(), files: z.number().int().min(0), dependsOn: z.array(z.string()) }),
   ),
-  hubs: z.array(z.object({ file: z.string(), dependents: z.number().int(), fanIn: z.number().int(), barrel: z.boolean() })),
+  hubs: z
+    .array(z.object({ file: z.string(), dependents: z.number().int(), fanIn: z.number().int(), barrel: z.boolean() }))
+    .describe('Files more than a share of the repository depends on, directly or not (dependents) and directly (fanIn): information, serial only when the config opts in with "hubs"'),
   barrels: z.array(z.string()),
   edges: z.array(z.object({ from: z.string(), to: z.string(), kind: z.enum(KINDS) })).optional(),
 });
@@ -58,7 +60,7 @@ export function summarizeGraph(graph: RepoGraph, options: SummarizeOptions): Gra
       deps.add(toAttrs.package);
     }
   });
-  const hubs = findHubs(graph, options.hubThreshold ?? 0.25, options.hubMinDependents ?? 20).slice(0, options.topHubs ?? 20);
+  const hubs = findHubs(graph, options.hubThreshold ?? DEFAULT_HUB_THRESHOLD, options.hubMinDependents ?? DEFAULT_HUB_MIN_DEPENDENTS).slice(0, options.topHubs ?? 20);
   const barrels = graph.filterNodes((file) => isBarrel(graph, file)).sort();
   const report: GraphReport = {
     schemaVersion: GRAPH_REPORT_VERSION,
