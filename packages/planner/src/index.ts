@@ -34,7 +34,9 @@ export { labelRank, priorityLabel, priorityRank } from './backlog/priority.js';
 
 export { extractScope, resolvePath } from './scope/extract-scope.js';
 export type { IssueScope, LeafKind, ScopeEvidence, ScopeLeaf, ScopeNote, ScopeOptions, ScopeSource } from './scope/extract-scope.js';
-export { extractMentions, checkPathToken, parseGithubFileUrl } from './scope/extract-mentions.js';
+export { extractMentions } from './scope/extract-mentions.js';
+export { checkPathToken } from './scope/path-token.js';
+export { parseGithubFileUrl } from './scope/github-file-url.js';
 export type { IssueMentions, PathMention } from './scope/extract-mentions.js';
 export { createRepoTree } from './scope/repo-tree.js';
 export { baseName, containsPath, parentDir } from './paths/repo-paths.js';
