@@ -40,6 +40,9 @@ function leaves(scope: IssueScope): string[] {
   return scope.leaves.map((l) => `${l.kind}:${l.path}`);
 }
 
+/** The files directly at the root of FILES: what naming the root itself stands for. */
+const ROOT_FILE_LEAVES = ['file:README.md', 'file:package.json', 'file:pnpm-lock.yaml', 'file:tsconfig.json'];
+
 interface Case {
   name: string;
   body: string;
@@ -167,6 +170,33 @@ const CASES: Case[] = [
     leaves: ['dir:apps/site/app/(docs)/[slug]', 'file:apps/site/app/routes/posts.$id.tsx'],
   },
   {
+    name: 'the repository root named as `./`: its own files',
+    body: 'Tidy up `./` before the release.',
+    leaves: ROOT_FILE_LEAVES,
+  },
+  {
+    name: 'the repository root named as `/`, `.` or a link to it',
+    body: 'Everything in `/`, in `.` and [here](./) needs a licence header. Also edit `docs/guide.md`.',
+    leaves: ['file:README.md', 'file:docs/guide.md', 'file:package.json', 'file:pnpm-lock.yaml', 'file:tsconfig.json'],
+  },
+  {
+    name: '"files at the root" in words',
+    body: 'Update the files at the root so that they name the new package.',
+    leaves: ROOT_FILE_LEAVES,
+  },
+  {
+    name: '"root files" and "top-level files" in words, and in the title',
+    title: 'Licence headers on root files',
+    body: 'The top-level files need one too.',
+    leaves: ROOT_FILE_LEAVES,
+  },
+  {
+    name: 'a slash and a dot in prose, and an absolute path, which are not the root',
+    body: '- read the input / output section.\n- keep `/etc/passwd` out of it.',
+    leaves: [],
+    rejected: ['/etc/passwd'],
+  },
+  {
     name: 'root files',
     body: 'Bump `package.json`, refresh `pnpm-lock.yaml` and the workflow in `.github/workflows/ci.yml`.',
     leaves: ['file:.github/workflows/ci.yml', 'file:package.json', 'file:pnpm-lock.yaml'],
@@ -224,6 +254,15 @@ describe('extractScope metadata', () => {
     expect(cli.evidence).toEqual([{ source: 'body', via: 'backtick', text: 'packages/cli/src/index.ts:10', line: 1 }]);
     const planner = scope.leaves.find((l) => l.path === 'packages/planner')!;
     expect(planner.evidence).toEqual([{ source: 'label', via: 'label-lane', text: 'lane:planner', line: null }]);
+  });
+
+  it('says when the issue names the repository root itself, with the words it used', () => {
+    expect(scopeOf('Tidy up `./`').root).toEqual({ source: 'body', via: 'backtick', text: './', line: 1 });
+    expect(scopeOf('x', [], 'Sort the root files').root).toEqual({ source: 'title', via: 'root-phrase', text: 'root files', line: 0 });
+    expect(scopeOf('Edit `docs/guide.md`').root).toBeNull();
+    const never = scopeOf('Edit `docs/guide.md`. Never touch the files at the root.');
+    expect(never.root).toBeNull();
+    expect(never.excluded).toEqual(['README.md', 'package.json', 'pnpm-lock.yaml', 'tsconfig.json']);
   });
 
   it('counts files and subsystems for the subdivide rule', () => {

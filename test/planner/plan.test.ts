@@ -209,6 +209,33 @@ describe('classify', () => {
   });
 });
 
+describe('the repository root', () => {
+  it('runs an issue naming the root (`./`, `/`, "files at the root") alone, and the plan says why', () => {
+    const result = plan([issue(1, { body: 'Tidy the files at the root.' }), touching(2, 'docs/guide.md'), issue(3, { body: 'Sort out `./` and `/etc/passwd`' })]);
+    expect(result.plan.waves.map((w) => [w.kind, w.issues.map((i) => i.number)])).toEqual([
+      ['serial_singleton', [1]],
+      ['parallel', [2]],
+      ['serial_singleton', [3]],
+    ]);
+    const first = result.plan.waves[0]!.issues[0]!;
+    expect(first.serial).toBe('names the repository root (files at the root)');
+    expect(first.paths).toEqual(['README.md', 'package.json', 'pnpm-lock.yaml']);
+    expect(result.plan.waves[2]!.issues[0]!.serial).toBe('names the repository root (./)');
+    expect(result.plan.conflicts).toContainEqual({ a: 1, b: 2, kind: 'serial', detail: '#1 names the repository root and runs alone' });
+    // An absolute path still leaves the repository: dropped, with a warning.
+    expect(result.plan.warnings).toEqual([{ number: 3, message: 'dropped /etc/passwd: absolute path' }]);
+  });
+
+  it('keeps an issue naming the root serial when its only root file is no serial path', () => {
+    const bare = makeRepo({ files: ['README.md', 'src/a.ts', 'src/b.ts'] });
+    const result = plan([issue(1, { body: 'Reformat `/`' }), touching(2, 'src/a.ts')], {}, { repo: bare });
+    expect(result.plan.waves.map((w) => [w.kind, w.issues.map((i) => i.paths)])).toEqual([
+      ['serial_singleton', [['README.md']]],
+      ['parallel', [['src/a.ts']]],
+    ]);
+  });
+});
+
 describe('conflicts and waves', () => {
   it('puts two issues touching one file in different waves', () => {
     const result = plan([touching(1, 'README.md'), touching(2, 'README.md')]);

@@ -37,12 +37,12 @@ export type { IssueScope, LeafKind, ScopeEvidence, ScopeLeaf, ScopeNote, ScopeOp
 export { extractMentions } from './scope/extract-mentions.js';
 export { checkPathToken } from './scope/path-token.js';
 export { parseGithubFileUrl } from './scope/github-file-url.js';
-export type { IssueMentions, PathMention } from './scope/extract-mentions.js';
+export type { IssueMentions, PathMention, RootMention } from './scope/extract-mentions.js';
 export { createRepoTree } from './scope/repo-tree.js';
 export { baseName, containsPath, parentDir } from './paths/repo-paths.js';
 export type { RepoTree } from './scope/repo-tree.js';
 export { categoryFromLabel, laneFromLabel, resolveLaneName } from './scope/resolve-lane.js';
-export { BUILTIN_SERIAL_GLOBS, matchSerial } from './scope/serial-paths.js';
+export { BUILTIN_SERIAL_GLOBS, matchRoot, matchSerial } from './scope/serial-paths.js';
 export { hubRuleOf, matchHub } from './scope/hub-paths.js';
 export type { HubOptions, HubRule } from './scope/hub-paths.js';
 export { DEFAULT_HUB_MIN_DEPENDENTS, DEFAULT_HUB_THRESHOLD, dependentCounts, describeHub, findHubs, isBarrel, stronglyConnected } from './graph/dependents.js';

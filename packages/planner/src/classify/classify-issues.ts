@@ -14,7 +14,7 @@ import type { RepoTree } from '../scope/repo-tree.js';
 import { canonicalLane, WHOLE_REPOSITORY } from '../leases/canonical-lane.js';
 import { resolveLaneName } from '../scope/resolve-lane.js';
 import { matchHub } from '../scope/hub-paths.js';
-import { matchSerial, type SerialMatch } from '../scope/serial-paths.js';
+import { matchRoot, matchSerial, type SerialMatch } from '../scope/serial-paths.js';
 import type { ActiveLease, BacklogIssue, IssueNumber, RepoGraph, RepoPath } from '../types.js';
 
 export type Bucket =
@@ -232,8 +232,8 @@ export function classifyIssues(input: ClassifyInput): Classification {
       });
       continue;
     }
-    let serial: SerialMatch | null = null;
-    for (const leaf of scope.leaves) {
+    let serial: SerialMatch | null = matchRoot(scope);
+    for (const leaf of serial ? [] : scope.leaves) {
       serial = matchSerial(leaf, tree, options.serial) ?? matchHub(leaf, tree, input.graph, options);
       if (serial) break;
     }

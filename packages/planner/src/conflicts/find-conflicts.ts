@@ -40,6 +40,7 @@ const KIND_ORDER: readonly ConflictKind[] = ['dependency', 'serial', 'path', 'im
 
 export function describeSerial(number: IssueNumber, serial: SerialMatch): string {
   if (serial.rule === 'hub') return `#${number} touches a hub and runs alone: ${serial.reason}`;
+  if (serial.rule === 'root') return `#${number} names the repository root and runs alone`;
   const rule = serial.builtin ? 'a root file every package depends on' : `serial path ${serial.rule}`;
   return `#${number} touches ${serial.path} (${rule}) and runs alone`;
 }

@@ -19,7 +19,8 @@ export type MentionVia =
   | 'files-section'
   | 'boundary'
   | 'diff'
-  | 'lane-line';
+  | 'lane-line'
+  | 'root-phrase';
 
 export interface PathMention {
   /** The text as written (a token, a URL, a link target). */
@@ -50,6 +51,18 @@ export interface RejectedMention {
   reason: string;
 }
 
+/**
+ * The repository root itself, named as a path (`./`, `/`, `.` in code or a link) or in words
+ * ("files at the root", "root files", "top-level files"): it stands for the root's own files.
+ */
+export interface RootMention {
+  raw: string;
+  via: MentionVia;
+  in: 'title' | 'body';
+  line: number;
+  excluded: boolean;
+}
+
 export interface LaneMention {
   name: string;
   line: number;
@@ -58,6 +71,7 @@ export interface LaneMention {
 export interface IssueMentions {
   paths: PathMention[];
   rejected: RejectedMention[];
+  roots: RootMention[];
   lanes: LaneMention[];
   dependsOn: number[];
   parent: number | null;
@@ -69,6 +83,8 @@ type Section = 'other' | 'files' | 'out-of-scope' | 'acceptance' | 'dependencies
 
 const NEGATION = /\b(?:never|do\s+not|don't|must\s+not|mustn't|should\s+not|shouldn't|may\s+not|cannot|can't|not)\s+(?:touch|edit|modify|change|alter)\b/i;
 const BOUNDARY = /\bedit\s+only\s+(?:the\s+)?(?:files?\s+)?(?:under|in|within|inside|below|beneath)\s+/i;
+/** "files at the root", "root files", "top-level files": the root's own files, in words. */
+const ROOT_PHRASE = /\b(?:(?:root|top[- ]level|root[- ]level)\s+files|files\s+(?:at|in)\s+the\s+(?:(?:repository|repo|project)\s+)?(?:root|top[- ]level))\b/gi;
 const ATX_HEADING = /^\s{0,3}#{1,6}(?:\s|$)/;
 const EMPHASIS_HEADING = /^\s{0,3}(?:\*\*([^*]{1,200})\*\*|__([^_]{1,200})__):?\s*$/;
 
@@ -144,13 +160,21 @@ function linkTargets(line: string): { target: string; index: number }[] {
 class MentionCollector {
   readonly paths: PathMention[] = [];
   readonly rejected: RejectedMention[] = [];
+  readonly roots: RootMention[] = [];
 
-  add(raw: string, via: MentionVia, ctx: Context, index: number, strong: boolean, forceDirectory = false): void {
+  /** `quoted`: the token is a whole code span or link target, not a word of prose. */
+  add(raw: string, via: MentionVia, ctx: Context, index: number, strong: boolean, forceDirectory = false, quoted = false): void {
     if (raw.length > MAX_TOKEN + 16) return;
     const cleaned = trimToken(raw);
     const { path, lines } = splitAnchor(cleaned);
     const check = checkPathToken(path, strong || lines !== null);
     if (check.kind === 'not-a-path') return;
+    if (check.kind === 'root') {
+      // A lone `/` between words is punctuation ("input / output"); quoted, or `./` in a Files
+      // section, it names the root.
+      if (quoted || (strong && cleaned !== '/')) this.addRoot(cleaned, via, ctx, index);
+      return;
+    }
     if (check.kind === 'unsafe') {
       this.rejected.push({ raw: cleaned, in: ctx.in, line: ctx.line, reason: check.reason });
       return;
@@ -167,6 +191,10 @@ class MentionCollector {
       directory: check.directory || forceDirectory,
       githubRepo: null,
     });
+  }
+
+  addRoot(raw: string, via: MentionVia, ctx: Context, index: number): void {
+    this.roots.push({ raw, via, in: ctx.in, line: ctx.line, excluded: ctx.section === 'out-of-scope' || index >= ctx.negatedFrom });
   }
 
   addUrl(url: string, via: MentionVia, ctx: Context, index: number): void {
@@ -192,7 +220,7 @@ function scanLine(line: string, ctx: Context, collector: MentionCollector, isBul
   const spans = codeSpans(line);
   for (const span of spans) {
     if (/^https?:\/\//i.test(span.text)) collector.addUrl(span.text, 'backtick', ctx, span.index);
-    else if (!/\s/.test(span.text)) collector.add(span.text, ctx.section === 'files' ? 'files-section' : 'backtick', ctx, span.index, true);
+    else if (!/\s/.test(span.text)) collector.add(span.text, ctx.section === 'files' ? 'files-section' : 'backtick', ctx, span.index, true, false, true);
   }
   // Text outside code spans, for links, URLs, anchors and bare list items.
   let outside = '';
@@ -205,8 +233,12 @@ function scanLine(line: string, ctx: Context, collector: MentionCollector, isBul
   for (const link of linkTargets(outside)) {
     if (/^https?:\/\//i.test(link.target)) collector.addUrl(link.target, 'link', ctx, link.index);
     else if (!link.target.startsWith('#') && !/^[a-z][a-z0-9+.-]*:/i.test(link.target)) {
-      collector.add(link.target, 'link', ctx, link.index, true);
+      collector.add(link.target, 'link', ctx, link.index, true, false, true);
     }
+  }
+  ROOT_PHRASE.lastIndex = 0;
+  for (let phrase = ROOT_PHRASE.exec(outside); phrase !== null; phrase = ROOT_PHRASE.exec(outside)) {
+    collector.addRoot(phrase[0].replace(/\s+/g, ' '), 'root-phrase', ctx, phrase.index);
   }
   const boundary = BOUNDARY.exec(outside);
   const boundaryAt = boundary ? boundary.index + boundary[0].length : -1;
@@ -353,6 +385,7 @@ export function extractMentions(title: string, body: string, options: ExtractOpt
   return {
     paths: collector.paths,
     rejected: collector.rejected,
+    roots: collector.roots,
     lanes,
     dependsOn: [...dependsOn].sort((a, b) => a - b),
     parent,

@@ -40,6 +40,11 @@ export interface IssueScope {
   fileCount: number;
   /** Packages or top-level directories the leaves lie in. */
   subsystems: string[];
+  /**
+   * How the issue names the repository root itself (`./`, `/`, "files at the root"), or null. Its
+   * leaves then hold the root's own files, and the issue runs alone.
+   */
+  root: ScopeEvidence | null;
   /** Explicit lanes (labels, `Lane:` lines, config keyword lanes). */
   lanes: string[];
   /** Names that resolved to nothing (reported, never leaves). */
@@ -228,6 +233,19 @@ export function extractScope(
     if (resolved.kind !== 'dir') fileLeaves.add(resolved.path);
   }
 
+  // The root named itself: its own files (not everything under it — that would be every path).
+  let root: ScopeEvidence | null = null;
+  for (const mention of mentions.roots) {
+    if (mention.excluded) {
+      for (const file of tree.rootFiles) excluded.add(file);
+      continue;
+    }
+    const evidence: ScopeEvidence = { source: mention.in, via: mention.via, text: mention.raw, line: mention.line };
+    root ??= evidence;
+    if (tree.rootFiles.length === 0) unresolved.push({ text: mention.raw, source: mention.in, line: mention.line, reason: 'the repository root holds no files' });
+    for (const file of tree.rootFiles) leaves.add(file, 'file', evidence);
+  }
+
   const allLeaves = leaves.all();
   for (const leaf of allLeaves) excluded.delete(leaf.path);
   const folded = foldLeaves(allLeaves);
@@ -239,6 +257,7 @@ export function extractScope(
     leaves: folded,
     fileCount: fileLeaves.size,
     subsystems,
+    root,
     lanes: [...lanes].sort(),
     unresolved,
     rejected: mentions.rejected.map((r) => ({ text: r.raw, source: r.in, line: r.line, reason: r.reason })),

@@ -64,16 +64,20 @@ export function trimToken(token: string): string {
 
 export type PathCheck =
   | { kind: 'path'; path: string; directory: boolean }
+  /** `./`, `/` or `.`: the repository root itself (a bare `/` is the root, not the file system's). */
+  | { kind: 'root' }
   | { kind: 'unsafe'; reason: string }
   | { kind: 'not-a-path' };
 
 /**
  * Decides whether a cleaned token names a repository path, and normalises it. Anything that would
  * leave the root — absolute, home-relative, drive letters, `..` segments — is unsafe: it is never
- * resolved or read, only reported.
+ * resolved or read, only reported. The root itself, written alone, is `root`: what it stands for
+ * is the caller's to decide (a lone `/` in prose is usually punctuation).
  */
 export function checkPathToken(token: string, strong: boolean): PathCheck {
   if (token.length === 0 || token.length > MAX_TOKEN) return { kind: 'not-a-path' };
+  if (token === './' || token === '/' || token === '.') return { kind: 'root' };
   // Control characters, whitespace and shell/glob-ish punctuation are never part of a path we take.
   // Route folders (`app/(group)/[slug]/page.tsx`, `routes/posts.$id.tsx`) keep their brackets and dollars.
   if (/[\u0000-\u001f\u007f\s`|<>"'{}\\^]/.test(token) && !/^[A-Za-z]:\\/.test(token)) return { kind: 'not-a-path' };

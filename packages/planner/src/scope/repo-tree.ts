@@ -14,6 +14,8 @@ export interface RepoTree {
   isDir(path: RepoPath): boolean;
   /** Every file under a directory (`""` is the root), sorted. */
   filesUnder(dir: RepoPath): RepoPath[];
+  /** The files directly at the root (no directory), sorted: what "the root's own files" are. */
+  readonly rootFiles: readonly RepoPath[];
   /** The innermost workspace package containing the path (the root package, if any, contains everything else). */
   packageOf(path: RepoPath): WorkspacePackage | null;
   /** A package directory, else the top-level directory, else `(root)` for files at the root. */
@@ -90,6 +92,7 @@ function buildTree(files: readonly RepoPath[], packages: readonly WorkspacePacka
   return {
     sorted,
     packages: pkgs,
+    rootFiles: sorted.filter((file) => !file.includes('/')),
     isFile: (path) => fileSet.has(path),
     isDir: (path) => dirSet.has(path),
     filesUnder(dir) {

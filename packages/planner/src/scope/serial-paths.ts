@@ -1,4 +1,5 @@
 import type { RepoPath } from '../types.js';
+import type { ScopeEvidence } from './extract-scope.js';
 import { globMatcher, normalisePattern } from '../paths/globs.js';
 import { parentDir } from '../paths/repo-paths.js';
 import type { RepoTree } from './repo-tree.js';
@@ -24,11 +25,21 @@ export const BUILTIN_SERIAL_GLOBS: readonly string[] = [
 export interface SerialMatch {
   /** The path of the issue's scope that matched. */
   path: RepoPath;
-  /** The serial rule that matched it: a glob, or `hub`. */
+  /** The serial rule that matched it: a glob, `hub`, or `root` (the issue names the root itself). */
   rule: string;
   builtin: boolean;
   /** Why it makes the issue serial, for people: "package.json (root file)", a hub's reach. */
   reason: string;
+}
+
+/**
+ * An issue that names the repository root itself (`./`, `/`, "files at the root") touches the
+ * root's own files — the manifest, the lockfile, the base configs every package reads — so it
+ * runs alone, whichever of them the repository happens to hold.
+ */
+export function matchRoot(scope: { root: ScopeEvidence | null }): SerialMatch | null {
+  if (!scope.root) return null;
+  return { path: '', rule: 'root', builtin: true, reason: `names the repository root (${scope.root.text})` };
 }
 
 /**
