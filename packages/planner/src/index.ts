@@ -72,7 +72,9 @@ export { listRepoFiles, SKIPPED_DIRS } from './graph/list-files.js';
 export type { RepoListing } from './graph/list-files.js';
 export { readWorkspace } from './graph/read-workspace.js';
 export type { Workspace, WorkspaceMember } from './graph/read-workspace.js';
-export { ModuleResolver, isSourceFile, packageName } from './graph/module-resolver.js';
+export { ModuleResolver } from './graph/module-resolver.js';
+export { isJsonModule, isSourceFile } from './graph/graph-files.js';
+export { packageName } from './graph/package-exports.js';
 export { scanImports } from './graph/scan-imports.js';
 export type { ScannedImport } from './graph/scan-imports.js';
 

@@ -15,7 +15,8 @@ import type { FileNodeAttributes, ImportKind, RepoGraph, RepoPath, SkippedFile, 
 import { contentId, EXTERNAL, GRAPH_CACHE_VERSION, readGraphCache, UNRESOLVED, writeGraphCache, type CachedFile, type GraphCache } from './graph-cache.js';
 import { listRepoFiles } from './list-files.js';
 import { repoFileReader } from './read-repo-file.js';
-import { isSourceFile, ModuleResolver, type Resolved } from './module-resolver.js';
+import { isSourceFile } from './graph-files.js';
+import { ModuleResolver, type Resolved } from './module-resolver.js';
 import { readWorkspace, type WorkspaceMember } from './read-workspace.js';
 import { scanFiles, type ScanJob, type ScanOptions } from './scan-pool.js';
 
