@@ -265,6 +265,13 @@ describe('conflicts and waves', () => {
     expect(waveNumbers(plan([touching(1, 'packages/api/src/routes.ts'), touching(2, 'packages/core/src/money.ts')], { contentionDepth: 0 }))).toEqual([[1, 2]]);
   });
 
+  it('separates an issue touching a JSON file from one whose file imports it (import)', () => {
+    const json = makeRepo({ files: ['src/data.json', 'src/load.ts', 'src/other.ts'], imports: [['src/load.ts', 'src/data.json']] });
+    const result = plan([touching(1, 'src/data.json'), touching(2, 'src/load.ts'), touching(3, 'src/other.ts')], {}, { repo: json });
+    expect(result.plan.conflicts).toEqual([{ a: 1, b: 2, kind: 'import', detail: 'src/load.ts imports src/data.json' }]);
+    expect(waveNumbers(result)).toEqual([[1, 3], [2]]);
+  });
+
   it('puts a dependency in an earlier wave', () => {
     const result = plan([issue(1, { body: '`README.md`\nDepends on #2' }), touching(2, 'docs/guide.md')]);
     expect(waveNumbers(result)).toEqual([[2], [1]]);

@@ -229,12 +229,26 @@ export class ModuleResolver {
     if (member && name !== null) {
       const workspace = this.resolveWorkspace(specifier, context.customConditions);
       if (workspace !== null) return { kind: 'file', path: workspace };
-      // `@scope/pkg/package.json` and other files that are not sources.
-      const file = `${member.dir === '' ? '' : `${member.dir}/`}${specifier.slice(name.length + 1)}`;
-      if (specifier.length > name.length && this.fileSet.has(file) && !isSourceFile(file)) return EXTERNAL;
-      return null;
+      return this.workspaceFile(specifier, name, member.dir);
     }
     return this.looksInternal(specifier, context) ? UNRESOLVED : EXTERNAL;
+  }
+
+  /**
+   * `@scope/pkg/<file>` named as it lies in the package, outside its `exports`: a JSON module
+   * (`@scope/pkg/package.json`) is a node, another file that is no source an asset; null when
+   * there is no such file (only TypeScript can tell then).
+   */
+  private workspaceFile(specifier: string, name: string, dir: RepoPath): Resolved | null {
+    if (specifier.length <= name.length) return null;
+    const file = `${dir === '' ? '' : `${dir}/`}${specifier.slice(name.length + 1)}`;
+    if (!this.fileSet.has(file) || isSourceFile(file)) return null;
+    return isJsonModule(file) ? { kind: 'file', path: file } : EXTERNAL;
+  }
+
+  /** A repository file as the graph sees it: a source or JSON module is a node, anything else an asset. */
+  private asTarget(file: RepoPath): Resolved {
+    return isSourceFile(file) || isJsonModule(file) ? { kind: 'file', path: file } : EXTERNAL;
   }
 
   /** A path as TypeScript tries it: exactly, with its `.js` → `.ts` replacements, then as a folder. */
@@ -247,7 +261,7 @@ export class ModuleResolver {
         const stem = target.slice(0, -ext.length);
         for (const r of replacements) if (this.fileSet.has(stem + r)) return { kind: 'file', path: stem + r };
       } else {
-        if (ext !== '' && this.fileSet.has(target)) return isSourceFile(target) ? { kind: 'file', path: target } : EXTERNAL;
+        if (ext !== '' && this.fileSet.has(target)) return this.asTarget(target);
         for (const r of NO_EXTENSION) if (this.fileSet.has(target + r)) return { kind: 'file', path: target + r };
       }
     }
@@ -337,13 +351,16 @@ export class ModuleResolver {
     const resolved = result.resolvedModule;
     if (resolved && !resolved.isExternalLibraryImport) {
       const rel = this.toRel(resolved.resolvedFileName);
-      if (rel !== null && this.fileSet.has(rel)) return isSourceFile(rel) ? { kind: 'file', path: rel } : EXTERNAL;
+      if (rel !== null && this.fileSet.has(rel)) return this.asTarget(rel);
     }
     if (specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('#')) return UNRESOLVED;
     const workspace = this.resolveWorkspace(specifier, context.customConditions);
     if (workspace) return { kind: 'file', path: workspace };
     const name = packageName(specifier);
-    return (name !== null && this.members.has(name)) || this.looksInternal(specifier, context) ? UNRESOLVED : EXTERNAL;
+    const member = name === null ? undefined : this.members.get(name);
+    const file = member && name !== null ? this.workspaceFile(specifier, name, member.dir) : null;
+    if (file !== null) return file;
+    return member !== undefined || this.looksInternal(specifier, context) ? UNRESOLVED : EXTERNAL;
   }
 
   private tsHost(): ts.ModuleResolutionHost {
@@ -473,7 +490,7 @@ export class ModuleResolver {
     else if (!clean.startsWith('src/')) variants.push(`src/${clean}`);
     for (const variant of variants) {
       const full = pkgDir === '' ? variant : variant === '' ? pkgDir : `${pkgDir}/${variant}`;
-      if (this.fileSet.has(full) && isSourceFile(full) && !/\.d\.[mc]?ts$/.test(full)) return full;
+      if (this.fileSet.has(full) && ((isSourceFile(full) && !/\.d\.[mc]?ts$/.test(full)) || isJsonModule(full))) return full;
       const stem = full.replace(/\.d\.[mc]?ts$|\.[mc]?[jt]sx?$/, '');
       for (const base of [stem, `${stem}/index`]) {
         for (const ext of PROBE_EXTENSIONS) {

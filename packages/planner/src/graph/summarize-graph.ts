@@ -1,10 +1,12 @@
 /**
- * What `waves graph` reports about a repository's import graph: sizes, edges by kind, what did
- * not resolve, the workspace packages and how they depend on each other, the hubs and barrels.
+ * What `waves graph` reports about a repository's import graph: sizes (source files and imported
+ * JSON files apart), edges by kind, what did not resolve, the workspace packages and how they
+ * depend on each other, the hubs and barrels.
  * Pure: a summary of a graph already built.
  */
 import { z } from 'zod';
 import type { ImportKind, RepoGraph, WorkspacePackage } from '../types.js';
+import { isJsonModule } from './graph-files.js';
 import { DEFAULT_HUB_MIN_DEPENDENTS, DEFAULT_HUB_THRESHOLD, findHubs, isBarrel } from './dependents.js';
 
 export const GRAPH_REPORT_VERSION = 1 as const;
@@ -16,6 +18,7 @@ export const GraphReportSchema = z.object({
   root: z.string(),
   head: z.string().nullable(),
   files: z.number().int().min(0).describe('Source files (nodes)'),
+  jsonFiles: z.number().int().min(0).default(0).describe('JSON files some source imports (nodes too; other JSON files are not)'),
   imports: z.number().int().min(0).describe('Importing pairs (edges)'),
   edgesByKind: z.record(z.enum(KINDS), z.number().int().min(0)).describe('Edges counted once per kind they carry'),
   external: z.number().int().min(0).describe('Imports of third-party packages and assets'),
@@ -49,7 +52,9 @@ export function summarizeGraph(graph: RepoGraph, options: SummarizeOptions): Gra
   const edgesByKind = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<ImportKind, number>;
   const packageFiles = new Map<string, number>();
   const packageDeps = new Map<string, Set<string>>();
-  graph.forEachNode((_file, attrs) => {
+  let jsonFiles = 0;
+  graph.forEachNode((file, attrs) => {
+    if (isJsonModule(file)) jsonFiles++;
     if (attrs.package !== null) packageFiles.set(attrs.package, (packageFiles.get(attrs.package) ?? 0) + 1);
   });
   graph.forEachEdge((_e, attrs, _from, _to, fromAttrs, toAttrs) => {
@@ -66,7 +71,8 @@ export function summarizeGraph(graph: RepoGraph, options: SummarizeOptions): Gra
     schemaVersion: GRAPH_REPORT_VERSION,
     root: options.root,
     head: options.head,
-    files: graph.order,
+    files: graph.order - jsonFiles,
+    jsonFiles,
     imports: graph.size,
     edgesByKind,
     external: graph.getAttribute('external'),
