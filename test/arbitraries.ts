@@ -52,7 +52,8 @@ const PRIORITIES: string[][] = [[], ['P0'], ['P1'], ['P2'], ['P3'], ['priority:h
 
 /** A backlog over a repository: each issue names 0–10 paths, maybe a lane, maybe dependencies. */
 export function backlogArb(repo: RandomRepo): fc.Arbitrary<RandomBacklog> {
-  const pathChoices = [...repo.files, ...repo.packages.map((p) => `${p.dir}/`), 'packages/p0/src/new-file.ts'];
+  // Besides existing paths: a new file, two new files in one new directory, and the root itself.
+  const pathChoices = [...repo.files, ...repo.packages.map((p) => `${p.dir}/`), 'packages/p0/src/new-file.ts', 'packages/p1/src/fresh/a.ts', 'packages/p1/src/fresh/b.ts', './'];
   const issueArb = fc.record({
     paths: fc.oneof(
       { weight: 12, arbitrary: fc.subarray(pathChoices.filter((p) => p.startsWith('packages/')), { maxLength: 2 }) },

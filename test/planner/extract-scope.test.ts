@@ -159,10 +159,31 @@ const CASES: Case[] = [
     leaves: ['file:packages/planner/src/index.ts'],
   },
   {
-    name: 'a new file in a directory that does not exist',
+    name: 'a new file in a directory that does not exist: its first new directory',
     body: '- `packages/nowhere/src/x.ts`',
+    leaves: ['new-dir:packages/nowhere'],
+    unresolved: [],
+  },
+  {
+    name: 'a new folder inside a package, as a file in it and with a trailing slash',
+    body: '- `packages/planner/src/infer/infer-scope.ts`\n- `packages/planner/src/infer/`',
+    leaves: ['new-dir:packages/planner/src/infer'],
+  },
+  {
+    name: 'a new folder written relative to its package',
+    body: 'Add `scope/lanes/pick.ts`.',
+    leaves: ['new-dir:packages/planner/src/scope/lanes'],
+  },
+  {
+    name: 'a new top-level directory',
+    body: 'Add `tools/gen/run.ts`.',
+    leaves: ['new-dir:tools'],
+  },
+  {
+    name: 'new directories that cannot be placed: ambiguous, under a file, or only a bare word',
+    body: 'Add `src/lanes/pick.ts` and `README.md/x.ts`.\n- tools/gen/run.ts',
     leaves: [],
-    unresolved: ['packages/nowhere/src/x.ts'],
+    unresolved: ['src/lanes/pick.ts', 'README.md/x.ts'],
   },
   {
     name: 'route folders with brackets, parentheses and dollars',
@@ -263,6 +284,13 @@ describe('extractScope metadata', () => {
     const never = scopeOf('Edit `docs/guide.md`. Never touch the files at the root.');
     expect(never.root).toBeNull();
     expect(never.excluded).toEqual(['README.md', 'package.json', 'pnpm-lock.yaml', 'tsconfig.json']);
+  });
+
+  it('counts a new file in a new directory as a file, in the subsystem of its nearest existing ancestor', () => {
+    const scope = scopeOf('- `packages/planner/src/infer/infer-scope.ts`\n- `tools/gen/run.ts`');
+    expect(scope.fileCount).toBe(2);
+    expect(scope.subsystems).toEqual(['packages/planner', 'tools']);
+    expect(scopeOf('Add `README.md/x.ts`').unresolved.map((u) => u.reason)).toEqual(['README.md is a file, not a directory']);
   });
 
   it('counts files and subsystems for the subdivide rule', () => {

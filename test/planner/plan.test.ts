@@ -69,9 +69,9 @@ describe('select', () => {
 
 describe('classify', () => {
   it('sends an issue that names nothing resolvable to triage with the reason', () => {
-    const result = plan([issue(1, { body: 'It is slow. See `packages/nope/src/x.ts`.' })]);
+    const result = plan([issue(1, { body: 'It is slow. See `packages/nope/thing`.' })]);
     expect(result.plan.triage).toEqual([
-      { number: 1, title: 'Issue 1', url: null, reason: 'no path, lane or label resolves to the repository (unresolved: packages/nope/src/x.ts)' },
+      { number: 1, title: 'Issue 1', url: null, reason: 'no path, lane or label resolves to the repository (unresolved: packages/nope/thing)' },
     ]);
   });
 
@@ -270,6 +270,37 @@ describe('conflicts and waves', () => {
     const result = plan([touching(1, 'src/data.json'), touching(2, 'src/load.ts'), touching(3, 'src/other.ts')], {}, { repo: json });
     expect(result.plan.conflicts).toEqual([{ a: 1, b: 2, kind: 'import', detail: 'src/load.ts imports src/data.json' }]);
     expect(waveNumbers(result)).toEqual([[1, 3], [2]]);
+  });
+
+  it('makes two issues creating files in the same new directory conflict (path), and no one else', () => {
+    const result = plan([
+      touching(1, 'packages/web/src/charts/bar.ts'),
+      touching(2, 'packages/web/src/charts/line.ts'),
+      touching(3, 'packages/api/src/jobs/queue.ts'),
+      touching(4, 'packages/web/src/view.ts'),
+    ]);
+    expect(result.plan.conflicts).toEqual([{ a: 1, b: 2, kind: 'path', detail: 'both touch packages/web/src/charts/' }]);
+    expect(waveNumbers(result)).toEqual([[1, 3, 4], [2]]);
+    expect(result.plan.waves[0]!.issues[0]!.paths).toEqual(['packages/web/src/charts/']);
+    expect(result.plan.warnings).toEqual([]);
+  });
+
+  it('rolls a new directory up to the package of its nearest existing ancestor, or keeps a new package apart', () => {
+    const issues = [touching(1, 'packages/web/src/charts/bar.ts'), touching(2, 'packages/search/src/index.ts'), touching(3, 'packages/web/src/app.ts')];
+    const dir = plan(issues, { granularity: 'dir', contentionDepth: 0 });
+    expect(dir.plan.waves.flatMap((w) => w.issues.map((i) => [i.number, i.paths]))).toEqual([
+      [1, ['packages/web/src/charts/']],
+      [2, ['packages/search/']],
+      [3, ['packages/web/src/']],
+    ]);
+    expect(dir.plan.conflicts).toEqual([{ a: 1, b: 3, kind: 'path', detail: 'packages/web/src/ contains packages/web/src/charts/' }]);
+    const pkg = plan(issues, { granularity: 'package', contentionDepth: 0 });
+    expect(pkg.plan.waves.flatMap((w) => w.issues.map((i) => [i.number, i.paths]))).toEqual([
+      [1, ['packages/web/']],
+      [2, ['packages/search/']],
+      [3, ['packages/web/']],
+    ]);
+    expect(waveNumbers(pkg)).toEqual([[1, 2], [3]]);
   });
 
   it('puts a dependency in an earlier wave', () => {

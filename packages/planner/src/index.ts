@@ -32,7 +32,9 @@ export { rankIssues, selectIssues } from './backlog/select-issues.js';
 export { inferRepoSlug } from './backlog/infer-repo-slug.js';
 export { labelRank, priorityLabel, priorityRank } from './backlog/priority.js';
 
-export { extractScope, resolvePath } from './scope/extract-scope.js';
+export { extractScope, isDirectoryLeaf } from './scope/extract-scope.js';
+export { resolvePath } from './scope/resolve-path.js';
+export type { Resolution, ResolveOptions } from './scope/resolve-path.js';
 export type { IssueScope, LeafKind, ScopeEvidence, ScopeLeaf, ScopeNote, ScopeOptions, ScopeSource } from './scope/extract-scope.js';
 export { extractMentions } from './scope/extract-mentions.js';
 export { checkPathToken } from './scope/path-token.js';

@@ -8,7 +8,7 @@ import type { PlanOptions } from '../schema/options-schema.js';
 import type { Leaf } from '../conflicts/roll-up-leaves.js';
 import { graphFiles } from '../conflicts/find-conflicts.js';
 import { chainTo, describeChain, reachImports } from '../graph/graph-queries.js';
-import type { IssueScope } from '../scope/extract-scope.js';
+import { isDirectoryLeaf, type IssueScope } from '../scope/extract-scope.js';
 import { containsPath } from '../paths/repo-paths.js';
 import type { RepoTree } from '../scope/repo-tree.js';
 import { canonicalLane, WHOLE_REPOSITORY } from '../leases/canonical-lane.js';
@@ -211,7 +211,7 @@ export function classifyIssues(input: ClassifyInput): Classification {
       buckets.set(issue.number, { bucket: 'subdivide', reason: size, childBudget: childBudget(scope, options) });
       continue;
     }
-    const fence = input.fences?.get(issue.number) ?? scope.leaves.map((leaf) => ({ path: leaf.path, dir: leaf.kind === 'dir' }));
+    const fence = input.fences?.get(issue.number) ?? scope.leaves.map((leaf) => ({ path: leaf.path, dir: isDirectoryLeaf(leaf.kind) }));
     const held = heldBy(fence, activeLeases);
     if (held) {
       buckets.set(issue.number, { bucket: 'held', lease: held.lease, leasePath: held.path });

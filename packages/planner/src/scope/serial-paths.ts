@@ -1,5 +1,5 @@
 import type { RepoPath } from '../types.js';
-import type { ScopeEvidence } from './extract-scope.js';
+import { isDirectoryLeaf, type LeafKind, type ScopeEvidence } from './extract-scope.js';
 import { globMatcher, normalisePattern } from '../paths/globs.js';
 import { parentDir } from '../paths/repo-paths.js';
 import type { RepoTree } from './repo-tree.js';
@@ -47,7 +47,7 @@ export function matchRoot(scope: { root: ScopeEvidence | null }): SerialMatch | 
  * directory itself or any file under it does (editing `.github` touches `.github/workflows/ci.yml`).
  */
 export function matchSerial(
-  leaf: { path: RepoPath; kind: 'file' | 'dir' | 'new-file' },
+  leaf: { path: RepoPath; kind: LeafKind },
   tree: RepoTree,
   configured: readonly string[],
 ): SerialMatch | null {
@@ -57,7 +57,7 @@ export function matchSerial(
   ];
   for (const { rule, builtin } of rules) {
     const match = globMatcher(rule);
-    if (match(leaf.path) || (leaf.kind === 'dir' && match(`${leaf.path}/`)) || (!builtin && leaf.kind !== 'dir' && isUnder(leaf.path, rule))) {
+    if (match(leaf.path) || (isDirectoryLeaf(leaf.kind) && match(`${leaf.path}/`)) || (!builtin && leaf.kind !== 'dir' && isUnder(leaf.path, rule))) {
       return serialMatch(leaf.path, rule, builtin);
     }
   }
