@@ -293,6 +293,18 @@ describe('extractScope metadata', () => {
     expect(scopeOf('Add `README.md/x.ts`').unresolved.map((u) => u.reason)).toEqual(['README.md is a file, not a directory']);
   });
 
+  it('judges the code a change spans: tests, fixtures, docs and examples beside it count for nothing', () => {
+    const flat = createRepoTree(['src/x.ts', 'src/y.ts', 'test/x.test.ts', 'test/fixtures/x.json', 'fixtures/y.json', 'docs/x.md', 'examples/demo.ts', 'lib/z.ts', '.changeset/brave-cats.md']);
+    const scope = (body: string) => extractScope({ number: 1, title: 't', body, labels: [] }, flat);
+    const change = scope('- `src/x.ts`\n- `test/x.test.ts`\n- `test/fixtures/x.json`\n- `fixtures/y.json`\n- `docs/x.md`\n- `examples/demo.ts`\n- `.changeset/brave-cats.md`');
+    expect(change.subsystems).toEqual(['.changeset', 'docs', 'examples', 'fixtures', 'src', 'test']);
+    expect(change.size).toEqual({ files: 1, subsystems: ['src'], companions: 6 });
+    // Code in two places is two subsystems, whatever accompanies it.
+    expect(scope('- `src/x.ts`\n- `lib/z.ts`\n- `test/x.test.ts`').size).toEqual({ files: 2, subsystems: ['lib', 'src'], companions: 1 });
+    // With no code at all, everything it touches is judged.
+    expect(scope('- `docs/x.md`\n- `examples/demo.ts`\n- `test/x.test.ts`').size).toEqual({ files: 3, subsystems: ['docs', 'examples', 'test'], companions: 0 });
+  });
+
   it('counts files and subsystems for the subdivide rule', () => {
     const scope = scopeOf('- `packages/cli/src/index.ts`\n- `packages/planner/src/index.ts`\n- `docs/guide.md`\n- `README.md`');
     expect(scope.fileCount).toBe(4);

@@ -113,6 +113,23 @@ describe('classify', () => {
     ]);
   });
 
+  it('sends a source change with its test, fixture and doc in three top-level directories to a wave, not to subdivide', () => {
+    const flat = makeRepo({
+      files: ['src/x.ts', 'src/a.ts', 'src/b.ts', 'src/c.ts', 'src/d.ts', 'src/e.ts', 'src/f.ts', 'src/g.ts', 'src/h.ts', 'test/x.test.ts', 'test/a.test.ts', 'test/b.test.ts', 'test/fixtures/x.json', 'docs/x.md', 'lib/y.ts', 'scripts/z.ts', 'README.md'],
+    });
+    const withCompanions = touching(1, 'src/x.ts', 'test/x.test.ts', 'test/fixtures/x.json', 'docs/x.md');
+    // Eight source files and three tests: the tests do not push it past 8 files.
+    const eightAndTests = touching(2, ...['x', 'a', 'b', 'c', 'd', 'e', 'f', 'g'].map((n) => `src/${n}.ts`), 'test/x.test.ts', 'test/a.test.ts', 'test/b.test.ts');
+    const nine = touching(3, ...['x', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((n) => `src/${n}.ts`), 'test/x.test.ts');
+    const threePlaces = touching(4, 'src/x.ts', 'lib/y.ts', 'scripts/z.ts', 'test/x.test.ts', 'README.md');
+    const result = plan([withCompanions, eightAndTests, nine, threePlaces], {}, { repo: flat });
+    expect(result.plan.waves.flatMap((w) => w.issues.map((i) => i.number)).sort()).toEqual([1, 2]);
+    expect(result.plan.subdivide.map((x) => [x.number, x.reason])).toEqual([
+      [3, '9 file(s) across 1 subsystem(s), besides 1 test, fixture, doc or example file(s) (limits: 8 files, 2 subsystems, 15 steps)'],
+      [4, '3 file(s) across 3 subsystem(s), besides 2 test, fixture, doc or example file(s) (limits: 8 files, 2 subsystems, 15 steps)'],
+    ]);
+  });
+
   it('defers an issue that waits for an open issue outside the selection, and notes satisfied ones', () => {
     const result = plan(
       [

@@ -88,12 +88,16 @@ export function dependencyCycles(deps: ReadonlyMap<IssueNumber, readonly IssueNu
   return cycles.sort((a, b) => a[0]! - b[0]!);
 }
 
+/**
+ * Why an issue is too big for one agent, or null: the code it spans (see `IssueScope.size`) has
+ * more files or subsystems than the limits, or it has more steps.
+ */
 function describeSize(scope: IssueScope, options: ClassifyInput['options']): string | null {
   const parts: string[] = [];
-  const tooManyFiles = scope.fileCount > options.maxFiles;
-  const tooManySubsystems = scope.subsystems.length > options.maxSubsystems;
-  if (tooManyFiles || tooManySubsystems) {
-    parts.push(`${scope.fileCount} file(s) across ${scope.subsystems.length} subsystem(s)`);
+  const { files, subsystems, companions } = scope.size;
+  if (files > options.maxFiles || subsystems.length > options.maxSubsystems) {
+    const besides = companions > 0 ? `, besides ${companions} test, fixture, doc or example file(s)` : '';
+    parts.push(`${files} file(s) across ${subsystems.length} subsystem(s)${besides}`);
   }
   if (scope.steps > options.maxSteps) parts.push(`${scope.steps} steps`);
   if (parts.length === 0) return null;
@@ -104,8 +108,8 @@ function describeSize(scope: IssueScope, options: ClassifyInput['options']): str
 function childBudget(scope: IssueScope, options: ClassifyInput['options']): number {
   return Math.max(
     2,
-    Math.ceil(scope.fileCount / options.maxFiles),
-    scope.subsystems.length > options.maxSubsystems ? scope.subsystems.length : 1,
+    Math.ceil(scope.size.files / options.maxFiles),
+    scope.size.subsystems.length > options.maxSubsystems ? scope.size.subsystems.length : 1,
     Math.ceil(scope.steps / options.maxSteps),
   );
 }

@@ -4,6 +4,7 @@ import { expandPattern } from './expand-pattern.js';
 import { containsPath } from '../paths/repo-paths.js';
 import type { RepoTree } from './repo-tree.js';
 import { resolvePath, type Resolution } from './resolve-path.js';
+import { isCompanionPath } from './companion-paths.js';
 import { categoryFromLabel, laneFromLabel, resolveLaneName } from './resolve-lane.js';
 
 /**
@@ -51,6 +52,12 @@ export interface IssueScope {
   fileCount: number;
   /** Packages or top-level directories the leaves lie in. */
   subsystems: string[];
+  /**
+   * What the subdivide rule judges: the code the change spans — its files (named, existing or
+   * new) and subsystems, tests, fixtures, docs and examples left out (`companions` counts those
+   * files) — or, when it touches no code at all, everything it touches.
+   */
+  size: { files: number; subsystems: string[]; companions: number };
   /**
    * How the issue names the repository root itself (`./`, `/`, "files at the root"), or null. Its
    * leaves then hold the root's own files, and the issue runs alone.
@@ -222,6 +229,14 @@ export function extractScope(
   for (const leaf of allLeaves) excluded.delete(leaf.path);
   const folded = foldLeaves(allLeaves);
   const subsystems = [...new Set(folded.map((leaf) => subsystemOfLeaf(leaf, tree)))].sort();
+  const code = folded.filter((leaf) => !isCompanionPath(leaf.path));
+  const judged = code.length > 0 ? code : folded;
+  const codeFiles = code.length > 0 ? [...fileLeaves].filter((file) => !isCompanionPath(file)).length : fileLeaves.size;
+  const size = {
+    files: codeFiles,
+    subsystems: [...new Set(judged.map((leaf) => subsystemOfLeaf(leaf, tree)))].sort(),
+    companions: fileLeaves.size - codeFiles,
+  };
   const category = issue.labels.map(categoryFromLabel).find((c) => c !== null) ?? null;
 
   return {
@@ -229,6 +244,7 @@ export function extractScope(
     leaves: folded,
     fileCount: fileLeaves.size,
     subsystems,
+    size,
     root,
     lanes: [...lanes].sort(),
     unresolved,
