@@ -38,7 +38,10 @@ export const repoArb: fc.Arbitrary<RandomRepo> = fc
         edges.push([from, to]);
       }
     }
-    const files = [...sources, ...packages.map((p) => `${p.dir}/package.json`), ...ROOT_FILES].sort();
+    // A JSON module imported by the first source: a node of the graph like a source file.
+    const json = `${packages[0]!.dir}/src/data.json`;
+    edges.push([sources[0]!, json]);
+    const files = [...sources, json, ...packages.map((p) => `${p.dir}/package.json`), ...ROOT_FILES].sort();
     return { files, sources, edges, packages };
   });
 
