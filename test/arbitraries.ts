@@ -38,7 +38,10 @@ export const repoArb: fc.Arbitrary<RandomRepo> = fc
         edges.push([from, to]);
       }
     }
-    const files = [...sources, ...packages.map((p) => `${p.dir}/package.json`), ...ROOT_FILES].sort();
+    // A JSON module imported by the first source: a node of the graph like a source file.
+    const json = `${packages[0]!.dir}/src/data.json`;
+    edges.push([sources[0]!, json]);
+    const files = [...sources, json, ...packages.map((p) => `${p.dir}/package.json`), ...ROOT_FILES].sort();
     return { files, sources, edges, packages };
   });
 
@@ -52,7 +55,8 @@ const PRIORITIES: string[][] = [[], ['P0'], ['P1'], ['P2'], ['P3'], ['priority:h
 
 /** A backlog over a repository: each issue names 0–10 paths, maybe a lane, maybe dependencies. */
 export function backlogArb(repo: RandomRepo): fc.Arbitrary<RandomBacklog> {
-  const pathChoices = [...repo.files, ...repo.packages.map((p) => `${p.dir}/`), 'packages/p0/src/new-file.ts'];
+  // Besides existing paths: a new file, two new files in one new directory, and the root itself.
+  const pathChoices = [...repo.files, ...repo.packages.map((p) => `${p.dir}/`), 'packages/p0/src/new-file.ts', 'packages/p1/src/fresh/a.ts', 'packages/p1/src/fresh/b.ts', './'];
   const issueArb = fc.record({
     paths: fc.oneof(
       { weight: 12, arbitrary: fc.subarray(pathChoices.filter((p) => p.startsWith('packages/')), { maxLength: 2 }) },

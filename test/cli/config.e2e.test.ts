@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
+import { planOptionsFromConfig } from '@waves/cli';
 import { TempRepo } from '../helpers/temp-repo.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -55,6 +56,11 @@ describe('waves.config.json', () => {
     ]);
   });
 
+  it('passes the hub rule and its thresholds on to the planner', () => {
+    expect(planOptionsFromConfig({ hubs: 'fan-in', hubThreshold: 0.1, hubMinDependents: 5 })).toMatchObject({ hubs: 'fan-in', hubThreshold: 0.1, hubMinDependents: 5 });
+    expect(planOptionsFromConfig({}).hubs).toBeUndefined();
+  });
+
   it('lets flags override the file', async () => {
     const r = await setup({ defaults: { fromIssues: 'issues.json', maxWaves: 5, top: 1 } });
     const plan = JSON.parse((await waves(['plan', '--json', '--top', '2', '--max-waves', '1'], r.root)).stdout);
@@ -73,6 +79,7 @@ describe('waves.config.json', () => {
     ['an unknown nested key', { subdivide: { maxFile: 3 } }, /unknown key "maxFile" \(did you mean "maxFiles"\?\) in subdivide$/],
     ['a wrong type, naming the key path', { lanes: { payments: { paths: 'src/payments' } } }, /^waves: config waves\.config\.json: lanes\.payments\.paths: .*array/],
     ['an out-of-range threshold', { hubThreshold: 2 }, /hubThreshold: .*1/],
+    ['an unknown hub rule', { hubs: 'always' }, /hubs: .*"off".*"fan-in".*"transitive"/],
     ['a routing that can reach a manual-only tier', { routing: { tiers: { default: { model: 'cheap' }, review: { model: 'expensive', manualOnly: true } }, categories: { hard: 'review' } } }, /routing\.categories\.hard: routes to the manual-only tier "review"/],
   ];
   for (const [name, config, message] of bad) {
@@ -153,7 +160,7 @@ describe('waves schema and waves init', () => {
     expect(plan.properties.schemaVersion).toEqual({ type: 'number', const: 1 });
     const config = JSON.parse((await waves(['schema', 'config'])).stdout);
     expect(Object.keys(config.properties)).toEqual(
-      expect.arrayContaining(['lanes', 'serial', 'hubThreshold', 'subdivide', 'requireAcceptanceCriteria', 'priorityLabels', 'defaults', 'agents', 'routing', 'prompt', 'verify', 'leases']),
+      expect.arrayContaining(['lanes', 'serial', 'hubs', 'hubThreshold', 'subdivide', 'requireAcceptanceCriteria', 'priorityLabels', 'defaults', 'agents', 'routing', 'prompt', 'verify', 'leases']),
     );
     expect(config.additionalProperties).toBe(false);
     const run = JSON.parse((await waves(['schema', 'run'])).stdout);
@@ -168,6 +175,9 @@ describe('waves schema and waves init', () => {
     expect(first.exitCode).toBe(0);
     const config = JSON.parse(await readFile(path.join(repo.root, 'waves.config.json'), 'utf8'));
     expect(config.$schema).toBe('./waves.config.schema.json');
+    // Hubs are opt-in: the starting config says so, and sets no threshold that would turn them on.
+    expect(config.hubs).toBe('off');
+    expect(config.hubThreshold).toBeUndefined();
     const schema = JSON.parse(await readFile(path.join(repo.root, 'waves.config.schema.json'), 'utf8'));
     expect(schema.properties.lanes).toBeDefined();
     const again = await waves(['init', '--root', repo.root]);

@@ -56,6 +56,16 @@ describe('waves graph, end to end', () => {
     expect(report.edges!.every((e) => !path.isAbsolute(e.from) && !path.isAbsolute(e.to))).toBe(true);
   });
 
+  it('counts imported JSON files apart from source files, and lists their edges', async () => {
+    const table = await waves(['graph', '--root', fixture('graph-json'), '--no-cache']);
+    expect(table.exitCode, table.stderr).toBe(0);
+    expect(table.stdout).toContain('6 source files · 7 imported JSON file(s) · 8 imports (static 5 · dynamic 1 · require 1 · reexport 1)');
+    const json = await waves(['graph', '--root', fixture('graph-json'), '--json', '--edges', '--no-cache']);
+    const report = GraphReportSchema.parse(JSON.parse(json.stdout));
+    expect([report.files, report.jsonFiles, report.imports]).toEqual([6, 7, 8]);
+    expect(report.edges).toContainEqual({ from: 'src/ws.ts', to: 'packages/core/package.json', kind: 'static' });
+  });
+
   it('draws the packages as Mermaid and as Graphviz dot', async () => {
     const mermaid = await waves(['graph', '--root', fixture('graph-workspace'), '--format', 'mermaid', '--no-cache']);
     expect(mermaid.stdout).toBe(

@@ -40,6 +40,9 @@ function leaves(scope: IssueScope): string[] {
   return scope.leaves.map((l) => `${l.kind}:${l.path}`);
 }
 
+/** The files directly at the root of FILES: what naming the root itself stands for. */
+const ROOT_FILE_LEAVES = ['file:README.md', 'file:package.json', 'file:pnpm-lock.yaml', 'file:tsconfig.json'];
+
 interface Case {
   name: string;
   body: string;
@@ -156,15 +159,63 @@ const CASES: Case[] = [
     leaves: ['file:packages/planner/src/index.ts'],
   },
   {
-    name: 'a new file in a directory that does not exist',
+    name: 'a new file in a directory that does not exist: its first new directory',
     body: '- `packages/nowhere/src/x.ts`',
+    leaves: ['new-dir:packages/nowhere'],
+    unresolved: [],
+  },
+  {
+    name: 'a new folder inside a package, as a file in it and with a trailing slash',
+    body: '- `packages/planner/src/infer/infer-scope.ts`\n- `packages/planner/src/infer/`',
+    leaves: ['new-dir:packages/planner/src/infer'],
+  },
+  {
+    name: 'a new folder written relative to its package',
+    body: 'Add `scope/lanes/pick.ts`.',
+    leaves: ['new-dir:packages/planner/src/scope/lanes'],
+  },
+  {
+    name: 'a new top-level directory',
+    body: 'Add `tools/gen/run.ts`.',
+    leaves: ['new-dir:tools'],
+  },
+  {
+    name: 'new directories that cannot be placed: ambiguous, under a file, or only a bare word',
+    body: 'Add `src/lanes/pick.ts` and `README.md/x.ts`.\n- tools/gen/run.ts',
     leaves: [],
-    unresolved: ['packages/nowhere/src/x.ts'],
+    unresolved: ['src/lanes/pick.ts', 'README.md/x.ts'],
   },
   {
     name: 'route folders with brackets, parentheses and dollars',
     body: '- `apps/site/app/(docs)/[slug]/page.tsx`\n- see (apps/site/app/routes/posts.$id.tsx)\n- and `apps/site/app/(docs)/[slug]`',
     leaves: ['dir:apps/site/app/(docs)/[slug]', 'file:apps/site/app/routes/posts.$id.tsx'],
+  },
+  {
+    name: 'the repository root named as `./`: its own files',
+    body: 'Tidy up `./` before the release.',
+    leaves: ROOT_FILE_LEAVES,
+  },
+  {
+    name: 'the repository root named as `/`, `.` or a link to it',
+    body: 'Everything in `/`, in `.` and [here](./) needs a licence header. Also edit `docs/guide.md`.',
+    leaves: ['file:README.md', 'file:docs/guide.md', 'file:package.json', 'file:pnpm-lock.yaml', 'file:tsconfig.json'],
+  },
+  {
+    name: '"files at the root" in words',
+    body: 'Update the files at the root so that they name the new package.',
+    leaves: ROOT_FILE_LEAVES,
+  },
+  {
+    name: '"root files" and "top-level files" in words, and in the title',
+    title: 'Licence headers on root files',
+    body: 'The top-level files need one too.',
+    leaves: ROOT_FILE_LEAVES,
+  },
+  {
+    name: 'a slash and a dot in prose, and an absolute path, which are not the root',
+    body: '- read the input / output section.\n- keep `/etc/passwd` out of it.',
+    leaves: [],
+    rejected: ['/etc/passwd'],
   },
   {
     name: 'root files',
@@ -224,6 +275,34 @@ describe('extractScope metadata', () => {
     expect(cli.evidence).toEqual([{ source: 'body', via: 'backtick', text: 'packages/cli/src/index.ts:10', line: 1 }]);
     const planner = scope.leaves.find((l) => l.path === 'packages/planner')!;
     expect(planner.evidence).toEqual([{ source: 'label', via: 'label-lane', text: 'lane:planner', line: null }]);
+  });
+
+  it('says when the issue names the repository root itself, with the words it used', () => {
+    expect(scopeOf('Tidy up `./`').root).toEqual({ source: 'body', via: 'backtick', text: './', line: 1 });
+    expect(scopeOf('x', [], 'Sort the root files').root).toEqual({ source: 'title', via: 'root-phrase', text: 'root files', line: 0 });
+    expect(scopeOf('Edit `docs/guide.md`').root).toBeNull();
+    const never = scopeOf('Edit `docs/guide.md`. Never touch the files at the root.');
+    expect(never.root).toBeNull();
+    expect(never.excluded).toEqual(['README.md', 'package.json', 'pnpm-lock.yaml', 'tsconfig.json']);
+  });
+
+  it('counts a new file in a new directory as a file, in the subsystem of its nearest existing ancestor', () => {
+    const scope = scopeOf('- `packages/planner/src/infer/infer-scope.ts`\n- `tools/gen/run.ts`');
+    expect(scope.fileCount).toBe(2);
+    expect(scope.subsystems).toEqual(['packages/planner', 'tools']);
+    expect(scopeOf('Add `README.md/x.ts`').unresolved.map((u) => u.reason)).toEqual(['README.md is a file, not a directory']);
+  });
+
+  it('judges the code a change spans: tests, fixtures, docs and examples beside it count for nothing', () => {
+    const flat = createRepoTree(['src/x.ts', 'src/y.ts', 'test/x.test.ts', 'test/fixtures/x.json', 'fixtures/y.json', 'docs/x.md', 'examples/demo.ts', 'lib/z.ts', '.changeset/brave-cats.md']);
+    const scope = (body: string) => extractScope({ number: 1, title: 't', body, labels: [] }, flat);
+    const change = scope('- `src/x.ts`\n- `test/x.test.ts`\n- `test/fixtures/x.json`\n- `fixtures/y.json`\n- `docs/x.md`\n- `examples/demo.ts`\n- `.changeset/brave-cats.md`');
+    expect(change.subsystems).toEqual(['.changeset', 'docs', 'examples', 'fixtures', 'src', 'test']);
+    expect(change.size).toEqual({ files: 1, subsystems: ['src'], companions: 6 });
+    // Code in two places is two subsystems, whatever accompanies it.
+    expect(scope('- `src/x.ts`\n- `lib/z.ts`\n- `test/x.test.ts`').size).toEqual({ files: 2, subsystems: ['lib', 'src'], companions: 1 });
+    // With no code at all, everything it touches is judged.
+    expect(scope('- `docs/x.md`\n- `examples/demo.ts`\n- `test/x.test.ts`').size).toEqual({ files: 3, subsystems: ['docs', 'examples', 'test'], companions: 0 });
   });
 
   it('counts files and subsystems for the subdivide rule', () => {

@@ -1,4 +1,4 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -151,6 +151,31 @@ describe('the graph cache', () => {
     const cache = JSON.parse(await readFile(file, 'utf8'));
     await writeFile(file, JSON.stringify({ ...cache, version: 0 }));
     expect((await build(repo.root)).stats.cache).toBe('cold');
+  });
+
+  it('resolves a JSON import once its file is added, and forgets it when the file goes', async () => {
+    repo = await TempRepo.create({ ...BASE, 'src/cfg.ts': "import data from './data.json' with { type: 'json' };\nexport const cfg = data;\n" });
+    expect((await build(repo.root)).graph.unresolved).toContain('src/cfg.ts: ./data.json');
+    await repo.write({ 'src/data.json': '{}' });
+    await expectSameAsCold(repo.root);
+    expect((await build(repo.root)).graph.edges).toContain('src/cfg.ts -> src/data.json (static)');
+    await repo.remove('src/data.json');
+    await expectSameAsCold(repo.root);
+    expect((await build(repo.root)).graph.unresolved).toContain('src/cfg.ts: ./data.json');
+  });
+
+  it('ignores the cache of version 4, which resolved JSON imports to nothing', async () => {
+    repo = await TempRepo.create({ ...BASE, 'src/data.json': '{}', 'src/cfg.ts': "import data from './data.json';\nexport const cfg = data;\n" });
+    await build(repo.root);
+    const current = path.join(repo.root, `.waves/cache/graph-v${GRAPH_CACHE_VERSION}.json`);
+    const cache = JSON.parse(await readFile(current, 'utf8'));
+    // What version 4 wrote for the same tree: the same entries, the JSON import external ('').
+    cache.entries['src/cfg.ts'].targets = [''];
+    await rm(current);
+    await writeFile(path.join(repo.root, '.waves/cache/graph-v4.json'), JSON.stringify({ ...cache, version: 4, tool: 'waves-graph-4' }));
+    const rebuilt = await build(repo.root);
+    expect(rebuilt.stats.cache).toBe('cold');
+    expect(rebuilt.graph.edges).toContain('src/cfg.ts -> src/data.json (static)');
   });
 
   it('keeps its own files out of the repository', async () => {

@@ -69,9 +69,9 @@ describe('select', () => {
 
 describe('classify', () => {
   it('sends an issue that names nothing resolvable to triage with the reason', () => {
-    const result = plan([issue(1, { body: 'It is slow. See `packages/nope/src/x.ts`.' })]);
+    const result = plan([issue(1, { body: 'It is slow. See `packages/nope/thing`.' })]);
     expect(result.plan.triage).toEqual([
-      { number: 1, title: 'Issue 1', url: null, reason: 'no path, lane or label resolves to the repository (unresolved: packages/nope/src/x.ts)' },
+      { number: 1, title: 'Issue 1', url: null, reason: 'no path, lane or label resolves to the repository (unresolved: packages/nope/thing)' },
     ]);
   });
 
@@ -110,6 +110,23 @@ describe('classify', () => {
         paths: ['packages/api/src/server.ts', 'packages/core/src/index.ts', 'packages/web/src/app.ts'],
       },
       { number: 2, title: 'Issue 2', url: null, reason: '16 steps (limits: 8 files, 2 subsystems, 15 steps)', childBudget: 2, paths: ['docs/guide.md'] },
+    ]);
+  });
+
+  it('sends a source change with its test, fixture and doc in three top-level directories to a wave, not to subdivide', () => {
+    const flat = makeRepo({
+      files: ['src/x.ts', 'src/a.ts', 'src/b.ts', 'src/c.ts', 'src/d.ts', 'src/e.ts', 'src/f.ts', 'src/g.ts', 'src/h.ts', 'test/x.test.ts', 'test/a.test.ts', 'test/b.test.ts', 'test/fixtures/x.json', 'docs/x.md', 'lib/y.ts', 'scripts/z.ts', 'README.md'],
+    });
+    const withCompanions = touching(1, 'src/x.ts', 'test/x.test.ts', 'test/fixtures/x.json', 'docs/x.md');
+    // Eight source files and three tests: the tests do not push it past 8 files.
+    const eightAndTests = touching(2, ...['x', 'a', 'b', 'c', 'd', 'e', 'f', 'g'].map((n) => `src/${n}.ts`), 'test/x.test.ts', 'test/a.test.ts', 'test/b.test.ts');
+    const nine = touching(3, ...['x', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((n) => `src/${n}.ts`), 'test/x.test.ts');
+    const threePlaces = touching(4, 'src/x.ts', 'lib/y.ts', 'scripts/z.ts', 'test/x.test.ts', 'README.md');
+    const result = plan([withCompanions, eightAndTests, nine, threePlaces], {}, { repo: flat });
+    expect(result.plan.waves.flatMap((w) => w.issues.map((i) => i.number)).sort()).toEqual([1, 2]);
+    expect(result.plan.subdivide.map((x) => [x.number, x.reason])).toEqual([
+      [3, '9 file(s) across 1 subsystem(s), besides 1 test, fixture, doc or example file(s) (limits: 8 files, 2 subsystems, 15 steps)'],
+      [4, '3 file(s) across 3 subsystem(s), besides 2 test, fixture, doc or example file(s) (limits: 8 files, 2 subsystems, 15 steps)'],
     ]);
   });
 
@@ -209,6 +226,33 @@ describe('classify', () => {
   });
 });
 
+describe('the repository root', () => {
+  it('runs an issue naming the root (`./`, `/`, "files at the root") alone, and the plan says why', () => {
+    const result = plan([issue(1, { body: 'Tidy the files at the root.' }), touching(2, 'docs/guide.md'), issue(3, { body: 'Sort out `./` and `/etc/passwd`' })]);
+    expect(result.plan.waves.map((w) => [w.kind, w.issues.map((i) => i.number)])).toEqual([
+      ['serial_singleton', [1]],
+      ['parallel', [2]],
+      ['serial_singleton', [3]],
+    ]);
+    const first = result.plan.waves[0]!.issues[0]!;
+    expect(first.serial).toBe('names the repository root (files at the root)');
+    expect(first.paths).toEqual(['README.md', 'package.json', 'pnpm-lock.yaml']);
+    expect(result.plan.waves[2]!.issues[0]!.serial).toBe('names the repository root (./)');
+    expect(result.plan.conflicts).toContainEqual({ a: 1, b: 2, kind: 'serial', detail: '#1 names the repository root and runs alone' });
+    // An absolute path still leaves the repository: dropped, with a warning.
+    expect(result.plan.warnings).toEqual([{ number: 3, message: 'dropped /etc/passwd: absolute path' }]);
+  });
+
+  it('keeps an issue naming the root serial when its only root file is no serial path', () => {
+    const bare = makeRepo({ files: ['README.md', 'src/a.ts', 'src/b.ts'] });
+    const result = plan([issue(1, { body: 'Reformat `/`' }), touching(2, 'src/a.ts')], {}, { repo: bare });
+    expect(result.plan.waves.map((w) => [w.kind, w.issues.map((i) => i.paths)])).toEqual([
+      ['serial_singleton', [['README.md']]],
+      ['parallel', [['src/a.ts']]],
+    ]);
+  });
+});
+
 describe('conflicts and waves', () => {
   it('puts two issues touching one file in different waves', () => {
     const result = plan([touching(1, 'README.md'), touching(2, 'README.md')]);
@@ -236,6 +280,44 @@ describe('conflicts and waves', () => {
     const direct = plan([touching(1, 'packages/api/src/routes.ts'), touching(2, 'packages/core/src/money.ts')]);
     expect(direct.plan.conflicts).toEqual([{ a: 1, b: 2, kind: 'import', detail: 'packages/api/src/routes.ts imports packages/core/src/money.ts' }]);
     expect(waveNumbers(plan([touching(1, 'packages/api/src/routes.ts'), touching(2, 'packages/core/src/money.ts')], { contentionDepth: 0 }))).toEqual([[1, 2]]);
+  });
+
+  it('separates an issue touching a JSON file from one whose file imports it (import)', () => {
+    const json = makeRepo({ files: ['src/data.json', 'src/load.ts', 'src/other.ts'], imports: [['src/load.ts', 'src/data.json']] });
+    const result = plan([touching(1, 'src/data.json'), touching(2, 'src/load.ts'), touching(3, 'src/other.ts')], {}, { repo: json });
+    expect(result.plan.conflicts).toEqual([{ a: 1, b: 2, kind: 'import', detail: 'src/load.ts imports src/data.json' }]);
+    expect(waveNumbers(result)).toEqual([[1, 3], [2]]);
+  });
+
+  it('makes two issues creating files in the same new directory conflict (path), and no one else', () => {
+    const result = plan([
+      touching(1, 'packages/web/src/charts/bar.ts'),
+      touching(2, 'packages/web/src/charts/line.ts'),
+      touching(3, 'packages/api/src/jobs/queue.ts'),
+      touching(4, 'packages/web/src/view.ts'),
+    ]);
+    expect(result.plan.conflicts).toEqual([{ a: 1, b: 2, kind: 'path', detail: 'both touch packages/web/src/charts/' }]);
+    expect(waveNumbers(result)).toEqual([[1, 3, 4], [2]]);
+    expect(result.plan.waves[0]!.issues[0]!.paths).toEqual(['packages/web/src/charts/']);
+    expect(result.plan.warnings).toEqual([]);
+  });
+
+  it('rolls a new directory up to the package of its nearest existing ancestor, or keeps a new package apart', () => {
+    const issues = [touching(1, 'packages/web/src/charts/bar.ts'), touching(2, 'packages/search/src/index.ts'), touching(3, 'packages/web/src/app.ts')];
+    const dir = plan(issues, { granularity: 'dir', contentionDepth: 0 });
+    expect(dir.plan.waves.flatMap((w) => w.issues.map((i) => [i.number, i.paths]))).toEqual([
+      [1, ['packages/web/src/charts/']],
+      [2, ['packages/search/']],
+      [3, ['packages/web/src/']],
+    ]);
+    expect(dir.plan.conflicts).toEqual([{ a: 1, b: 3, kind: 'path', detail: 'packages/web/src/ contains packages/web/src/charts/' }]);
+    const pkg = plan(issues, { granularity: 'package', contentionDepth: 0 });
+    expect(pkg.plan.waves.flatMap((w) => w.issues.map((i) => [i.number, i.paths]))).toEqual([
+      [1, ['packages/web/']],
+      [2, ['packages/search/']],
+      [3, ['packages/web/']],
+    ]);
+    expect(waveNumbers(pkg)).toEqual([[1, 2], [3]]);
   });
 
   it('puts a dependency in an earlier wave', () => {

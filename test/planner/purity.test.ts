@@ -50,4 +50,18 @@ describe('the planner core is pure', () => {
       expect(text, file).not.toMatch(/@waves\/(?:dispatch|cli)/);
     }
   });
+
+  it('keeps paths/ below every stage and the graph below scope: neither imports from a later stage', async () => {
+    const offenders: string[] = [];
+    for (const file of await sources(SRC)) {
+      if (!file.startsWith('paths/') && !file.startsWith('graph/')) continue;
+      const text = await readFile(path.join(SRC, file), 'utf8');
+      const allowed = file.startsWith('paths/') ? ['paths/'] : ['paths/', 'graph/'];
+      for (const [, target] of text.matchAll(/^(?:import|export)\b[^;]*?\bfrom ['"](\.{1,2}\/[^'"]+)['"]/gm)) {
+        const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(file), target!));
+        if (resolved !== 'types.js' && resolved !== 'errors.js' && !allowed.some((dir) => resolved.startsWith(dir))) offenders.push(`${file} imports ${resolved}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
 });

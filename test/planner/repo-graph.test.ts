@@ -95,6 +95,25 @@ describe('scanImports', () => {
     ]);
   });
 
+  it('reads JSON imports with import attributes and assertions, and the imports after them', () => {
+    const text = [
+      "import pkg from '../package.json' with { type: 'json' };",
+      "import x from './x.json' assert { type: 'json' };",
+      "export { default as s } from './s.json' with { type: 'json' };",
+      "const y = await import('./y.json', { with: { type: 'json' } });",
+      "const d = require('./d.json');",
+      "import after from './after';",
+    ].join('\n');
+    expect(scanImports(text)).toEqual([
+      { specifier: '../package.json', kind: 'static' },
+      { specifier: './x.json', kind: 'static' },
+      { specifier: './s.json', kind: 'reexport' },
+      { specifier: './y.json', kind: 'dynamic' },
+      { specifier: './d.json', kind: 'require' },
+      { specifier: './after', kind: 'static' },
+    ]);
+  });
+
   it('ignores specifiers that are not literals', () => {
     expect(scanImports("const x = require(name); const y = import(`./${name}`);")).toEqual([]);
   });
@@ -168,6 +187,25 @@ describe('buildRepoGraph on fixture repositories', () => {
     expect(graph.getAttribute('external')).toBe(3);
   });
 
+  it('makes imported JSON files nodes, with the kind of their import, workspace packages\' included', async () => {
+    const graph = await buildRepoGraph(fixture('graph-json'), { cache: false });
+    expect(edges(graph)).toEqual([
+      'src/config.ts -> packages/core/src/index.ts (static)',
+      'src/config.ts -> src/settings.json (reexport)',
+      'src/config.ts -> src/x.json (static)',
+      'src/data.ts -> src/data.json (require)',
+      'src/lazy.ts -> src/y.json (dynamic)',
+      'src/version.ts -> package.json (static)',
+      'src/ws.ts -> packages/core/data/table.json (static)',
+      'src/ws.ts -> packages/core/package.json (static)',
+    ]);
+    // Only the JSON files something imports are nodes; a missing one is unresolved, like a missing source.
+    expect(graph.hasNode('src/unused.json')).toBe(false);
+    expect(graph.order).toBe(6 + 7);
+    expect(graph.getNodeAttributes('packages/core/package.json')).toEqual({ package: '@acme/core', dir: 'packages/core' });
+    expect(graph.getAttribute('unresolved')).toEqual([{ from: 'src/ws.ts', specifier: './missing.json' }]);
+  });
+
   it('resolves a path alias or a relative import of a folder with its own package.json through its main', async () => {
     const graph = await buildRepoGraph(fixture('graph-dir-package'), { cache: false });
     expect(edges(graph)).toEqual(['app/main.ts -> libs/debug/src/index.ts (static)']);
@@ -176,7 +214,7 @@ describe('buildRepoGraph on fixture repositories', () => {
 });
 
 describe('the fast resolution tier', () => {
-  const FIXTURES = ['graph-relative', 'graph-paths', 'graph-workspace', 'graph-yarn', 'graph-tsconfig-package', 'graph-self-ref', 'graph-dir-package', 'graph-assets', 'cli-repo'];
+  const FIXTURES = ['graph-relative', 'graph-paths', 'graph-workspace', 'graph-yarn', 'graph-tsconfig-package', 'graph-self-ref', 'graph-dir-package', 'graph-assets', 'graph-json', 'cli-repo'];
   for (const name of FIXTURES) {
     it(`agrees with TypeScript's own resolution on ${name}`, async () => {
       const root = fixture(name);

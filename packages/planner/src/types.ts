@@ -65,7 +65,7 @@ export interface SkippedFile {
   reason: string;
 }
 
-/** File-level import graph: one node per source file, one edge per importing pair. */
+/** File-level import graph: one node per source file and per imported JSON file, one edge per importing pair. */
 export type RepoGraph = DirectedGraph<FileNodeAttributes, ImportEdgeAttributes, RepoGraphAttributes>;
 
 /** Everything the planner needs to know about the repository. Built by `loadRepo`. */

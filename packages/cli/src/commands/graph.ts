@@ -25,8 +25,9 @@ export const GRAPH_HELP = `Usage: waves graph [--root DIR] [options]
 Builds the file-level import graph of a repository — every TypeScript/JavaScript source file,
 every import with its kind (static, type, dynamic, require, reexport), resolved through tsconfig
 paths and workspace packages — and reports its size, what did not resolve, the workspace packages
-and their dependencies, the hubs (files most of the repository depends on: issues touching them
-run alone) and the barrels. The graph is cached under .waves/cache/, so a re-run is fast.
+and their dependencies, the hubs (files more than a quarter of the repository depends on, with
+their direct fan-in; issues touching them run alone only when the config's "hubs" says so) and
+the barrels. The graph is cached under .waves/cache/, so a re-run is fast.
 
 Options:
 ${renderFlags(GRAPH_FLAGS)}

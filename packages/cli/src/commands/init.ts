@@ -37,7 +37,7 @@ export const STARTER_CONFIG = {
   $schema: `./${CONFIG_SCHEMA_FILE}`,
   lanes: {},
   serial: [],
-  hubThreshold: 0.25,
+  hubs: 'off',
   subdivide: { maxFiles: 8, maxSubsystems: 2, maxSteps: 15 },
   requireAcceptanceCriteria: false,
   priorityLabels: {},

@@ -40,8 +40,19 @@ export const ConfigSchema = z.strictObject({
     .optional()
     .describe('Named lanes: paths or globs, optionally picked by keywords in titles; used by lane:<name> labels'),
   serial: z.array(z.string()).optional().describe('Globs of high-blast-radius paths: issues touching them run alone'),
-  hubThreshold: z.number().gt(0).max(1).optional().describe('Share of the repository depending on a file that makes it a hub (default 0.25; 1 = no hubs)'),
-  hubMinDependents: z.number().int().min(0).optional().describe('Fewest dependents of a hub (default 20)'),
+  hubs: z
+    .enum(['off', 'fan-in', 'transitive'])
+    .optional()
+    .describe(
+      'Whether an issue touching a hub runs alone: off (default), fan-in (a file more than hubThreshold of the repository imports directly) or transitive (… depends on, directly or not)',
+    ),
+  hubThreshold: z
+    .number()
+    .gt(0)
+    .max(1)
+    .optional()
+    .describe('Share of the repository depending on a file that makes it a hub (default 0.25; 1 = no hubs); set without "hubs", it means "transitive"'),
+  hubMinDependents: z.number().int().min(0).optional().describe('Fewest dependents of a hub (default 20); set without "hubs", it means "transitive"'),
   subdivide: z
     .strictObject({
       maxFiles: z.number().int().min(1).optional(),
@@ -49,7 +60,7 @@ export const ConfigSchema = z.strictObject({
       maxSteps: z.number().int().min(1).optional(),
     })
     .optional()
-    .describe('Beyond these, an issue goes to subdivide (defaults 8 files, 2 subsystems, 15 steps)'),
+    .describe('Beyond these, an issue goes to subdivide (defaults 8 files, 2 subsystems, 15 steps); files and subsystems count the code a change spans, not the tests, fixtures, docs and examples beside it'),
   requireAcceptanceCriteria: z.boolean().optional().describe('Issues without an acceptance-criteria section go to triage'),
   priorityLabels: z.record(z.string(), z.number().int().min(0)).optional().describe('Label → rank (0 most urgent), besides P0–P3 and priority:*'),
   defaults: PlanDefaultsSchema.optional().describe('Defaults of the waves plan flags; flags override them'),

@@ -90,6 +90,7 @@ export function planOptionsFromConfig(config: WavesConfig): PlanOptionsInput {
   if (d.contentionDepth !== undefined) options.contentionDepth = d.contentionDepth;
   if (config.lanes) options.lanes = Object.fromEntries(Object.entries(config.lanes).map(([name, lane]) => [name, { paths: lane.paths, keywords: lane.keywords ?? [] }]));
   if (config.serial) options.serial = config.serial;
+  if (config.hubs !== undefined) options.hubs = config.hubs;
   if (config.hubThreshold !== undefined) options.hubThreshold = config.hubThreshold;
   if (config.hubMinDependents !== undefined) options.hubMinDependents = config.hubMinDependents;
   if (config.subdivide?.maxFiles !== undefined) options.maxFiles = config.subdivide.maxFiles;

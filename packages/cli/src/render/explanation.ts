@@ -12,14 +12,15 @@ export function renderExplanation(e: IssueExplanation): string {
   out.push('Scope:');
   if (e.scope.length === 0) out.push('  (nothing resolvable)');
   for (const leaf of e.scope) {
-    const label = leaf.kind === 'dir' ? `${leaf.path}/` : leaf.kind === 'new-file' ? `${leaf.path} (new file)` : leaf.path;
+    const label =
+      leaf.kind === 'dir' ? `${leaf.path}/` : leaf.kind === 'new-dir' ? `${leaf.path}/ (new directory)` : leaf.kind === 'new-file' ? `${leaf.path} (new file)` : leaf.path;
     out.push(`  ${safeText(label)}`);
     for (const ev of leaf.evidence) {
       const at = ev.line === null ? '' : ev.line === 0 ? ', title' : `, line ${ev.line}`;
       out.push(`    ← ${safeText(ev.text, 120)} (${ev.source}${at}, ${ev.via})`);
     }
   }
-  if (e.comparedAs.length > 0 && e.comparedAs.join() !== e.scope.map((l) => (l.kind === 'dir' ? `${l.path}/` : l.path)).join()) {
+  if (e.comparedAs.length > 0 && e.comparedAs.join() !== e.scope.map((l) => (l.kind === 'dir' || l.kind === 'new-dir' ? `${l.path}/` : l.path)).join()) {
     out.push(`  compared as: ${e.comparedAs.map((p) => safeText(p)).join(', ')}`);
   }
   for (const u of e.unresolved) out.push(`  unresolved: ${safeText(u.text, 120)}${u.line ? ` (line ${u.line})` : ''} — ${safeText(u.reason)}`);

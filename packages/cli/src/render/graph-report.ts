@@ -19,7 +19,8 @@ export function renderGraphTable(report: GraphReport): string {
     .map(([kind, count]) => `${kind} ${n(count)}`)
     .join(' · ');
   out.push(`Import graph of ${safeText(report.root)}${report.head ? ` at ${report.head.slice(0, 12)}` : ''}`);
-  out.push(`  ${n(report.files)} source files · ${n(report.imports)} imports${kinds ? ` (${kinds})` : ''}`);
+  const json = report.jsonFiles > 0 ? ` · ${n(report.jsonFiles)} imported JSON file(s)` : '';
+  out.push(`  ${n(report.files)} source files${json} · ${n(report.imports)} imports${kinds ? ` (${kinds})` : ''}`);
   out.push(`  ${n(report.unresolved.length)} unresolved internal specifier(s) · ${n(report.external)} third-party or asset import(s)`, '');
   if (report.packages.length > 0) {
     const t = table(['Package', 'Directory', 'Files', 'Depends on']);
@@ -28,8 +29,8 @@ export function renderGraphTable(report: GraphReport): string {
   }
   if (report.hubs.length > 0) {
     const t = table(['Hub', 'Dependents', 'Fan-in', 'Barrel']);
-    for (const h of report.hubs) t.push([safeText(h.file), `${n(h.dependents)} (${Math.round((100 * h.dependents) / Math.max(1, report.files))}%)`, n(h.fanIn), h.barrel ? 'yes' : '']);
-    out.push(`Hubs (${report.hubs.length}): issues touching them run alone`, t.toString(), '');
+    for (const h of report.hubs) t.push([safeText(h.file), `${n(h.dependents)} (${Math.round((100 * h.dependents) / Math.max(1, report.files + report.jsonFiles))}%)`, n(h.fanIn), h.barrel ? 'yes' : '']);
+    out.push(`Hubs (${report.hubs.length}): files more than a quarter of the repository depends on (issues touching them run alone only with "hubs" in the config)`, t.toString(), '');
   } else out.push('Hubs: none', '');
   if (report.barrels.length > 0) {
     out.push(`Barrels (${report.barrels.length})`);

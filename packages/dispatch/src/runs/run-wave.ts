@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
-import { nextCandidate, WHOLE_REPOSITORY, type Plan, type PlanAnalysis, type PlanIssue } from '@waves/planner';
+import { isDirectoryLeaf, nextCandidate, WHOLE_REPOSITORY, type Plan, type PlanAnalysis, type PlanIssue } from '@waves/planner';
 import { buildIssueDispatch, type DispatchOptions } from '../build-dispatch.js';
 import { acquireLeases, releaseLeases } from '../leases/lease-journal.js';
 import { currentBranch, dirtySnapshot, headCommit, workTreeOf } from '../harvest/git-changes.js';
@@ -100,7 +100,7 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
       serial: issue.serial,
       labels: options.dispatch.issues.get(issue.number)?.labels ?? [],
       leaves: (scope?.leaves ?? []).map((leaf) => ({
-        path: leaf.kind === 'dir' ? `${leaf.path}/` : leaf.path,
+        path: isDirectoryLeaf(leaf.kind) ? `${leaf.path}/` : leaf.path,
         sources: [...new Set(leaf.evidence.map((e) => e.source))].sort(),
       })),
     };

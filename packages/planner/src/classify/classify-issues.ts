@@ -8,12 +8,13 @@ import type { PlanOptions } from '../schema/options-schema.js';
 import type { Leaf } from '../conflicts/roll-up-leaves.js';
 import { graphFiles } from '../conflicts/find-conflicts.js';
 import { chainTo, describeChain, reachImports } from '../graph/graph-queries.js';
-import type { IssueScope } from '../scope/extract-scope.js';
-import { containsPath, type RepoTree } from '../scope/repo-tree.js';
+import { isDirectoryLeaf, type IssueScope } from '../scope/extract-scope.js';
+import { containsPath } from '../paths/repo-paths.js';
+import type { RepoTree } from '../scope/repo-tree.js';
 import { canonicalLane, WHOLE_REPOSITORY } from '../leases/canonical-lane.js';
 import { resolveLaneName } from '../scope/resolve-lane.js';
 import { matchHub } from '../scope/hub-paths.js';
-import { matchSerial, type SerialMatch } from '../scope/serial-paths.js';
+import { matchRoot, matchSerial, type SerialMatch } from '../scope/serial-paths.js';
 import type { ActiveLease, BacklogIssue, IssueNumber, RepoGraph, RepoPath } from '../types.js';
 
 export type Bucket =
@@ -40,7 +41,7 @@ export interface ClassifyInput {
   now: number;
   options: Pick<
     PlanOptions,
-    'maxFiles' | 'maxSubsystems' | 'maxSteps' | 'requireAcceptanceCriteria' | 'serial' | 'holder' | 'hubThreshold' | 'hubMinDependents' | 'contentionDepth'
+    'maxFiles' | 'maxSubsystems' | 'maxSteps' | 'requireAcceptanceCriteria' | 'serial' | 'holder' | 'hubs' | 'hubThreshold' | 'hubMinDependents' | 'contentionDepth'
   >;
 }
 
@@ -87,12 +88,16 @@ export function dependencyCycles(deps: ReadonlyMap<IssueNumber, readonly IssueNu
   return cycles.sort((a, b) => a[0]! - b[0]!);
 }
 
+/**
+ * Why an issue is too big for one agent, or null: the code it spans (see `IssueScope.size`) has
+ * more files or subsystems than the limits, or it has more steps.
+ */
 function describeSize(scope: IssueScope, options: ClassifyInput['options']): string | null {
   const parts: string[] = [];
-  const tooManyFiles = scope.fileCount > options.maxFiles;
-  const tooManySubsystems = scope.subsystems.length > options.maxSubsystems;
-  if (tooManyFiles || tooManySubsystems) {
-    parts.push(`${scope.fileCount} file(s) across ${scope.subsystems.length} subsystem(s)`);
+  const { files, subsystems, companions } = scope.size;
+  if (files > options.maxFiles || subsystems.length > options.maxSubsystems) {
+    const besides = companions > 0 ? `, besides ${companions} test, fixture, doc or example file(s)` : '';
+    parts.push(`${files} file(s) across ${subsystems.length} subsystem(s)${besides}`);
   }
   if (scope.steps > options.maxSteps) parts.push(`${scope.steps} steps`);
   if (parts.length === 0) return null;
@@ -103,8 +108,8 @@ function describeSize(scope: IssueScope, options: ClassifyInput['options']): str
 function childBudget(scope: IssueScope, options: ClassifyInput['options']): number {
   return Math.max(
     2,
-    Math.ceil(scope.fileCount / options.maxFiles),
-    scope.subsystems.length > options.maxSubsystems ? scope.subsystems.length : 1,
+    Math.ceil(scope.size.files / options.maxFiles),
+    scope.size.subsystems.length > options.maxSubsystems ? scope.size.subsystems.length : 1,
     Math.ceil(scope.steps / options.maxSteps),
   );
 }
@@ -210,7 +215,7 @@ export function classifyIssues(input: ClassifyInput): Classification {
       buckets.set(issue.number, { bucket: 'subdivide', reason: size, childBudget: childBudget(scope, options) });
       continue;
     }
-    const fence = input.fences?.get(issue.number) ?? scope.leaves.map((leaf) => ({ path: leaf.path, dir: leaf.kind === 'dir' }));
+    const fence = input.fences?.get(issue.number) ?? scope.leaves.map((leaf) => ({ path: leaf.path, dir: isDirectoryLeaf(leaf.kind) }));
     const held = heldBy(fence, activeLeases);
     if (held) {
       buckets.set(issue.number, { bucket: 'held', lease: held.lease, leasePath: held.path });
@@ -231,8 +236,8 @@ export function classifyIssues(input: ClassifyInput): Classification {
       });
       continue;
     }
-    let serial: SerialMatch | null = null;
-    for (const leaf of scope.leaves) {
+    let serial: SerialMatch | null = matchRoot(scope);
+    for (const leaf of serial ? [] : scope.leaves) {
       serial = matchSerial(leaf, tree, options.serial) ?? matchHub(leaf, tree, input.graph, options);
       if (serial) break;
     }

@@ -12,7 +12,8 @@
  */
 import { chainTo, describeChain, reachImports } from '../graph/graph-queries.js';
 import type { ConflictKind } from '../schema/plan-schema.js';
-import { parentDir, type RepoTree } from '../scope/repo-tree.js';
+import { parentDir } from '../paths/repo-paths.js';
+import type { RepoTree } from '../scope/repo-tree.js';
 import type { SerialMatch } from '../scope/serial-paths.js';
 import type { IssueNumber, RepoGraph, RepoPath } from '../types.js';
 import { leafLabel, type Leaf } from './roll-up-leaves.js';
@@ -39,6 +40,7 @@ const KIND_ORDER: readonly ConflictKind[] = ['dependency', 'serial', 'path', 'im
 
 export function describeSerial(number: IssueNumber, serial: SerialMatch): string {
   if (serial.rule === 'hub') return `#${number} touches a hub and runs alone: ${serial.reason}`;
+  if (serial.rule === 'root') return `#${number} names the repository root and runs alone`;
   const rule = serial.builtin ? 'a root file every package depends on' : `serial path ${serial.rule}`;
   return `#${number} touches ${serial.path} (${rule}) and runs alone`;
 }

@@ -1,5 +1,6 @@
-import type { ScopeLeaf } from '../scope/extract-scope.js';
-import { parentDir, ROOT_SUBSYSTEM, type RepoTree } from '../scope/repo-tree.js';
+import { isDirectoryLeaf, type ScopeLeaf } from '../scope/extract-scope.js';
+import { parentDir } from '../paths/repo-paths.js';
+import { ROOT_SUBSYSTEM, type RepoTree } from '../scope/repo-tree.js';
 import type { Granularity, RepoPath } from '../types.js';
 
 export interface Leaf {
@@ -11,14 +12,20 @@ export interface Leaf {
 /**
  * Rolls leaves up to the granularity compared: `file` keeps them, `dir` replaces a file by its
  * directory, `package` by its package (or top-level directory). Root files stay files — rolling
- * `README.md` up to the root would make it overlap everything. Leaves inside another are folded.
+ * `README.md` up to the root would make it overlap everything. A new directory is a directory
+ * already; by package it goes to the package of its nearest existing ancestor, and a new package
+ * (no package holds it) stays itself rather than swallowing its whole top-level folder. Leaves
+ * inside another are folded.
  */
 export function rollUpLeaves(leaves: readonly Pick<ScopeLeaf, 'path' | 'kind'>[], granularity: Granularity, tree: RepoTree): Leaf[] {
   const rolled = new Map<RepoPath, Leaf>();
   for (const leaf of leaves) {
-    let out: Leaf = { path: leaf.path, dir: leaf.kind === 'dir' };
+    let out: Leaf = { path: leaf.path, dir: isDirectoryLeaf(leaf.kind) };
     if (granularity === 'dir' && !out.dir && parentDir(leaf.path) !== '') out = { path: parentDir(leaf.path), dir: true };
-    if (granularity === 'package') {
+    if (granularity === 'package' && leaf.kind === 'new-dir') {
+      const pkg = tree.packageOf(leaf.path);
+      if (pkg && pkg.dir !== '') out = { path: pkg.dir, dir: true };
+    } else if (granularity === 'package') {
       const subsystem = tree.subsystemOf(leaf.path);
       if (subsystem !== ROOT_SUBSYSTEM && subsystem !== leaf.path) out = { path: subsystem, dir: true };
     }

@@ -23,7 +23,7 @@ export const IssueExplanationSchema = z.object({
   scope: z.array(
     z.object({
       path: z.string(),
-      kind: z.enum(['file', 'dir', 'new-file']),
+      kind: z.enum(['file', 'dir', 'new-file', 'new-dir']),
       evidence: z.array(z.object({ source: z.enum(['title', 'body', 'label', 'config']), via: z.string(), text: z.string(), line: z.number().int().nullable() })),
     }),
   ),

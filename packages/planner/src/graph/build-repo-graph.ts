@@ -2,20 +2,21 @@
  * Adapter: builds the file-level import graph of a repository. Each changed source file is read
  * once and scanned (`scanImports`, on every core for a large cold build), each specifier resolved
  * (`ModuleResolver`), and the result kept in a graphology directed graph — one node per source
- * file, one edge per importing pair with the kinds of import — and in the cache under
- * `.waves/cache/`, so that a re-run with nothing changed neither reads nor parses nor loads
+ * file and per imported JSON file, one edge per importing pair with the kinds of import — and in
+ * the cache under `.waves/cache/`, so that a re-run with nothing changed neither reads nor parses nor loads
  * TypeScript, and a change re-scans only the files whose content changed and re-resolves only
  * what the change can affect.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DirectedGraph } from 'graphology';
-import { baseName, parentDir } from '../scope/repo-tree.js';
+import { baseName, parentDir } from '../paths/repo-paths.js';
 import type { FileNodeAttributes, ImportKind, RepoGraph, RepoPath, SkippedFile, UnresolvedImport, WorkspacePackage } from '../types.js';
 import { contentId, EXTERNAL, GRAPH_CACHE_VERSION, readGraphCache, UNRESOLVED, writeGraphCache, type CachedFile, type GraphCache } from './graph-cache.js';
 import { listRepoFiles } from './list-files.js';
 import { repoFileReader } from './read-repo-file.js';
-import { isSourceFile, ModuleResolver, type Resolved } from './module-resolver.js';
+import { isJsonModule, isSourceFile } from './graph-files.js';
+import { ModuleResolver, type Resolved } from './module-resolver.js';
 import { readWorkspace, type WorkspaceMember } from './read-workspace.js';
 import { scanFiles, type ScanJob, type ScanOptions } from './scan-pool.js';
 
@@ -55,7 +56,11 @@ export interface FileImports {
   external: number;
 }
 
-/** Assembles the graph from per-file imports (and the files the build refused to read, with why). */
+/**
+ * Assembles the graph from per-file imports (and the files the build refused to read, with why):
+ * a node per source file, and per JSON file some source imports (only those: the graph's JSON
+ * nodes are what an import makes depend on them, not every data file of the repository).
+ */
 export function assembleGraph(
   sources: readonly RepoPath[],
   packages: readonly WorkspacePackage[],
@@ -74,22 +79,32 @@ export function assembleGraph(
     }
   };
   const nodes = new Set(sources);
-  for (const file of sources) graph.addNode(file, { package: packageOf(file), dir: parentDir(file) });
   const unresolved: UnresolvedImport[] = [];
   let external = 0;
+  // Merge the kinds of repeated imports of one target before touching the graph.
+  const edges: [RepoPath, Map<RepoPath, ImportKind[]>][] = [];
+  const json = new Set<RepoPath>();
   for (const file of sources) {
     const imports = importsOf(file);
     if (!imports) continue;
     external += imports.external;
     for (const specifier of imports.unresolved) unresolved.push({ from: file, specifier });
-    // Merge the kinds of repeated imports of one target before touching the graph.
     const byTarget = new Map<RepoPath, ImportKind[]>();
     for (const { to, kind } of imports.targets) {
-      if (to === file || !nodes.has(to)) continue;
+      if (to === file) continue;
+      if (!nodes.has(to)) {
+        if (!isJsonModule(to)) continue;
+        json.add(to);
+      }
       const kinds = byTarget.get(to);
       if (!kinds) byTarget.set(to, [kind]);
       else if (!kinds.includes(kind)) kinds.push(kind);
     }
+    edges.push([file, byTarget]);
+  }
+  for (const file of sources) graph.addNode(file, { package: packageOf(file), dir: parentDir(file) });
+  for (const file of [...json].sort()) graph.addNode(file, { package: packageOf(file), dir: parentDir(file) });
+  for (const [file, byTarget] of edges) {
     for (const [to, kinds] of byTarget) {
       if (kinds.length > 1) kinds.sort((a, b) => IMPORT_KIND_ORDER.indexOf(a) - IMPORT_KIND_ORDER.indexOf(b));
       graph.addDirectedEdgeWithKey(`${file}>${to}`, file, to, { kind: kinds[0]!, kinds });

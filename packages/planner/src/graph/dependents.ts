@@ -1,7 +1,7 @@
 /**
  * How many files depend on each file, directly (fan-in) and transitively, and which files are
- * hubs (depended on by more than a share of the repository) or barrels (index files that mostly
- * re-export). Pure queries over the import graph.
+ * hubs (depended on by more than a share of the repository, by either measure) or barrels (index
+ * files that mostly re-export). Pure queries over the import graph.
  *
  * Algorithm for the transitive counts of every file at once: Tarjan's strongly connected
  * components (iterative: import chains in large repositories are deeper than the call stack
@@ -11,7 +11,7 @@
  * universe of files is processed in chunks so that memory stays at components × chunk bits.
  * Exact, O(E · N / 32) word operations.
  */
-import { baseName } from '../scope/repo-tree.js';
+import { baseName } from '../paths/repo-paths.js';
 import type { RepoGraph, RepoPath } from '../types.js';
 
 interface Indexed {
@@ -155,7 +155,7 @@ export function dependentCounts(graph: RepoGraph, chunkBits = 8192): Map<RepoPat
 
 export interface Hub {
   file: RepoPath;
-  /** Files that depend on it, directly or not. */
+  /** Files that depend on it, as the measure counts them (directly or not, for `transitive`). */
   dependents: number;
   /** Files that import it directly. */
   fanIn: number;
@@ -175,21 +175,47 @@ export function isBarrel(graph: RepoGraph, file: RepoPath): boolean {
 }
 
 /**
- * Files whose transitive dependents exceed `threshold` × the number of files (and `minDependents`),
- * most depended on first.
+ * How a hub's dependents are counted: every file that imports it directly or through other files
+ * (`transitive`), or only the files that import it directly (`fan-in`).
+ *
+ * NOTE: in a repository whose core is one import cycle, every file of the cycle has the whole
+ * cycle and everything above it as transitive dependents, so the transitive measure makes all of
+ * them hubs; direct fan-in tells the file everyone imports from the file that merely sits in the
+ * cycle.
  */
-export function findHubs(graph: RepoGraph, threshold: number, minDependents = 0): Hub[] {
-  const counts = dependentCounts(graph);
+export type HubMeasure = 'transitive' | 'fan-in';
+
+/** A hub has more dependents than this share of the repository's files… */
+export const DEFAULT_HUB_THRESHOLD = 0.25;
+/** …and more than this many, so that in a small repository not every shared file is one. */
+export const DEFAULT_HUB_MIN_DEPENDENTS = 20;
+
+/**
+ * Files whose dependents (by `measure`) exceed `threshold` × the number of files, and
+ * `minDependents`; most depended on first (ties: most direct importers first, then by path).
+ */
+export function findHubs(graph: RepoGraph, threshold: number, minDependents = 0, measure: HubMeasure = 'transitive'): Hub[] {
   const limit = Math.max(threshold * graph.order, minDependents);
   const hubs: Hub[] = [];
-  for (const [file, dependents] of counts) {
-    if (dependents > limit) hubs.push({ file, dependents, fanIn: graph.inDegree(file), barrel: isBarrel(graph, file) });
+  if (measure === 'fan-in') {
+    graph.forEachNode((file) => {
+      const fanIn = graph.inDegree(file);
+      if (fanIn > limit) hubs.push({ file, dependents: fanIn, fanIn, barrel: isBarrel(graph, file) });
+    });
+  } else {
+    for (const [file, dependents] of dependentCounts(graph)) {
+      if (dependents > limit) hubs.push({ file, dependents, fanIn: graph.inDegree(file), barrel: isBarrel(graph, file) });
+    }
   }
-  return hubs.sort((a, b) => b.dependents - a.dependents || (a.file < b.file ? -1 : 1));
+  return hubs.sort((a, b) => b.dependents - a.dependents || b.fanIn - a.fanIn || (a.file < b.file ? -1 : 1));
 }
 
-/** A readable statement of a hub's reach: "packages/core/src/types.ts: 1,204 of 3,310 files depend on it". */
-export function describeHub(hub: Hub, total: number): string {
+/**
+ * A readable statement of a hub's reach: "packages/core/src/types.ts: 1,204 of 3,310 files depend
+ * on it" (transitive), "…: 412 of 3,310 files import it directly" (fan-in).
+ */
+export function describeHub(hub: Hub, total: number, measure: HubMeasure = 'transitive'): string {
   const format = (x: number) => x.toLocaleString('en-US');
-  return `${hub.file}: ${format(hub.dependents)} of ${format(total)} files depend on it${hub.barrel ? ' (a barrel re-exporting its folder)' : ''}`;
+  const reach = measure === 'fan-in' ? 'import it directly' : 'depend on it';
+  return `${hub.file}: ${format(hub.dependents)} of ${format(total)} files ${reach}${hub.barrel ? ' (a barrel re-exporting its folder)' : ''}`;
 }

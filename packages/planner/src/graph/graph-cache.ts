@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { ImportKind, RepoPath } from '../types.js';
 
 /** Bump when scanning or resolution changes what a cached entry means. */
-export const GRAPH_CACHE_VERSION = 4; // 4: files read only inside the repository, regular and at most 2 MB
+export const GRAPH_CACHE_VERSION = 5; // 4: files read only inside the repository, regular and at most 2 MB; 5: JSON imports resolve to their files
 
 /** A resolved target: a repository path, `EXTERNAL` or `UNRESOLVED`. */
 export const EXTERNAL = '';

@@ -20,17 +20,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createPathsMatcher, parseTsconfig, type PathsMatcher } from 'get-tsconfig';
 import type { ts } from 'ts-morph';
-import { baseName, parentDir } from '../scope/repo-tree.js';
+import { baseName, parentDir } from '../paths/repo-paths.js';
 import type { RepoPath } from '../types.js';
+import { isJsonModule, isSourceFile } from './graph-files.js';
+import { CONDITIONS, exportTargets, mappedTargets, packageName } from './package-exports.js';
 import { repoFileReader, type RepoFileReader } from './read-repo-file.js';
 import type { PackageManifest, WorkspaceMember } from './read-workspace.js';
 import { typescript } from './typescript.js';
-
-export const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'] as const;
-
-export function isSourceFile(file: RepoPath): boolean {
-  return SOURCE_EXTENSIONS.some((ext) => file.endsWith(ext)) && !file.includes('node_modules/');
-}
 
 export type Resolved = { kind: 'file'; path: RepoPath } | { kind: 'external' } | { kind: 'unresolved' };
 
@@ -56,7 +52,6 @@ const ASSET = /\.(?:css|scss|sass|less|styl|pcss|svg|png|jpe?g|gif|webp|avif|ico
 
 const CONFIG_NAMES = new Set(['tsconfig.json', 'jsconfig.json']);
 const BUILD_DIRS = /^(?:dist|lib|build|out|esm|cjs|es|types|typings)\//;
-const CONDITIONS = ['source', 'types', 'typings', 'import', 'module', 'node', 'default', 'require', 'development', 'browser'];
 
 /** TypeScript's order of extensions to try, by the extension written (bundler resolution). */
 const NO_EXTENSION = ['.ts', '.tsx', '.d.ts', '.js', '.jsx'];
@@ -234,12 +229,26 @@ export class ModuleResolver {
     if (member && name !== null) {
       const workspace = this.resolveWorkspace(specifier, context.customConditions);
       if (workspace !== null) return { kind: 'file', path: workspace };
-      // `@scope/pkg/package.json` and other files that are not sources.
-      const file = `${member.dir === '' ? '' : `${member.dir}/`}${specifier.slice(name.length + 1)}`;
-      if (specifier.length > name.length && this.fileSet.has(file) && !isSourceFile(file)) return EXTERNAL;
-      return null;
+      return this.workspaceFile(specifier, name, member.dir);
     }
     return this.looksInternal(specifier, context) ? UNRESOLVED : EXTERNAL;
+  }
+
+  /**
+   * `@scope/pkg/<file>` named as it lies in the package, outside its `exports`: a JSON module
+   * (`@scope/pkg/package.json`) is a node, another file that is no source an asset; null when
+   * there is no such file (only TypeScript can tell then).
+   */
+  private workspaceFile(specifier: string, name: string, dir: RepoPath): Resolved | null {
+    if (specifier.length <= name.length) return null;
+    const file = `${dir === '' ? '' : `${dir}/`}${specifier.slice(name.length + 1)}`;
+    if (!this.fileSet.has(file) || isSourceFile(file)) return null;
+    return isJsonModule(file) ? { kind: 'file', path: file } : EXTERNAL;
+  }
+
+  /** A repository file as the graph sees it: a source or JSON module is a node, anything else an asset. */
+  private asTarget(file: RepoPath): Resolved {
+    return isSourceFile(file) || isJsonModule(file) ? { kind: 'file', path: file } : EXTERNAL;
   }
 
   /** A path as TypeScript tries it: exactly, with its `.js` → `.ts` replacements, then as a folder. */
@@ -252,7 +261,7 @@ export class ModuleResolver {
         const stem = target.slice(0, -ext.length);
         for (const r of replacements) if (this.fileSet.has(stem + r)) return { kind: 'file', path: stem + r };
       } else {
-        if (ext !== '' && this.fileSet.has(target)) return isSourceFile(target) ? { kind: 'file', path: target } : EXTERNAL;
+        if (ext !== '' && this.fileSet.has(target)) return this.asTarget(target);
         for (const r of NO_EXTENSION) if (this.fileSet.has(target + r)) return { kind: 'file', path: target + r };
       }
     }
@@ -342,13 +351,16 @@ export class ModuleResolver {
     const resolved = result.resolvedModule;
     if (resolved && !resolved.isExternalLibraryImport) {
       const rel = this.toRel(resolved.resolvedFileName);
-      if (rel !== null && this.fileSet.has(rel)) return isSourceFile(rel) ? { kind: 'file', path: rel } : EXTERNAL;
+      if (rel !== null && this.fileSet.has(rel)) return this.asTarget(rel);
     }
     if (specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('#')) return UNRESOLVED;
     const workspace = this.resolveWorkspace(specifier, context.customConditions);
     if (workspace) return { kind: 'file', path: workspace };
     const name = packageName(specifier);
-    return (name !== null && this.members.has(name)) || this.looksInternal(specifier, context) ? UNRESOLVED : EXTERNAL;
+    const member = name === null ? undefined : this.members.get(name);
+    const file = member && name !== null ? this.workspaceFile(specifier, name, member.dir) : null;
+    if (file !== null) return file;
+    return member !== undefined || this.looksInternal(specifier, context) ? UNRESOLVED : EXTERNAL;
   }
 
   private tsHost(): ts.ModuleResolutionHost {
@@ -478,7 +490,7 @@ export class ModuleResolver {
     else if (!clean.startsWith('src/')) variants.push(`src/${clean}`);
     for (const variant of variants) {
       const full = pkgDir === '' ? variant : variant === '' ? pkgDir : `${pkgDir}/${variant}`;
-      if (this.fileSet.has(full) && isSourceFile(full) && !/\.d\.[mc]?ts$/.test(full)) return full;
+      if (this.fileSet.has(full) && ((isSourceFile(full) && !/\.d\.[mc]?ts$/.test(full)) || isJsonModule(full))) return full;
       const stem = full.replace(/\.d\.[mc]?ts$|\.[mc]?[jt]sx?$/, '');
       for (const base of [stem, `${stem}/index`]) {
         for (const ext of PROBE_EXTENSIONS) {
@@ -488,75 +500,4 @@ export class ModuleResolver {
     }
     return null;
   }
-}
-
-/** `@scope/name/sub` → `@scope/name`; `name/sub` → `name`; relative or odd specifiers → null. */
-export function packageName(specifier: string): string | null {
-  if (specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('#')) return null;
-  const parts = specifier.split('/');
-  if (specifier.startsWith('@')) return parts.length >= 2 && parts[1] ? `${parts[0]}/${parts[1]}` : null;
-  return parts[0] || null;
-}
-
-function conditionTargets(value: unknown, out: string[], conditions: readonly string[]): void {
-  if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) for (const v of value) conditionTargets(v, out, conditions);
-  else if (value && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    for (const condition of conditions) if (Object.hasOwn(record, condition)) conditionTargets(record[condition], out, conditions);
-    for (const [key, v] of Object.entries(record)) if (!conditions.includes(key)) conditionTargets(v, out, conditions);
-  }
-}
-
-/** Targets of a key in an `exports` or `imports` map: the exact key, else the longest matching `*` pattern. */
-function mappedTargets(map: Record<string, unknown>, key: string, conditions: readonly string[]): string[] {
-  const out: string[] = [];
-  if (Object.hasOwn(map, key)) {
-    conditionTargets(map[key], out, conditions);
-    return out;
-  }
-  const patterns = Object.keys(map)
-    .filter((k) => k.includes('*'))
-    .sort((a, b) => b.indexOf('*') - a.indexOf('*') || b.length - a.length);
-  for (const pattern of patterns) {
-    const star = pattern.indexOf('*');
-    const prefix = pattern.slice(0, star);
-    const suffix = pattern.slice(star + 1);
-    if (key.startsWith(prefix) && key.endsWith(suffix) && key.length >= prefix.length + suffix.length) {
-      const match = key.slice(prefix.length, key.length - suffix.length);
-      const targets: string[] = [];
-      conditionTargets(map[pattern], targets, conditions);
-      out.push(...targets.map((t) => t.split('*').join(match)));
-      break;
-    }
-  }
-  return out;
-}
-
-/**
- * Candidate targets for a subpath of a package, most likely source first: `exports` (exact keys,
- * then `*` patterns), then the `source`/`types`/`module`/`main` fields for the root, then the
- * conventional `src/index` and `index`.
- */
-export function exportTargets(manifest: PackageManifest, subpath: string, customConditions: readonly string[] = []): string[] {
-  const out: string[] = [];
-  const conditions = [...customConditions, ...CONDITIONS];
-  const exports = manifest.exports;
-  if (exports !== undefined && exports !== null) {
-    const map =
-      typeof exports === 'string' || Array.isArray(exports) || (typeof exports === 'object' && !Object.keys(exports).some((k) => k.startsWith('.')))
-        ? { '.': exports }
-        : (exports as Record<string, unknown>);
-    out.push(...mappedTargets(map, subpath, conditions));
-  }
-  if (subpath === '.') {
-    for (const field of ['source', 'types', 'typings', 'module', 'main'] as const) {
-      const value = manifest[field];
-      if (typeof value === 'string') out.push(value);
-    }
-    out.push('src/index', 'index');
-  } else {
-    out.push(subpath);
-  }
-  return [...new Set(out)];
 }

@@ -3,8 +3,8 @@
  * (`pnpm-workspace.yaml`, `package.json` `workspaces`), with no `node_modules` needed.
  */
 import { parse as parseYaml } from 'yaml';
-import { globMatcher } from '../scope/globs.js';
-import { parentDir } from '../scope/repo-tree.js';
+import { globMatcher } from '../paths/globs.js';
+import { parentDir } from '../paths/repo-paths.js';
 import type { RepoPath, WorkspacePackage } from '../types.js';
 import { repoFileReader, type RepoFileReader } from './read-repo-file.js';
 

@@ -1,11 +1,13 @@
 /**
- * What `waves graph` reports about a repository's import graph: sizes, edges by kind, what did
- * not resolve, the workspace packages and how they depend on each other, the hubs and barrels.
+ * What `waves graph` reports about a repository's import graph: sizes (source files and imported
+ * JSON files apart), edges by kind, what did not resolve, the workspace packages and how they
+ * depend on each other, the hubs and barrels.
  * Pure: a summary of a graph already built.
  */
 import { z } from 'zod';
 import type { ImportKind, RepoGraph, WorkspacePackage } from '../types.js';
-import { findHubs, isBarrel } from './dependents.js';
+import { isJsonModule } from './graph-files.js';
+import { DEFAULT_HUB_MIN_DEPENDENTS, DEFAULT_HUB_THRESHOLD, findHubs, isBarrel } from './dependents.js';
 
 export const GRAPH_REPORT_VERSION = 1 as const;
 
@@ -16,6 +18,7 @@ export const GraphReportSchema = z.object({
   root: z.string(),
   head: z.string().nullable(),
   files: z.number().int().min(0).describe('Source files (nodes)'),
+  jsonFiles: z.number().int().min(0).default(0).describe('JSON files some source imports (nodes too; other JSON files are not)'),
   imports: z.number().int().min(0).describe('Importing pairs (edges)'),
   edgesByKind: z.record(z.enum(KINDS), z.number().int().min(0)).describe('Edges counted once per kind they carry'),
   external: z.number().int().min(0).describe('Imports of third-party packages and assets'),
@@ -24,7 +27,9 @@ export const GraphReportSchema = z.object({
   packages: z.array(
     z.object({ name: z.string(), dir: z.string(), files: z.number().int().min(0), dependsOn: z.array(z.string()) }),
   ),
-  hubs: z.array(z.object({ file: z.string(), dependents: z.number().int(), fanIn: z.number().int(), barrel: z.boolean() })),
+  hubs: z
+    .array(z.object({ file: z.string(), dependents: z.number().int(), fanIn: z.number().int(), barrel: z.boolean() }))
+    .describe('Files more than a share of the repository depends on, directly or not (dependents) and directly (fanIn): information, serial only when the config opts in with "hubs"'),
   barrels: z.array(z.string()),
   edges: z.array(z.object({ from: z.string(), to: z.string(), kind: z.enum(KINDS) })).optional(),
 });
@@ -47,7 +52,9 @@ export function summarizeGraph(graph: RepoGraph, options: SummarizeOptions): Gra
   const edgesByKind = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<ImportKind, number>;
   const packageFiles = new Map<string, number>();
   const packageDeps = new Map<string, Set<string>>();
-  graph.forEachNode((_file, attrs) => {
+  let jsonFiles = 0;
+  graph.forEachNode((file, attrs) => {
+    if (isJsonModule(file)) jsonFiles++;
     if (attrs.package !== null) packageFiles.set(attrs.package, (packageFiles.get(attrs.package) ?? 0) + 1);
   });
   graph.forEachEdge((_e, attrs, _from, _to, fromAttrs, toAttrs) => {
@@ -58,13 +65,14 @@ export function summarizeGraph(graph: RepoGraph, options: SummarizeOptions): Gra
       deps.add(toAttrs.package);
     }
   });
-  const hubs = findHubs(graph, options.hubThreshold ?? 0.25, options.hubMinDependents ?? 20).slice(0, options.topHubs ?? 20);
+  const hubs = findHubs(graph, options.hubThreshold ?? DEFAULT_HUB_THRESHOLD, options.hubMinDependents ?? DEFAULT_HUB_MIN_DEPENDENTS).slice(0, options.topHubs ?? 20);
   const barrels = graph.filterNodes((file) => isBarrel(graph, file)).sort();
   const report: GraphReport = {
     schemaVersion: GRAPH_REPORT_VERSION,
     root: options.root,
     head: options.head,
-    files: graph.order,
+    files: graph.order - jsonFiles,
+    jsonFiles,
     imports: graph.size,
     edgesByKind,
     external: graph.getAttribute('external'),

@@ -4,7 +4,7 @@
  * under it) or outside it. Root files — the repository's shared files, which only a serial issue
  * may touch — are flagged. Pure: the changed paths come from git, the fence from the run record.
  */
-import { globMatcher, normalisePattern } from '../scope/globs.js';
+import { globMatcher, normalisePattern } from '../paths/globs.js';
 import { BUILTIN_SERIAL_GLOBS } from '../scope/serial-paths.js';
 import type { RepoPath } from '../types.js';
 

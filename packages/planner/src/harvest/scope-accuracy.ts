@@ -13,7 +13,7 @@
  *
  * Pure; sums add up across runs, so a wave's or a history's figures are micro-averages.
  */
-import { containsPath, parentDir } from '../scope/repo-tree.js';
+import { containsPath, parentDir } from '../paths/repo-paths.js';
 import type { ScopeSource } from '../scope/extract-scope.js';
 import type { RepoPath } from '../types.js';
 

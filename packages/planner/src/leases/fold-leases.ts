@@ -5,7 +5,7 @@
  * canonical-lane.ts). Expired leases are free, and an event dated in the future never holds.
  */
 import { z } from 'zod';
-import { containsPath } from '../scope/repo-tree.js';
+import { containsPath } from '../paths/repo-paths.js';
 import type { ActiveLease } from '../types.js';
 import { canonicalLane, checkLane, WHOLE_REPOSITORY } from './canonical-lane.js';
 

@@ -16,26 +16,32 @@ export const PlanOptionsSchema = z.strictObject({
     .max(8)
     .default(1)
     .describe('Import hops between two issues that make them conflict (0 = imports ignored)'),
-  maxFiles: z.number().int().min(1).default(8).describe('More files than this → subdivide'),
-  maxSubsystems: z.number().int().min(1).default(2).describe('More subsystems than this → subdivide'),
+  maxFiles: z.number().int().min(1).default(8).describe('More code files than this → subdivide (tests, fixtures, docs and examples beside code do not count)'),
+  maxSubsystems: z.number().int().min(1).default(2).describe('More subsystems (packages, top-level folders) holding the code of the change than this → subdivide'),
   maxSteps: z.number().int().min(1).default(15).describe('More steps than this → subdivide'),
   requireAcceptanceCriteria: z
     .boolean()
     .default(false)
     .describe('Issues without an acceptance-criteria section go to triage'),
   serial: z.array(z.string()).default([]).describe('Globs of high-blast-radius paths, added to the built-in root files'),
+  hubs: z
+    .enum(['off', 'fan-in', 'transitive'])
+    .optional()
+    .describe(
+      'Whether touching a hub makes an issue run alone: off (the default), fan-in (files more than hubThreshold of the repository imports directly) or transitive (files it depends on, directly or not). When unset: transitive if hubThreshold (below 1) or hubMinDependents is set, as before hubs were opt-in; else off',
+    ),
   hubThreshold: z
     .number()
     .gt(0)
     .max(1)
-    .default(0.25)
-    .describe('A file more than this share of the repository depends on (transitively) is a hub: issues touching it run alone; 1 turns hubs off'),
+    .optional()
+    .describe('Share of the repository that must depend on a file (as `hubs` measures it) for it to be a hub (default 0.25; 1 = no hubs)'),
   hubMinDependents: z
     .number()
     .int()
     .min(0)
-    .default(20)
-    .describe('A hub also needs more than this many dependent files, so that small repositories are not all hubs'),
+    .optional()
+    .describe('A hub also needs more than this many dependent files, so that small repositories are not all hubs (default 20)'),
   priorityLabels: z
     .record(z.string(), z.number().int().min(0))
     .default({})

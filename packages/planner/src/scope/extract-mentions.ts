@@ -7,6 +7,8 @@
  * over lines and whitespace-separated tokens with anchored, non-nested regexes, so the cost stays
  * linear in the size of the text whatever it contains.
  */
+import { parseGithubFileUrl } from './github-file-url.js';
+import { checkPathToken, MAX_TOKEN, splitAnchor, trimToken, type LineRange } from './path-token.js';
 
 export type MentionVia =
   | 'backtick'
@@ -17,7 +19,8 @@ export type MentionVia =
   | 'files-section'
   | 'boundary'
   | 'diff'
-  | 'lane-line';
+  | 'lane-line'
+  | 'root-phrase';
 
 export interface PathMention {
   /** The text as written (a token, a URL, a link target). */
@@ -30,7 +33,7 @@ export interface PathMention {
   /** 1-based line of the body (0 for the title). */
   line: number;
   /** Line range of an anchor such as `src/x.ts:12-40` or `#L12-L40`. */
-  lines: { start: number; end: number } | null;
+  lines: LineRange | null;
   /** Explicitly named (backticks, links, sections…) rather than a bare word in a list item. */
   strong: boolean;
   /** Named as something not to touch (an out-of-scope section, "never touch …"). */
@@ -48,6 +51,18 @@ export interface RejectedMention {
   reason: string;
 }
 
+/**
+ * The repository root itself, named as a path (`./`, `/`, `.` in code or a link) or in words
+ * ("files at the root", "root files", "top-level files"): it stands for the root's own files.
+ */
+export interface RootMention {
+  raw: string;
+  via: MentionVia;
+  in: 'title' | 'body';
+  line: number;
+  excluded: boolean;
+}
+
 export interface LaneMention {
   name: string;
   line: number;
@@ -56,6 +71,7 @@ export interface LaneMention {
 export interface IssueMentions {
   paths: PathMention[];
   rejected: RejectedMention[];
+  roots: RootMention[];
   lanes: LaneMention[];
   dependsOn: number[];
   parent: number | null;
@@ -65,20 +81,10 @@ export interface IssueMentions {
 
 type Section = 'other' | 'files' | 'out-of-scope' | 'acceptance' | 'dependencies';
 
-const MAX_TOKEN = 1024;
-
-/** Extensions that make a bare word (no slash) a file name rather than `object.property`. */
-const FILE_EXTENSIONS = new Set(
-  (
-    'ts tsx mts cts js jsx mjs cjs json jsonc json5 md mdx markdown txt rst adoc yaml yml toml ini cfg conf xml ' +
-    'html htm css scss sass less styl vue svelte astro go mod sum rs py pyi rb java kt kts scala swift c h cc cpp cxx hpp hh ' +
-    'cs fs php pl lua sh bash zsh fish ps1 bat sql graphql gql proto prisma tf hcl lock gradle properties ' +
-    'csv tsv svg png jpg jpeg gif webp ico wasm snap dockerfile makefile'
-  ).split(' '),
-);
-
 const NEGATION = /\b(?:never|do\s+not|don't|must\s+not|mustn't|should\s+not|shouldn't|may\s+not|cannot|can't|not)\s+(?:touch|edit|modify|change|alter)\b/i;
 const BOUNDARY = /\bedit\s+only\s+(?:the\s+)?(?:files?\s+)?(?:under|in|within|inside|below|beneath)\s+/i;
+/** "files at the root", "root files", "top-level files": the root's own files, in words. */
+const ROOT_PHRASE = /\b(?:(?:root|top[- ]level|root[- ]level)\s+files|files\s+(?:at|in)\s+the\s+(?:(?:repository|repo|project)\s+)?(?:root|top[- ]level))\b/gi;
 const ATX_HEADING = /^\s{0,3}#{1,6}(?:\s|$)/;
 const EMPHASIS_HEADING = /^\s{0,3}(?:\*\*([^*]{1,200})\*\*|__([^_]{1,200})__):?\s*$/;
 
@@ -109,133 +115,11 @@ function classifySection(title: string): Section {
   return 'other';
 }
 
-/** Splits `path:12`, `path:12-40`, `path:12:5`, `path#L12-L40` into the path and its lines. */
-function splitAnchor(token: string): { path: string; lines: { start: number; end: number } | null } {
-  const hash = /^(.*?)#L(\d+)(?:C\d+)?(?:-L?(\d+)(?:C\d+)?)?$/.exec(token);
-  if (hash) {
-    const start = Number(hash[2]);
-    return { path: hash[1]!, lines: { start, end: hash[3] ? Number(hash[3]) : start } };
-  }
-  const colon = /^(.*?):(\d+)(?:[-–:](\d+))?$/.exec(token);
-  if (colon && colon[1]!.length > 0) {
-    const start = Number(colon[2]);
-    // `file:12:5` is line 12, column 5; `file:12-40` a range.
-    const isRange = token.includes('-') || token.includes('–');
-    const end = colon[3] && isRange ? Number(colon[3]) : start;
-    return { path: colon[1]!, lines: { start, end: Math.max(start, end) } };
-  }
-  return { path: token, lines: null };
-}
-
-const LEADING_JUNK = /^(?:[({<'"*_]|~~)+/;
-
-function count(text: string, char: string): number {
-  let n = 0;
-  for (const c of text) if (c === char) n++;
-  return n;
-}
-
-/** Drops closing brackets that close nothing inside the token (`(see a/b.ts)` → `a/b.ts`; `app/[id]` stays). */
-function balance(token: string): string {
-  let t = token;
-  while ((t.endsWith(')') && count(t, ')') > count(t, '(')) || (t.endsWith(']') && count(t, ']') > count(t, '['))) t = t.slice(0, -1);
-  return t;
-}
-
-function trimToken(token: string): string {
-  let t = balance(token.replace(LEADING_JUNK, '').replace(/(?:["'}>*_,;!?]|~~)+$/, ''));
-  // A sentence-ending period or colon, but not `./` or a lone `..`.
-  while (t.length > 1 && (t.endsWith('.') || t.endsWith(':')) && !t.endsWith('..')) t = t.slice(0, -1);
-  return balance(t.replace(/(?:["'}>*_,;!?]|~~)+$/, ''));
-}
-
-export type PathCheck =
-  | { kind: 'path'; path: string; directory: boolean }
-  | { kind: 'unsafe'; reason: string }
-  | { kind: 'not-a-path' };
-
-/**
- * Decides whether a cleaned token names a repository path, and normalises it. Anything that would
- * leave the root — absolute, home-relative, drive letters, `..` segments — is unsafe: it is never
- * resolved or read, only reported.
- */
-export function checkPathToken(token: string, strong: boolean): PathCheck {
-  if (token.length === 0 || token.length > MAX_TOKEN) return { kind: 'not-a-path' };
-  // Control characters, whitespace and shell/glob-ish punctuation are never part of a path we take.
-  // Route folders (`app/(group)/[slug]/page.tsx`, `routes/posts.$id.tsx`) keep their brackets and dollars.
-  if (/[\u0000-\u001f\u007f\s`|<>"'{}\\^]/.test(token) && !/^[A-Za-z]:\\/.test(token)) return { kind: 'not-a-path' };
-  if (/[()$[\]]/.test(token) && !token.includes('/')) return { kind: 'not-a-path' };
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(token) || token.startsWith('//')) return { kind: 'not-a-path' };
-  if (token.startsWith('-') || token.startsWith('#') || token.startsWith('@@')) return { kind: 'not-a-path' };
-  if (/^\d+(?:\.\d+)*$/.test(token) || /^v\d+(?:\.\d+)+/.test(token)) return { kind: 'not-a-path' };
-
-  const looksLikePath = token.includes('/') || hasFileExtension(token, strong) || /^\.[\w.-]+$/.test(token);
-  if (!looksLikePath) return { kind: 'not-a-path' };
-  if (/^[A-Za-z]:[\\/]/.test(token) || token.startsWith('\\\\')) return { kind: 'unsafe', reason: 'absolute path' };
-  if (token.startsWith('~')) return { kind: 'unsafe', reason: 'home-relative path' };
-  if (token.startsWith('/')) return { kind: 'unsafe', reason: 'absolute path' };
-  const directory = token.endsWith('/');
-  const segments = token.split('/').filter((s) => s.length > 0 && s !== '.');
-  if (segments.some((s) => s === '..')) return { kind: 'unsafe', reason: 'path leaves the repository (..)' };
-  if (segments.length === 0) return { kind: 'not-a-path' };
-  if (segments.some((s) => /^\.{3,}$/.test(s) || s.includes('*') || s.includes('?'))) return { kind: 'not-a-path' };
-  // `@scope/name` alone is a package name, kept (resolution maps it to the package's directory).
-  return { kind: 'path', path: segments.join('/'), directory };
-}
-
-function hasFileExtension(token: string, strong: boolean): boolean {
-  const base = token.slice(token.lastIndexOf('/') + 1);
-  const dot = base.lastIndexOf('.');
-  if (dot <= 0 || dot === base.length - 1) return /^(?:Makefile|Dockerfile|LICENSE|Procfile|Gemfile|Rakefile|Justfile)$/.test(base);
-  const ext = base.slice(dot + 1).toLowerCase();
-  if (!/^[a-z][a-z0-9]{0,9}$/.test(ext)) return false;
-  if (FILE_EXTENSIONS.has(ext)) return true;
-  // A slash makes `dir/name.ext` a path whatever the extension; without one, `a.b` is usually code.
-  return strong && token.includes('/');
-}
-
 interface Context {
   in: 'title' | 'body';
   line: number;
   section: Section;
   negatedFrom: number;
-}
-
-/** Parses `https://<host>/<owner>/<repo>/(blob|tree|edit|raw)/<ref…>/<path>` and raw.githubusercontent URLs. */
-export function parseGithubFileUrl(url: string): { repo: string; candidates: string[]; directory: boolean; lines: PathMention['lines'] } | null {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return null;
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return null;
-  let segments: string[];
-  try {
-    segments = parsed.pathname.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
-  } catch {
-    return null;
-  }
-  let repo: string;
-  let rest: string[];
-  let directory = false;
-  if (parsed.hostname === 'raw.githubusercontent.com') {
-    if (segments.length < 4) return null;
-    repo = `${segments[0]}/${segments[1]}`;
-    rest = segments.slice(2);
-  } else {
-    const mode = segments[2];
-    if (segments.length < 5 || (mode !== 'blob' && mode !== 'tree' && mode !== 'edit' && mode !== 'raw')) return null;
-    repo = `${segments[0]}/${segments[1]}`;
-    rest = segments.slice(3);
-    directory = mode === 'tree';
-  }
-  if (rest.some((s) => s.includes('/') || s === '..' || s === '.' || s.includes('\\'))) return null;
-  // The ref may itself contain slashes (`feature/x`): offer every split, the one-segment ref first.
-  const candidates: string[] = [];
-  for (let refLength = 1; refLength < rest.length; refLength++) candidates.push(rest.slice(refLength).join('/'));
-  const anchor = splitAnchor(`x${parsed.hash}`);
-  return { repo, candidates, directory, lines: parsed.hash ? anchor.lines : null };
 }
 
 /** Finds `` `inline code` `` spans of one line (single or double backticks), with their positions. */
@@ -276,13 +160,21 @@ function linkTargets(line: string): { target: string; index: number }[] {
 class MentionCollector {
   readonly paths: PathMention[] = [];
   readonly rejected: RejectedMention[] = [];
+  readonly roots: RootMention[] = [];
 
-  add(raw: string, via: MentionVia, ctx: Context, index: number, strong: boolean, forceDirectory = false): void {
+  /** `quoted`: the token is a whole code span or link target, not a word of prose. */
+  add(raw: string, via: MentionVia, ctx: Context, index: number, strong: boolean, forceDirectory = false, quoted = false): void {
     if (raw.length > MAX_TOKEN + 16) return;
     const cleaned = trimToken(raw);
     const { path, lines } = splitAnchor(cleaned);
     const check = checkPathToken(path, strong || lines !== null);
     if (check.kind === 'not-a-path') return;
+    if (check.kind === 'root') {
+      // A lone `/` between words is punctuation ("input / output"); quoted, or `./` in a Files
+      // section, it names the root.
+      if (quoted || (strong && cleaned !== '/')) this.addRoot(cleaned, via, ctx, index);
+      return;
+    }
     if (check.kind === 'unsafe') {
       this.rejected.push({ raw: cleaned, in: ctx.in, line: ctx.line, reason: check.reason });
       return;
@@ -299,6 +191,10 @@ class MentionCollector {
       directory: check.directory || forceDirectory,
       githubRepo: null,
     });
+  }
+
+  addRoot(raw: string, via: MentionVia, ctx: Context, index: number): void {
+    this.roots.push({ raw, via, in: ctx.in, line: ctx.line, excluded: ctx.section === 'out-of-scope' || index >= ctx.negatedFrom });
   }
 
   addUrl(url: string, via: MentionVia, ctx: Context, index: number): void {
@@ -324,7 +220,7 @@ function scanLine(line: string, ctx: Context, collector: MentionCollector, isBul
   const spans = codeSpans(line);
   for (const span of spans) {
     if (/^https?:\/\//i.test(span.text)) collector.addUrl(span.text, 'backtick', ctx, span.index);
-    else if (!/\s/.test(span.text)) collector.add(span.text, ctx.section === 'files' ? 'files-section' : 'backtick', ctx, span.index, true);
+    else if (!/\s/.test(span.text)) collector.add(span.text, ctx.section === 'files' ? 'files-section' : 'backtick', ctx, span.index, true, false, true);
   }
   // Text outside code spans, for links, URLs, anchors and bare list items.
   let outside = '';
@@ -337,8 +233,12 @@ function scanLine(line: string, ctx: Context, collector: MentionCollector, isBul
   for (const link of linkTargets(outside)) {
     if (/^https?:\/\//i.test(link.target)) collector.addUrl(link.target, 'link', ctx, link.index);
     else if (!link.target.startsWith('#') && !/^[a-z][a-z0-9+.-]*:/i.test(link.target)) {
-      collector.add(link.target, 'link', ctx, link.index, true);
+      collector.add(link.target, 'link', ctx, link.index, true, false, true);
     }
+  }
+  ROOT_PHRASE.lastIndex = 0;
+  for (let phrase = ROOT_PHRASE.exec(outside); phrase !== null; phrase = ROOT_PHRASE.exec(outside)) {
+    collector.addRoot(phrase[0].replace(/\s+/g, ' '), 'root-phrase', ctx, phrase.index);
   }
   const boundary = BOUNDARY.exec(outside);
   const boundaryAt = boundary ? boundary.index + boundary[0].length : -1;
@@ -485,6 +385,7 @@ export function extractMentions(title: string, body: string, options: ExtractOpt
   return {
     paths: collector.paths,
     rejected: collector.rejected,
+    roots: collector.roots,
     lanes,
     dependsOn: [...dependsOn].sort((a, b) => a - b),
     parent,

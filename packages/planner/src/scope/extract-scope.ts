@@ -1,10 +1,23 @@
 import type { BacklogIssue, IssueNumber, RepoPath } from '../types.js';
 import { extractMentions, type PathMention } from './extract-mentions.js';
-import { expandPattern } from './globs.js';
-import { baseName, containsPath, parentDir, type RepoTree } from './repo-tree.js';
+import { expandPattern } from './expand-pattern.js';
+import { containsPath } from '../paths/repo-paths.js';
+import type { RepoTree } from './repo-tree.js';
+import { resolvePath, type Resolution } from './resolve-path.js';
+import { isCompanionPath } from './companion-paths.js';
 import { categoryFromLabel, laneFromLabel, resolveLaneName } from './resolve-lane.js';
 
-export type LeafKind = 'file' | 'dir' | 'new-file';
+/**
+ * What a leaf is: an existing file or directory, a new file in an existing directory, or a new
+ * directory — the first missing one on the way to a path the issue will create, placed under its
+ * nearest existing ancestor (`packages/web/src/charts/` for `packages/web/src/charts/bar.ts`).
+ */
+export type LeafKind = 'file' | 'dir' | 'new-file' | 'new-dir';
+
+/** Directories, existing or new, stand for everything under them. */
+export function isDirectoryLeaf(kind: LeafKind): boolean {
+  return kind === 'dir' || kind === 'new-dir';
+}
 /** Where a piece of scope came from: the issue's text, one of its labels, or the config's lanes. */
 export type ScopeSource = 'title' | 'body' | 'label' | 'config';
 
@@ -39,6 +52,17 @@ export interface IssueScope {
   fileCount: number;
   /** Packages or top-level directories the leaves lie in. */
   subsystems: string[];
+  /**
+   * What the subdivide rule judges: the code the change spans — its files (named, existing or
+   * new) and subsystems, tests, fixtures, docs and examples left out (`companions` counts those
+   * files) — or, when it touches no code at all, everything it touches.
+   */
+  size: { files: number; subsystems: string[]; companions: number };
+  /**
+   * How the issue names the repository root itself (`./`, `/`, "files at the root"), or null. Its
+   * leaves then hold the root's own files, and the issue runs alone.
+   */
+  root: ScopeEvidence | null;
   /** Explicit lanes (labels, `Lane:` lines, config keyword lanes). */
   lanes: string[];
   /** Names that resolved to nothing (reported, never leaves). */
@@ -59,53 +83,11 @@ export interface ScopeOptions {
   repoSlug?: string | null;
 }
 
-type Resolution = { kind: LeafKind; path: RepoPath } | { kind: 'unresolved'; reason: string };
-
-function pickWithin(matches: RepoPath[], laneDirs: readonly RepoPath[]): RepoPath[] {
-  if (matches.length <= 1 || laneDirs.length === 0) return matches;
-  const inLane = matches.filter((m) => laneDirs.some((dir) => containsPath(dir, m)));
-  return inLane.length > 0 ? inLane : matches;
-}
-
-function describeMatches(matches: RepoPath[]): string {
-  const shown = matches.slice(0, 3).join(', ');
-  return matches.length > 3 ? `${shown}, …` : shown;
-}
-
-function hasExtension(path: RepoPath): boolean {
-  const base = baseName(path);
-  const dot = base.lastIndexOf('.');
-  return dot > 0 && dot < base.length - 1;
-}
-
-/** Resolves one candidate path against the tree (see `IssueScope` for the kinds). */
-export function resolvePath(candidate: RepoPath, tree: RepoTree, opts: { directory?: boolean; laneDirs?: readonly RepoPath[] } = {}): Resolution {
-  const laneDirs = opts.laneDirs ?? [];
-  if (!opts.directory && tree.isFile(candidate)) return { kind: 'file', path: candidate };
-  if (tree.isDir(candidate)) return { kind: 'dir', path: candidate };
-  const pkg = tree.packages.find((p) => p.name === candidate && p.dir !== '');
-  if (pkg) return { kind: 'dir', path: pkg.dir };
-  // A path written relative to some package (`src/scope.ts`): accept it when it is unambiguous.
-  const files = opts.directory ? [] : pickWithin(tree.filesEndingWith(candidate), laneDirs);
-  const dirs = pickWithin(tree.dirsEndingWith(candidate), laneDirs);
-  if (files.length + dirs.length === 1) return files.length === 1 ? { kind: 'file', path: files[0]! } : { kind: 'dir', path: dirs[0]! };
-  if (files.length + dirs.length > 1) {
-    return { kind: 'unresolved', reason: `ambiguous: ${files.length + dirs.length} paths end with it (${describeMatches([...files, ...dirs])})` };
-  }
-  if (opts.directory || !hasExtension(candidate)) return { kind: 'unresolved', reason: 'no such file or directory' };
-  const parent = parentDir(candidate);
-  if (parent === '') return { kind: 'unresolved', reason: 'no file of that name, and no directory given for a new one' };
-  if (tree.isDir(parent)) return { kind: 'new-file', path: candidate };
-  const parents = pickWithin(tree.dirsEndingWith(parent), laneDirs);
-  if (parents.length === 1) return { kind: 'new-file', path: `${parents[0]}/${baseName(candidate)}` };
-  if (parents.length > 1) return { kind: 'unresolved', reason: `ambiguous directory: ${describeMatches(parents)}` };
-  return { kind: 'unresolved', reason: `directory ${parent} does not exist` };
-}
-
 function resolveMention(mention: PathMention, tree: RepoTree, laneDirs: readonly RepoPath[]): Resolution {
   let first: Resolution | null = null;
   for (const candidate of mention.candidates) {
-    const resolved = resolvePath(candidate, tree, { directory: mention.directory, laneDirs });
+    // Only an explicit mention may create a directory: a bare word in a list is too weak for that.
+    const resolved = resolvePath(candidate, tree, { directory: mention.directory, laneDirs, newDirectories: mention.strong });
     if (resolved.kind === 'file' || resolved.kind === 'dir') return resolved;
     first ??= resolved;
   }
@@ -134,7 +116,7 @@ class LeafSet {
 
 /** Folds leaves that lie inside a directory leaf into it, keeping their evidence. */
 function foldLeaves(leaves: ScopeLeaf[]): ScopeLeaf[] {
-  const dirs = leaves.filter((leaf) => leaf.kind === 'dir');
+  const dirs = leaves.filter((leaf) => isDirectoryLeaf(leaf.kind));
   const out: ScopeLeaf[] = [];
   for (const leaf of leaves) {
     const outer = dirs.find((dir) => dir !== leaf && containsPath(dir.path, leaf.path));
@@ -224,13 +206,37 @@ export function extractScope(
       continue;
     }
     leaves.add(resolved.path, resolved.kind, { source: mention.in, via: mention.via, text: mention.raw, line: mention.line });
-    if (resolved.kind !== 'dir') fileLeaves.add(resolved.path);
+    // A new file counts as a file wherever it goes; a directory, new or not, as none.
+    if (resolved.kind === 'new-dir') {
+      if (!mention.directory) fileLeaves.add(resolved.named);
+    } else if (resolved.kind !== 'dir') fileLeaves.add(resolved.path);
+  }
+
+  // The root named itself: its own files (not everything under it — that would be every path).
+  let root: ScopeEvidence | null = null;
+  for (const mention of mentions.roots) {
+    if (mention.excluded) {
+      for (const file of tree.rootFiles) excluded.add(file);
+      continue;
+    }
+    const evidence: ScopeEvidence = { source: mention.in, via: mention.via, text: mention.raw, line: mention.line };
+    root ??= evidence;
+    if (tree.rootFiles.length === 0) unresolved.push({ text: mention.raw, source: mention.in, line: mention.line, reason: 'the repository root holds no files' });
+    for (const file of tree.rootFiles) leaves.add(file, 'file', evidence);
   }
 
   const allLeaves = leaves.all();
   for (const leaf of allLeaves) excluded.delete(leaf.path);
   const folded = foldLeaves(allLeaves);
-  const subsystems = [...new Set(folded.map((leaf) => tree.subsystemOf(leaf.path)))].sort();
+  const subsystems = [...new Set(folded.map((leaf) => subsystemOfLeaf(leaf, tree)))].sort();
+  const code = folded.filter((leaf) => !isCompanionPath(leaf.path));
+  const judged = code.length > 0 ? code : folded;
+  const codeFiles = code.length > 0 ? [...fileLeaves].filter((file) => !isCompanionPath(file)).length : fileLeaves.size;
+  const size = {
+    files: codeFiles,
+    subsystems: [...new Set(judged.map((leaf) => subsystemOfLeaf(leaf, tree)))].sort(),
+    companions: fileLeaves.size - codeFiles,
+  };
   const category = issue.labels.map(categoryFromLabel).find((c) => c !== null) ?? null;
 
   return {
@@ -238,6 +244,8 @@ export function extractScope(
     leaves: folded,
     fileCount: fileLeaves.size,
     subsystems,
+    size,
+    root,
     lanes: [...lanes].sort(),
     unresolved,
     rejected: mentions.rejected.map((r) => ({ text: r.raw, source: r.in, line: r.line, reason: r.reason })),
@@ -248,6 +256,11 @@ export function extractScope(
     steps: mentions.steps,
     category,
   };
+}
+
+/** A new top-level directory is a subsystem of its own; anything else, the tree's subsystem of it. */
+function subsystemOfLeaf(leaf: ScopeLeaf, tree: RepoTree): string {
+  return leaf.kind === 'new-dir' && !leaf.path.includes('/') ? leaf.path : tree.subsystemOf(leaf.path);
 }
 
 function escapeRegExp(text: string): string {

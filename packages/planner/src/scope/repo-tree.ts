@@ -1,3 +1,4 @@
+import { baseName, parentDir } from '../paths/repo-paths.js';
 import type { RepoPath, WorkspacePackage } from '../types.js';
 
 /**
@@ -13,6 +14,8 @@ export interface RepoTree {
   isDir(path: RepoPath): boolean;
   /** Every file under a directory (`""` is the root), sorted. */
   filesUnder(dir: RepoPath): RepoPath[];
+  /** The files directly at the root (no directory), sorted: what "the root's own files" are. */
+  readonly rootFiles: readonly RepoPath[];
   /** The innermost workspace package containing the path (the root package, if any, contains everything else). */
   packageOf(path: RepoPath): WorkspacePackage | null;
   /** A package directory, else the top-level directory, else `(root)` for files at the root. */
@@ -24,20 +27,6 @@ export interface RepoTree {
 }
 
 export const ROOT_SUBSYSTEM = '(root)';
-
-export function parentDir(path: RepoPath): RepoPath {
-  const slash = path.lastIndexOf('/');
-  return slash < 0 ? '' : path.slice(0, slash);
-}
-
-export function baseName(path: RepoPath): string {
-  return path.slice(path.lastIndexOf('/') + 1);
-}
-
-/** True when `outer` is `inner` or one of its ancestor directories. */
-export function containsPath(outer: RepoPath, inner: RepoPath): boolean {
-  return outer === '' || inner === outer || (inner.startsWith(outer) && inner.charCodeAt(outer.length) === 47);
-}
 
 function lowerBound(sorted: readonly string[], key: string): number {
   let lo = 0;
@@ -103,6 +92,7 @@ function buildTree(files: readonly RepoPath[], packages: readonly WorkspacePacka
   return {
     sorted,
     packages: pkgs,
+    rootFiles: sorted.filter((file) => !file.includes('/')),
     isFile: (path) => fileSet.has(path),
     isDir: (path) => dirSet.has(path),
     filesUnder(dir) {

@@ -1,5 +1,6 @@
 import type { RepoPath } from '../types.js';
-import { baseName, parentDir, type RepoTree } from './repo-tree.js';
+import { baseName, parentDir } from '../paths/repo-paths.js';
+import type { RepoTree } from './repo-tree.js';
 
 /** Folders that conventionally hold packages, besides the parents of the workspace packages. */
 const PACKAGE_FOLDERS = ['packages', 'apps', 'libs', 'lib', 'modules', 'services', 'internal', 'plugins', 'tools', 'crates', 'src'];

@@ -1,6 +1,8 @@
 import type { RepoPath } from '../types.js';
-import { globMatcher, normalisePattern } from './globs.js';
-import { parentDir, type RepoTree } from './repo-tree.js';
+import { isDirectoryLeaf, type LeafKind, type ScopeEvidence } from './extract-scope.js';
+import { globMatcher, normalisePattern } from '../paths/globs.js';
+import { parentDir } from '../paths/repo-paths.js';
+import type { RepoTree } from './repo-tree.js';
 
 /**
  * Root files every package depends on: an agent editing one can break every other agent's work,
@@ -23,7 +25,7 @@ export const BUILTIN_SERIAL_GLOBS: readonly string[] = [
 export interface SerialMatch {
   /** The path of the issue's scope that matched. */
   path: RepoPath;
-  /** The serial rule that matched it: a glob, or `hub`. */
+  /** The serial rule that matched it: a glob, `hub`, or `root` (the issue names the root itself). */
   rule: string;
   builtin: boolean;
   /** Why it makes the issue serial, for people: "package.json (root file)", a hub's reach. */
@@ -31,11 +33,21 @@ export interface SerialMatch {
 }
 
 /**
+ * An issue that names the repository root itself (`./`, `/`, "files at the root") touches the
+ * root's own files — the manifest, the lockfile, the base configs every package reads — so it
+ * runs alone, whichever of them the repository happens to hold.
+ */
+export function matchRoot(scope: { root: ScopeEvidence | null }): SerialMatch | null {
+  if (!scope.root) return null;
+  return { path: '', rule: 'root', builtin: true, reason: `names the repository root (${scope.root.text})` };
+}
+
+/**
  * The first serial rule an issue's leaf matches, or null. A directory leaf matches when the
  * directory itself or any file under it does (editing `.github` touches `.github/workflows/ci.yml`).
  */
 export function matchSerial(
-  leaf: { path: RepoPath; kind: 'file' | 'dir' | 'new-file' },
+  leaf: { path: RepoPath; kind: LeafKind },
   tree: RepoTree,
   configured: readonly string[],
 ): SerialMatch | null {
@@ -45,7 +57,7 @@ export function matchSerial(
   ];
   for (const { rule, builtin } of rules) {
     const match = globMatcher(rule);
-    if (match(leaf.path) || (leaf.kind === 'dir' && match(`${leaf.path}/`)) || (!builtin && leaf.kind !== 'dir' && isUnder(leaf.path, rule))) {
+    if (match(leaf.path) || (isDirectoryLeaf(leaf.kind) && match(`${leaf.path}/`)) || (!builtin && leaf.kind !== 'dir' && isUnder(leaf.path, rule))) {
       return serialMatch(leaf.path, rule, builtin);
     }
   }

@@ -10,10 +10,11 @@ import type { PlanInput } from '../plan.js';
 import { resolvePlanOptions, scopeOptionsFor, summaryLine } from '../plan.js';
 import { PLAN_SCHEMA_VERSION, PlanSchema, type Plan } from '../schema/plan-schema.js';
 import { extractScope } from '../scope/extract-scope.js';
-import { containsPath, createRepoTree, type RepoTree } from '../scope/repo-tree.js';
+import { containsPath } from '../paths/repo-paths.js';
+import { createRepoTree, type RepoTree } from '../scope/repo-tree.js';
 import { matchHub } from '../scope/hub-paths.js';
 import { DEFAULT_TIER, routeTier } from '../classify/route-tier.js';
-import { matchSerial } from '../scope/serial-paths.js';
+import { matchRoot, matchSerial } from '../scope/serial-paths.js';
 import type { IssueNumber, RepoGraph, RepoPath } from '../types.js';
 import { canonicalLane, WHOLE_REPOSITORY } from '../leases/canonical-lane.js';
 import { resolveLaneName } from '../scope/resolve-lane.js';
@@ -95,7 +96,7 @@ export function verifyPlan(plan: Plan, input: PlanInput): PlanViolation[] {
       if (!issue) continue;
       const scope = extractScope(issue, tree, scopeOptionsFor(options, input.issues));
       const leaves = rollUpLeaves(scope.leaves, options.granularity, tree);
-      const serial = scope.leaves.some((leaf) => matchSerial(leaf, tree, options.serial) !== null || matchHub(leaf, tree, graph, options) !== null);
+      const serial = matchRoot(scope) !== null || scope.leaves.some((leaf) => matchSerial(leaf, tree, options.serial) !== null || matchHub(leaf, tree, graph, options) !== null);
       facts.set(item.number, { leaves, files: filesOf(leaves, tree, graph), serial, deps: scope.dependsOn });
     }
   }

@@ -1,0 +1,112 @@
+/**
+ * One whitespace-separated token of an issue, as a path: trimmed of the punctuation prose puts
+ * around it, split from its line anchor (`x.ts:12-40`, `x.ts#L12`), and checked — a repository
+ * path, something that would leave the repository (reported, never followed), or not a path.
+ */
+
+/** Longer tokens are data, not paths. */
+export const MAX_TOKEN = 1024;
+
+export interface LineRange {
+  start: number;
+  end: number;
+}
+
+/** Extensions that make a bare word (no slash) a file name rather than `object.property`. */
+const FILE_EXTENSIONS = new Set(
+  (
+    'ts tsx mts cts js jsx mjs cjs json jsonc json5 md mdx markdown txt rst adoc yaml yml toml ini cfg conf xml ' +
+    'html htm css scss sass less styl vue svelte astro go mod sum rs py pyi rb java kt kts scala swift c h cc cpp cxx hpp hh ' +
+    'cs fs php pl lua sh bash zsh fish ps1 bat sql graphql gql proto prisma tf hcl lock gradle properties ' +
+    'csv tsv svg png jpg jpeg gif webp ico wasm snap dockerfile makefile'
+  ).split(' '),
+);
+
+/** Splits `path:12`, `path:12-40`, `path:12:5`, `path#L12-L40` into the path and its lines. */
+export function splitAnchor(token: string): { path: string; lines: LineRange | null } {
+  const hash = /^(.*?)#L(\d+)(?:C\d+)?(?:-L?(\d+)(?:C\d+)?)?$/.exec(token);
+  if (hash) {
+    const start = Number(hash[2]);
+    return { path: hash[1]!, lines: { start, end: hash[3] ? Number(hash[3]) : start } };
+  }
+  const colon = /^(.*?):(\d+)(?:[-–:](\d+))?$/.exec(token);
+  if (colon && colon[1]!.length > 0) {
+    const start = Number(colon[2]);
+    // `file:12:5` is line 12, column 5; `file:12-40` a range.
+    const isRange = token.includes('-') || token.includes('–');
+    const end = colon[3] && isRange ? Number(colon[3]) : start;
+    return { path: colon[1]!, lines: { start, end: Math.max(start, end) } };
+  }
+  return { path: token, lines: null };
+}
+
+const LEADING_JUNK = /^(?:[({<'"*_]|~~)+/;
+
+function count(text: string, char: string): number {
+  let n = 0;
+  for (const c of text) if (c === char) n++;
+  return n;
+}
+
+/** Drops closing brackets that close nothing inside the token (`(see a/b.ts)` → `a/b.ts`; `app/[id]` stays). */
+function balance(token: string): string {
+  let t = token;
+  while ((t.endsWith(')') && count(t, ')') > count(t, '(')) || (t.endsWith(']') && count(t, ']') > count(t, '['))) t = t.slice(0, -1);
+  return t;
+}
+
+export function trimToken(token: string): string {
+  let t = balance(token.replace(LEADING_JUNK, '').replace(/(?:["'}>*_,;!?]|~~)+$/, ''));
+  // A sentence-ending period or colon, but not `./` or a lone `..`.
+  while (t.length > 1 && (t.endsWith('.') || t.endsWith(':')) && !t.endsWith('..')) t = t.slice(0, -1);
+  return balance(t.replace(/(?:["'}>*_,;!?]|~~)+$/, ''));
+}
+
+export type PathCheck =
+  | { kind: 'path'; path: string; directory: boolean }
+  /** `./`, `/` or `.`: the repository root itself (a bare `/` is the root, not the file system's). */
+  | { kind: 'root' }
+  | { kind: 'unsafe'; reason: string }
+  | { kind: 'not-a-path' };
+
+/**
+ * Decides whether a cleaned token names a repository path, and normalises it. Anything that would
+ * leave the root — absolute, home-relative, drive letters, `..` segments — is unsafe: it is never
+ * resolved or read, only reported. The root itself, written alone, is `root`: what it stands for
+ * is the caller's to decide (a lone `/` in prose is usually punctuation).
+ */
+export function checkPathToken(token: string, strong: boolean): PathCheck {
+  if (token.length === 0 || token.length > MAX_TOKEN) return { kind: 'not-a-path' };
+  if (token === './' || token === '/' || token === '.') return { kind: 'root' };
+  // Control characters, whitespace and shell/glob-ish punctuation are never part of a path we take.
+  // Route folders (`app/(group)/[slug]/page.tsx`, `routes/posts.$id.tsx`) keep their brackets and dollars.
+  if (/[\u0000-\u001f\u007f\s`|<>"'{}\\^]/.test(token) && !/^[A-Za-z]:\\/.test(token)) return { kind: 'not-a-path' };
+  if (/[()$[\]]/.test(token) && !token.includes('/')) return { kind: 'not-a-path' };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(token) || token.startsWith('//')) return { kind: 'not-a-path' };
+  if (token.startsWith('-') || token.startsWith('#') || token.startsWith('@@')) return { kind: 'not-a-path' };
+  if (/^\d+(?:\.\d+)*$/.test(token) || /^v\d+(?:\.\d+)+/.test(token)) return { kind: 'not-a-path' };
+
+  const looksLikePath = token.includes('/') || hasFileExtension(token, strong) || /^\.[\w.-]+$/.test(token);
+  if (!looksLikePath) return { kind: 'not-a-path' };
+  if (/^[A-Za-z]:[\\/]/.test(token) || token.startsWith('\\\\')) return { kind: 'unsafe', reason: 'absolute path' };
+  if (token.startsWith('~')) return { kind: 'unsafe', reason: 'home-relative path' };
+  if (token.startsWith('/')) return { kind: 'unsafe', reason: 'absolute path' };
+  const directory = token.endsWith('/');
+  const segments = token.split('/').filter((s) => s.length > 0 && s !== '.');
+  if (segments.some((s) => s === '..')) return { kind: 'unsafe', reason: 'path leaves the repository (..)' };
+  if (segments.length === 0) return { kind: 'not-a-path' };
+  if (segments.some((s) => /^\.{3,}$/.test(s) || s.includes('*') || s.includes('?'))) return { kind: 'not-a-path' };
+  // `@scope/name` alone is a package name, kept (resolution maps it to the package's directory).
+  return { kind: 'path', path: segments.join('/'), directory };
+}
+
+function hasFileExtension(token: string, strong: boolean): boolean {
+  const base = token.slice(token.lastIndexOf('/') + 1);
+  const dot = base.lastIndexOf('.');
+  if (dot <= 0 || dot === base.length - 1) return /^(?:Makefile|Dockerfile|LICENSE|Procfile|Gemfile|Rakefile|Justfile)$/.test(base);
+  const ext = base.slice(dot + 1).toLowerCase();
+  if (!/^[a-z][a-z0-9]{0,9}$/.test(ext)) return false;
+  if (FILE_EXTENSIONS.has(ext)) return true;
+  // A slash makes `dir/name.ext` a path whatever the extension; without one, `a.b` is usually code.
+  return strong && token.includes('/');
+}
