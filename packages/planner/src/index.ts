@@ -16,6 +16,25 @@ export { compareWithBaseline, ComparisonSchema } from './compare/compare-baselin
 export type { CompareInput, Comparison } from './compare/compare-baseline.js';
 export type { IssueExplanation } from './explain/explain-issue.js';
 export type { PlanViolation } from './verify/verify-plan.js';
+export { runBacktest } from './backtest/run-backtest.js';
+export type { BacktestInput } from './backtest/run-backtest.js';
+export { backlogFromCommits, commitNumber, isCodeFile, isLeftOut, isTestFile, SKIP_REASONS, subjectNumber } from './backtest/backlog-from-commits.js';
+export type { ChangedFile, CommitBacklog, CommitIssue, FileChange, HistoryCommit, SkippedCommit, SkipReason } from './backtest/backlog-from-commits.js';
+export { BACKTEST_GRADES, toBacklogIssue, writeIssueBody } from './backtest/issue-body.js';
+export type { BacktestGrade } from './backtest/issue-body.js';
+export { findTrueConflicts, pairKey } from './backtest/true-conflicts.js';
+export type { TrueConflict, TruthBase, TruthEvidence, TruthKind } from './backtest/true-conflicts.js';
+export { referenceWaves } from './backtest/reference-waves.js';
+export { findViolations } from './backtest/find-violations.js';
+export { judgePlan } from './backtest/judge-plan.js';
+export type { Judgement, JudgeInput } from './backtest/judge-plan.js';
+export type { Violation } from './backtest/find-violations.js';
+export { measureRuleEffects, RULE_IDS } from './backtest/rule-effects.js';
+export type { RuleEffect, RuleEffectsInput, RuleId } from './backtest/rule-effects.js';
+export { truthEdgesFromJson } from './backtest/truth-edges.js';
+export type { TruthEdges, TruthGraphFormat } from './backtest/truth-edges.js';
+export { BacktestReportSchema, BacktestRuleSchema, BACKTEST_SCHEMA_VERSION } from './schema/backtest-schema.js';
+export type { BacktestReport, BacktestRule } from './schema/backtest-schema.js';
 
 export { parseIssues, IssuesFileSchema, IssueRecordSchema, isPullRequest } from './schema/issues-schema.js';
 export type { IssueRecord } from './schema/issues-schema.js';
