@@ -198,4 +198,23 @@ describe('the graph cache', () => {
       { numRuns: 15 },
     );
   }, 120_000);
+
+  it('keeps a past checkout in a slot of the repository: seeded by blob id from the main cache, resolved afresh, warm the next time', async () => {
+    repo = await TempRepo.create(BASE);
+    await build(repo.root);
+    await repo.git('worktree', 'add', '-q', '--detach', '.waves/past', 'HEAD');
+    const past = path.join(repo.root, '.waves/past');
+    const inSlot = async () => {
+      let stats: GraphBuildStats | undefined;
+      const graph = await buildRepoGraph(past, { cacheAt: { root: repo!.root, slot: 'backtest' }, onStats: (s) => (stats = s) });
+      return { graph: describeGraph(graph), stats: stats! };
+    };
+    const seeded = await inSlot();
+    expect(seeded.stats).toMatchObject({ scanned: 0, resolved: 4 });
+    expect(seeded.graph).toEqual((await build(past, false)).graph);
+    expect(JSON.parse(await readFile(path.join(repo.root, `.waves/cache/graph-v${GRAPH_CACHE_VERSION}-backtest.json`), 'utf8')).files).toContain('src/a.ts');
+    expect((await inSlot()).stats).toMatchObject({ cache: 'warm', scanned: 0, resolved: 0 });
+    // Nothing was written in the past checkout itself.
+    await expect(readFile(path.join(past, '.waves/cache', `graph-v${GRAPH_CACHE_VERSION}.json`))).rejects.toThrow();
+  });
 });
