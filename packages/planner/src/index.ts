@@ -83,6 +83,8 @@ export type { LoadRepoOptions } from './graph/load-repo.js';
 export { buildRepoGraph, assembleGraph, IMPORT_KIND_ORDER } from './graph/build-repo-graph.js';
 export type { BuildRepoGraphOptions, GraphBuildStats } from './graph/build-repo-graph.js';
 export { GRAPH_CACHE_VERSION } from './graph/graph-cache.js';
+export { filesToRead } from './graph/files-to-read.js';
+export type { CheckoutPatterns } from './graph/files-to-read.js';
 export { listRepoFiles, SKIPPED_DIRS } from './graph/list-files.js';
 export type { RepoListing } from './graph/list-files.js';
 export { readWorkspace } from './graph/read-workspace.js';

@@ -10,6 +10,7 @@ import {
   assertDirectory,
   BACKTEST_GRADES,
   BacktestReportSchema,
+  filesToRead,
   loadRepo,
   parseJsonText,
   runBacktest,
@@ -159,13 +160,21 @@ export async function runBacktestCommand(argv: readonly string[], io: CliIo): Pr
     history = await readHistory({ rootArg: rootArg ?? '.', root, until, ...(since !== undefined ? { since } : { last: last ?? DEFAULT_LAST }) });
     checkpoint();
     progress(`checking out the base ${history.base.slice(0, 12)} in a temporary worktree`);
-    repo = await withBaseWorktree(root, history.base, async (dir) => {
-      checkpoint();
-      progress('reading its import graph');
-      const index = await loadRepo(dir, { displayRoot: rootArg ?? '.', cache: !values['no-cache'], cacheAt: { root, slot: 'backtest' } });
-      checkpoint();
-      return index;
-    }).catch((error: unknown) => {
+    const cacheAt = { root, slot: 'backtest' };
+    const useCache = !values['no-cache'];
+    repo = await withBaseWorktree(
+      root,
+      history.base,
+      async (dir) => {
+        checkpoint();
+        progress('reading its import graph');
+        const index = await loadRepo(dir, { displayRoot: rootArg ?? '.', cache: useCache, cacheAt });
+        checkpoint();
+        return index;
+      },
+      // Only what the graph reads is checked out: the manifests, and the sources the cache lacks.
+      (files) => filesToRead(files, useCache ? cacheAt : false),
+    ).catch((error: unknown) => {
       // A Ctrl-C reaches git too: whatever failed then, the cause is the interruption.
       checkpoint();
       throw error;

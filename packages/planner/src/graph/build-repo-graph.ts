@@ -12,7 +12,7 @@ import path from 'node:path';
 import { DirectedGraph } from 'graphology';
 import { baseName, parentDir } from '../scope/repo-tree.js';
 import type { FileNodeAttributes, ImportKind, RepoGraph, RepoPath, SkippedFile, UnresolvedImport, WorkspacePackage } from '../types.js';
-import { contentId, EXTERNAL, GRAPH_CACHE_VERSION, readGraphCache, UNRESOLVED, writeGraphCache, type CachedFile, type GraphCache } from './graph-cache.js';
+import { contentId, EXTERNAL, GRAPH_CACHE_TOOL, GRAPH_CACHE_VERSION, readGraphCache, UNRESOLVED, writeGraphCache, type CachedFile, type GraphCache } from './graph-cache.js';
 import { listRepoFiles } from './list-files.js';
 import { repoFileReader } from './read-repo-file.js';
 import { isSourceFile, ModuleResolver, type Resolved } from './module-resolver.js';
@@ -188,7 +188,7 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
   const sources = files.filter(isSourceFile);
   const useCache = options.cache !== false;
   const writeCache = (options.cache ?? true) === true;
-  const tool = `waves-graph-${GRAPH_CACHE_VERSION}`;
+  const tool = GRAPH_CACHE_TOOL;
   const cacheRoot = options.cacheAt ? path.resolve(options.cacheAt.root) : absRoot;
   const slot = options.cacheAt?.slot;
   const previous = useCache ? ((await readGraphCache(cacheRoot, tool, slot)) ?? (slot ? await seedFrom(cacheRoot, tool) : null)) : null;

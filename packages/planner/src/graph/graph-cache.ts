@@ -13,6 +13,9 @@ import type { ImportKind, RepoPath } from '../types.js';
 /** Bump when scanning or resolution changes what a cached entry means. */
 export const GRAPH_CACHE_VERSION = 4; // 4: files read only inside the repository, regular and at most 2 MB
 
+/** Who wrote a cache: a cache of another tool or version is never read. */
+export const GRAPH_CACHE_TOOL = `waves-graph-${GRAPH_CACHE_VERSION}`;
+
 /** A resolved target: a repository path, `EXTERNAL` or `UNRESOLVED`. */
 export const EXTERNAL = '';
 export const UNRESOLVED = '!';
