@@ -92,7 +92,7 @@ describe('waves backtest, end to end', () => {
     const table = await waves(['--root', repo.root, '--last', '12']);
     expect(table.exitCode).toBe(0);
     expect(table.stdout).toContain(`12 first-parent commit(s), the last 12 up to`);
-    expect(table.stdout).toContain('Backlog: 8 issue(s), one per commit (skipped: 1 merge commit, 1 nothing but docs, markdown or lockfiles, 1 only tests, 1 no code file)');
+    expect(table.stdout).toContain('Backlog: 8 issue(s), one per commit (skipped: 1 merge(s); 1 with only docs, markdown or lockfiles; 1 with only tests; 1 with no code file)');
     expect(table.stdout).toMatch(/│ Waves\s+│ 4 \(reference 3: 1\.33×\)\s+│/);
     expect(table.stdout).toMatch(/│ import at depth 1\s+│ —\s+│ 4\s+│ 4\s+│ \+1\s+│ 4\s+│/);
     expect(table.stdout.trimEnd().split('\n').at(-1)).toBe('0 violation(s) · 4 (reference 3: 1.33×) wave(s) · 8 of 8 dispatched (100.0%)');

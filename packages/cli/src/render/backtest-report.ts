@@ -42,8 +42,8 @@ function rangeLine(report: BacktestReport): string {
 function backlogLine(report: BacktestReport): string {
   const counts = new Map<SkipReason, number>();
   for (const s of report.skipped) counts.set(s.reason, (counts.get(s.reason) ?? 0) + 1);
-  const skipped = [...counts].map(([reason, n]) => `${n} ${reason === 'too-many-files' ? `more than ${report.options.maxFiles} files` : SKIP_REASONS[reason]}`);
-  return `Backlog: ${report.summary.issues} issue(s), one per commit${skipped.length > 0 ? ` (skipped: ${skipped.join(', ')})` : ''}`;
+  const skipped = [...counts].map(([reason, n]) => `${n} ${reason === 'too-many-files' ? `with more than ${report.options.maxFiles} files` : SKIP_REASONS[reason]}`);
+  return `Backlog: ${report.summary.issues} issue(s), one per commit${skipped.length > 0 ? ` (skipped: ${skipped.join('; ')})` : ''}`;
 }
 
 function truthLine(report: BacktestReport): string {
@@ -53,7 +53,7 @@ function truthLine(report: BacktestReport): string {
 }
 
 const RULES_NOTE =
-  'Every issue is planned (no --top, no --max-waves cut). Waves cost: the waves the rule added (the plan re-partitioned without it; negative: it saved waves). Alone prevented: true conflicts no other rule would have kept apart.';
+  'Every issue is planned (no --top, no --max-waves cut). True pairs: true conflicts the rule kept apart. Waves cost: the waves it added (the plan re-partitioned without it; negative: it saved waves). Alone prevented: true conflicts no other rule would have kept apart.';
 
 function ruleRows(report: BacktestReport): string[][] {
   return report.rules.map((r) => [r.label, dash(r.issues), dash(r.pairs), String(r.truePairs), signed(r.wavesCost), String(r.alonePrevented)]);

@@ -28,12 +28,13 @@ export interface HistoryCommit {
 
 export type SkipReason = 'merge' | 'no-files' | 'too-many-files' | 'no-code' | 'only-tests';
 
+/** Why commits were skipped, for people: "188 merge(s)", "3 with only tests". */
 export const SKIP_REASONS: Readonly<Record<SkipReason, string>> = {
-  merge: 'merge commit',
-  'no-files': 'nothing but docs, markdown or lockfiles',
-  'too-many-files': 'more files than --max-files',
-  'no-code': 'no code file',
-  'only-tests': 'only tests',
+  merge: 'merge(s)',
+  'no-files': 'with only docs, markdown or lockfiles',
+  'too-many-files': 'with more files than --max-files',
+  'no-code': 'with no code file',
+  'only-tests': 'with only tests',
 };
 
 /** One commit replayed as an issue. `rank` is its place in history: 0 is the oldest. */
