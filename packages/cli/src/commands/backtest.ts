@@ -25,7 +25,7 @@ import { InterruptedError, UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { renderBacktestMarkdown, renderBacktestTable } from '../render/backtest-report.js';
 import { withBaseWorktree } from '../sources/base-worktree.js';
-import { readHistory } from '../sources/git-history.js';
+import { readHistory, type HistoryRange } from '../sources/git-history.js';
 import { warnSkipped } from './plan-input.js';
 
 const FORMATS = ['table', 'json', 'markdown'] as const;
@@ -154,7 +154,7 @@ export async function runBacktestCommand(argv: readonly string[], io: CliIo): Pr
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   let repo: RepoIndex;
-  let history;
+  let history: HistoryRange;
   try {
     progress('reading the history');
     history = await readHistory({ rootArg: rootArg ?? '.', root, until, ...(since !== undefined ? { since } : { last: last ?? DEFAULT_LAST }) });
