@@ -4,7 +4,7 @@
  * paths, lanes, dependencies and priorities the way real issues do.
  */
 import fc from 'fast-check';
-import type { BacklogIssue, PlanInput, PlanOptionsInput, RepoPath } from '@waves/planner';
+import type { BacklogIssue, ChangedFile, FileChange, HistoryCommit, PlanInput, PlanOptionsInput, RepoPath } from '@waves/planner';
 import { makeRepo } from './helpers/repo.js';
 
 export interface RandomRepo {
@@ -155,3 +155,44 @@ export const jsonishTextArb: fc.Arbitrary<string> = fc.oneof(
     return `${json.slice(0, cut)}${stray}${json.slice(cut)}`;
   }),
 );
+
+/** A first-parent history over a random repository, oldest first, with the truth's raw material. */
+export interface RandomHistory {
+  commits: HistoryCommit[];
+}
+
+const DOC_FILES = ['README.md', 'docs/guide.md', 'pnpm-lock.yaml'];
+
+/**
+ * Commits over a repository: each edits, deletes or creates 1–5 files — its sources, its root
+ * files, new files in existing or new directories — with now and then a docs-only commit, a merge,
+ * a subject carrying a pull-request number (sometimes one an older commit already took).
+ */
+export function historyArb(repo: RandomRepo): fc.Arbitrary<RandomHistory> {
+  const packages = repo.packages.map((p) => p.dir);
+  const fileArb: fc.Arbitrary<ChangedFile> = fc.oneof(
+    { weight: 8, arbitrary: fc.record({ path: fc.constantFrom(...repo.sources), change: fc.constantFrom<FileChange>('edit', 'edit', 'edit', 'delete') }) },
+    { weight: 1, arbitrary: fc.record({ path: fc.constantFrom(...repo.files), change: fc.constant<FileChange>('edit') }) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .record({ pkg: fc.constantFrom(...packages), dir: fc.constantFrom('src', 'src/sub', 'src/fresh', 'src/fresh/deep', 'lib'), name: fc.integer({ min: 0, max: 3 }) })
+        .map(({ pkg, dir, name }) => ({ path: `${pkg}/${dir}/n${name}.ts`, change: 'create' as const })),
+    },
+    { weight: 1, arbitrary: fc.record({ path: fc.constantFrom(...DOC_FILES), change: fc.constant<FileChange>('edit') }) },
+  );
+  const commitArb = fc.record({
+    files: fc.uniqueArray(fileArb, { minLength: 1, maxLength: 5, selector: (f) => f.path }),
+    pr: fc.option(fc.integer({ min: 1, max: 30 }), { freq: 2 }),
+  });
+  return fc.array(commitArb, { minLength: 1, maxLength: 16 }).chain((specs) =>
+    fc.tuple(fc.uniqueArray(fc.stringMatching(/^[0-9a-f]{40}$/), { minLength: specs.length, maxLength: specs.length }), fc.array(fc.boolean(), { minLength: specs.length, maxLength: specs.length })).map(([shas, merges]) => ({
+      commits: specs.map((spec, i) => ({
+        sha: shas[i]!,
+        parents: merges[i] && i % 5 === 4 ? [`${'0'.repeat(39)}${i % 10}`, `${'1'.repeat(39)}${i % 10}`] : [`${'0'.repeat(39)}${i % 10}`],
+        subject: `change ${i}${spec.pr === null ? '' : ` (#${spec.pr})`}`,
+        files: spec.files,
+      })),
+    })),
+  );
+}

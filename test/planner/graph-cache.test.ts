@@ -2,7 +2,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildRepoGraph, GRAPH_CACHE_VERSION, type GraphBuildStats, type RepoGraph } from '@waves/planner';
+import { buildRepoGraph, filesToRead, GRAPH_CACHE_VERSION, type GraphBuildStats, type RepoGraph } from '@waves/planner';
 import { TempRepo } from '../helpers/temp-repo.js';
 
 function describeGraph(graph: RepoGraph): { edges: string[]; unresolved: string[] } {
@@ -223,4 +223,39 @@ describe('the graph cache', () => {
       { numRuns: 15 },
     );
   }, 120_000);
+
+  it('keeps a past checkout in a slot of the repository: seeded by blob id from the main cache, resolved afresh, warm the next time', async () => {
+    repo = await TempRepo.create(BASE);
+    await build(repo.root);
+    await repo.git('worktree', 'add', '-q', '--detach', '.waves/past', 'HEAD');
+    const past = path.join(repo.root, '.waves/past');
+    const inSlot = async () => {
+      let stats: GraphBuildStats | undefined;
+      const graph = await buildRepoGraph(past, { cacheAt: { root: repo!.root, slot: 'backtest' }, onStats: (s) => (stats = s) });
+      return { graph: describeGraph(graph), stats: stats! };
+    };
+    const seeded = await inSlot();
+    expect(seeded.stats).toMatchObject({ scanned: 0, resolved: 4 });
+    expect(seeded.graph).toEqual((await build(past, false)).graph);
+    expect(JSON.parse(await readFile(path.join(repo.root, `.waves/cache/graph-v${GRAPH_CACHE_VERSION}-backtest.json`), 'utf8')).files).toContain('src/a.ts');
+    expect((await inSlot()).stats).toMatchObject({ cache: 'warm', scanned: 0, resolved: 0 });
+    // Nothing was written in the past checkout itself.
+    await expect(readFile(path.join(past, '.waves/cache', `graph-v${GRAPH_CACHE_VERSION}.json`))).rejects.toThrow();
+  });
+
+  it('names what a checkout must hold for the build: the manifests, and only the sources the cache lacks', async () => {
+    repo = await TempRepo.create(BASE);
+    const tree = async () =>
+      (await repo!.git('ls-files', '-s')).stdout.split('\n').filter(Boolean).map((line) => ({ path: line.split('\t')[1]!, blob: line.split(' ')[1]! }));
+    const cacheAt = { root: repo.root, slot: 'backtest' };
+    const everything = { globs: ['*.json', 'pnpm-workspace.yaml', '*.ts', '*.tsx', '*.mts', '*.cts', '*.js', '*.jsx', '*.mjs', '*.cjs'], paths: [] };
+    expect(await filesToRead(await tree(), cacheAt)).toEqual(everything);
+    expect(await filesToRead(await tree(), false)).toEqual(everything);
+    await build(repo.root);
+    // The main cache seeds the slot: nothing to read but the manifests.
+    expect(await filesToRead(await tree(), cacheAt)).toEqual({ globs: ['*.json', 'pnpm-workspace.yaml'], paths: [] });
+    const files = (await tree()).map((f) => (f.path === 'src/b.ts' ? { ...f, blob: '0'.repeat(40) } : f));
+    expect(await filesToRead(files, cacheAt)).toEqual({ globs: ['*.json', 'pnpm-workspace.yaml'], paths: ['src/b.ts'] });
+    expect(await filesToRead([...files, { path: 'src/link.ts', blob: '1'.repeat(40), link: true }], cacheAt)).toEqual(everything);
+  });
 });

@@ -16,6 +16,7 @@ const ADAPTERS = new Set([
   'graph/scan-pool.ts',
   'graph/scan-worker.ts',
   'graph/read-repo-file.ts',
+  'graph/files-to-read.ts',
 ]);
 
 const FORBIDDEN: [RegExp, string][] = [

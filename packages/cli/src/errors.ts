@@ -9,10 +9,19 @@ export class UsageError extends InputError {
   }
 }
 
-export const EXIT = { ok: 0, failure: 1, badInput: 2 } as const;
+/** The command was interrupted (Ctrl-C, SIGTERM) and undid what it had started. Exit code 130. */
+export class InterruptedError extends WavesError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'InterruptedError';
+  }
+}
+
+export const EXIT = { ok: 0, failure: 1, badInput: 2, interrupted: 130 } as const;
 
 /** The one place errors become exit codes. Unknown errors are failures (exit 1). */
 export function exitCodeFor(error: unknown): number {
+  if (error instanceof InterruptedError) return EXIT.interrupted;
   if (error instanceof InputError || error instanceof ConfigError) return EXIT.badInput;
   return EXIT.failure;
 }

@@ -28,8 +28,9 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   status: { run: lazy(() => import('./commands/status.js'), 'runStatus'), summary: 'List agent runs: status, duration, log; settle stale ones (--reap)' },
   stop: { run: lazy(() => import('./commands/stop.js'), 'runStop'), summary: 'Stop runs still going: their processes, then the record (cancelled) and leases' },
   harvest: { run: lazy(() => import('./commands/harvest.js'), 'runHarvest'), summary: 'Witness a wave: diff, fence audit, verification, commit with (#N); prediction accuracy' },
+  backtest: { run: lazy(() => import('./commands/backtest.js'), 'runBacktestCommand'), summary: "Replay the repository's history as a backlog and judge the plan: violations, waves, rules" },
   compare: { run: lazy(() => import('./commands/compare.js'), 'runCompare'), summary: 'Burndown against a saved plan: closed, progress, remaining waves, new issues' },
-  schema: { run: lazy(() => import('./commands/schema.js'), 'runSchema'), summary: 'Print the JSON Schema of the plan, the config file or the graph report' },
+  schema: { run: lazy(() => import('./commands/schema.js'), 'runSchema'), summary: 'Print the JSON Schema of the plan, the config file, the graph report, a run record or the backtest report' },
   init: { run: lazy(() => import('./commands/init.js'), 'runInit'), summary: 'Write a starting waves.config.json (with its JSON Schema)' },
 };
 

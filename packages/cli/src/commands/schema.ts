@@ -1,21 +1,23 @@
 /**
- * `waves schema plan|config|graph|run`: the JSON Schema of the plan, the config file, the graph
- * report or a run record, generated from the zod schemas the code validates with.
+ * `waves schema plan|config|graph|run|backtest`: the JSON Schema of the plan, the config file,
+ * the graph report, a run record or the backtest report, generated from the zod schemas the
+ * code validates with.
  */
 import { z } from 'zod';
 import { RunRecordSchema } from '@waves/dispatch';
-import { GraphReportSchema, PlanSchema } from '@waves/planner';
+import { BacktestReportSchema, GraphReportSchema, PlanSchema } from '@waves/planner';
 import { parseCommandArgs, renderFlags, type FlagSpecs } from '../args.js';
 import { ConfigSchema } from '../config/config-schema.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
 
-const SCHEMAS = { plan: PlanSchema, config: ConfigSchema, graph: GraphReportSchema, run: RunRecordSchema } as const;
+const SCHEMAS = { plan: PlanSchema, config: ConfigSchema, graph: GraphReportSchema, run: RunRecordSchema, backtest: BacktestReportSchema } as const;
 const TITLES: Record<keyof typeof SCHEMAS, string> = {
   plan: 'waves plan --json (schemaVersion 1)',
   config: 'waves.config.json',
   graph: 'waves graph --json',
   run: 'a run record: .dispatch-runs/resolve-<N>-<stamp>.json (witness: what waves harvest saw)',
+  backtest: 'waves backtest --json (schemaVersion 1)',
 };
 
 export const SCHEMA_FLAGS: FlagSpecs = {
@@ -23,12 +25,12 @@ export const SCHEMA_FLAGS: FlagSpecs = {
   help: { type: 'boolean', short: 'h', description: 'Show this help' },
 };
 
-export const SCHEMA_HELP = `Usage: waves schema plan|config|graph|run
+export const SCHEMA_HELP = `Usage: waves schema plan|config|graph|run|backtest
 
 Prints the JSON Schema (draft 2020-12) of the plan (waves plan --json), of waves.config.json, of
-the graph report (waves graph --json), or of a run record (.dispatch-runs/resolve-<N>-<stamp>.json,
-what waves dispatch, waves status and waves harvest write and read), generated from the schemas
-waves validates with.
+the graph report (waves graph --json), of a run record (.dispatch-runs/resolve-<N>-<stamp>.json,
+what waves dispatch, waves status and waves harvest write and read), or of the backtest report
+(waves backtest --json), generated from the schemas waves validates with.
 
 Options:
 ${renderFlags(SCHEMA_FLAGS)}

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { DirectedGraph } from 'graphology';
 import { baseName, parentDir } from '../paths/repo-paths.js';
 import type { FileNodeAttributes, ImportKind, RepoGraph, RepoPath, SkippedFile, UnresolvedImport, WorkspacePackage } from '../types.js';
-import { contentId, EXTERNAL, GRAPH_CACHE_VERSION, readGraphCache, UNRESOLVED, writeGraphCache, type CachedFile, type GraphCache } from './graph-cache.js';
+import { contentId, EXTERNAL, GRAPH_CACHE_TOOL, GRAPH_CACHE_VERSION, readGraphCache, UNRESOLVED, writeGraphCache, type CachedFile, type GraphCache } from './graph-cache.js';
 import { listRepoFiles } from './list-files.js';
 import { repoFileReader } from './read-repo-file.js';
 import { isJsonModule, isSourceFile } from './graph-files.js';
@@ -32,6 +32,14 @@ export interface BuildRepoGraphOptions extends ScanOptions {
   members?: readonly WorkspaceMember[];
   /** Use and update the cache under `<root>/.waves/cache/` (default true); `'read-only'` uses it without writing. */
   cache?: boolean | 'read-only';
+  /**
+   * Keep the cache in another repository's `.waves/cache/`, in a slot of its own (`waves backtest`:
+   * the graph of a past commit, checked out in a temporary worktree, cached by the repository it
+   * came from). When the slot has no cache yet, the main cache's scanned imports seed it (they are
+   * keyed by blob id, the same in every checkout); their resolutions are redone, since they were
+   * made against another checkout's files and configuration.
+   */
+  cacheAt?: { root: string; slot: string };
   /** Called now and then with the number of source files done and the total. */
   onProgress?: (done: number, total: number) => void;
   /** Receives what the build did, for benchmarks and `waves graph`. */
@@ -175,6 +183,12 @@ function mustReresolve(
   return false;
 }
 
+/** The main cache of a repository as the seed of a slot: its scanned imports, none of its resolutions. */
+async function seedFrom(root: string, tool: string): Promise<GraphCache | null> {
+  const seed = await readGraphCache(root, tool);
+  return seed ? { ...seed, configKey: '', extraConfigs: {} } : null;
+}
+
 /** Builds the import graph of the repository at `root`. */
 export async function buildRepoGraph(root: string, options: BuildRepoGraphOptions = {}): Promise<RepoGraph> {
   const absRoot = path.resolve(root);
@@ -189,8 +203,10 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
   const sources = files.filter(isSourceFile);
   const useCache = options.cache !== false;
   const writeCache = (options.cache ?? true) === true;
-  const tool = `waves-graph-${GRAPH_CACHE_VERSION}`;
-  const previous = useCache ? await readGraphCache(absRoot, tool) : null;
+  const tool = GRAPH_CACHE_TOOL;
+  const cacheRoot = options.cacheAt ? path.resolve(options.cacheAt.root) : absRoot;
+  const slot = options.cacheAt?.slot;
+  const previous = useCache ? ((await readGraphCache(cacheRoot, tool, slot)) ?? (slot ? await seedFrom(cacheRoot, tool) : null)) : null;
 
   // Content ids: git blob ids where the file is clean, else hashed from the content (read once,
   // and only what the repository holds: see read-repo-file.ts; what is refused is reported).
@@ -286,7 +302,7 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
     if (resolver) for (const [abs, text] of resolver.extraConfigReads) extraConfigs[abs] = contentId(text);
     else Object.assign(extraConfigs, previous?.extraConfigs ?? {});
     const cache: GraphCache = { version: GRAPH_CACHE_VERSION, configKey: keyOf(extraConfigs), files: [...files], extraConfigs, entries };
-    await writeGraphCache(absRoot, tool, cache);
+    await writeGraphCache(cacheRoot, tool, cache, slot);
   }
   options.onStats?.({
     sources: sources.length,

@@ -13,6 +13,9 @@ import type { ImportKind, RepoPath } from '../types.js';
 /** Bump when scanning or resolution changes what a cached entry means. */
 export const GRAPH_CACHE_VERSION = 5; // 4: files read only inside the repository, regular and at most 2 MB; 5: JSON imports resolve to their files
 
+/** Who wrote a cache: a cache of another tool or version is never read. */
+export const GRAPH_CACHE_TOOL = `waves-graph-${GRAPH_CACHE_VERSION}`;
+
 /** A resolved target: a repository path, `EXTERNAL` or `UNRESOLVED`. */
 export const EXTERNAL = '';
 export const UNRESOLVED = '!';
@@ -69,15 +72,20 @@ export function contentId(content: Uint8Array | string): string {
   return createHash('sha1').update(`blob ${buffer.length}\0`).update(buffer).digest('hex');
 }
 
-export function cacheFile(root: string): string {
-  return path.join(root, '.waves', 'cache', `graph-v${GRAPH_CACHE_VERSION}.json`);
+/**
+ * The cache file of `root`. A slot is a second cache beside the main one, for checkouts other
+ * than the work tree (`waves backtest` builds the graph of a past commit in a temporary worktree,
+ * and keeps it in the `backtest` slot of the repository it came from).
+ */
+export function cacheFile(root: string, slot?: string): string {
+  return path.join(root, '.waves', 'cache', `graph-v${GRAPH_CACHE_VERSION}${slot ? `-${slot}` : ''}.json`);
 }
 
 /** Reads the cache of `root`; null when there is none, or it is corrupt, old or made by another tool version. */
-export async function readGraphCache(root: string, tool: string): Promise<GraphCache | null> {
+export async function readGraphCache(root: string, tool: string, slot?: string): Promise<GraphCache | null> {
   let text: string;
   try {
-    text = await readFile(cacheFile(root), 'utf8');
+    text = await readFile(cacheFile(root, slot), 'utf8');
   } catch {
     return null;
   }
@@ -90,8 +98,8 @@ export async function readGraphCache(root: string, tool: string): Promise<GraphC
 }
 
 /** Writes the cache atomically (a temporary file renamed over the old one); failures are not fatal. */
-export async function writeGraphCache(root: string, tool: string, cache: GraphCache): Promise<boolean> {
-  const file = cacheFile(root);
+export async function writeGraphCache(root: string, tool: string, cache: GraphCache, slot?: string): Promise<boolean> {
+  const file = cacheFile(root, slot);
   const dir = path.dirname(file);
   try {
     await mkdir(dir, { recursive: true });

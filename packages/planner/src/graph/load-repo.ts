@@ -14,6 +14,8 @@ export interface LoadRepoOptions {
   displayRoot?: string;
   /** Use the graph cache under `.waves/cache/` (default true); `'read-only'` never writes it. */
   cache?: boolean | 'read-only';
+  /** Keep the graph cache in another repository's slot (see `BuildRepoGraphOptions.cacheAt`). */
+  cacheAt?: { root: string; slot: string };
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -52,6 +54,7 @@ export async function loadRepo(root: string, options: LoadRepoOptions = {}): Pro
     blobIds: listing.blobIds,
     members: workspace.members,
     cache: options.cache ?? true,
+    ...(options.cacheAt ? { cacheAt: options.cacheAt } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
   return {

@@ -45,14 +45,16 @@ export function matchRoot(scope: { root: ScopeEvidence | null }): SerialMatch | 
 /**
  * The first serial rule an issue's leaf matches, or null. A directory leaf matches when the
  * directory itself or any file under it does (editing `.github` touches `.github/workflows/ci.yml`).
+ * `builtins` is there for `waves backtest`, which measures the configured globs without the root files.
  */
 export function matchSerial(
   leaf: { path: RepoPath; kind: LeafKind },
   tree: RepoTree,
   configured: readonly string[],
+  builtins: readonly string[] = BUILTIN_SERIAL_GLOBS,
 ): SerialMatch | null {
   const rules = [
-    ...BUILTIN_SERIAL_GLOBS.map((rule) => ({ rule, builtin: true })),
+    ...builtins.map((rule) => ({ rule, builtin: true })),
     ...configured.map((rule) => ({ rule: normalisePattern(rule), builtin: false })),
   ];
   for (const { rule, builtin } of rules) {

@@ -1,0 +1,135 @@
+/**
+ * Adapter: the first-parent history `waves backtest` replays, read with one `git log` for the
+ * whole range (names and statuses of the changed files, NUL-separated), plus a few `rev-parse`
+ * calls to resolve and check the range. Everything wrong with the range — not a repository, not
+ * its top, a ref that names no commit, `--since` off the line of `--until`, an empty range,
+ * history a shallow clone does not have — is an error of input (exit code 2) in one line.
+ */
+import { realpath } from 'node:fs/promises';
+import { execa } from 'execa';
+import type { FileChange, HistoryCommit } from '@waves/planner';
+import { UsageError } from '../errors.js';
+
+export interface HistoryRequest {
+  /** As the user named it, for messages. */
+  rootArg: string;
+  root: string;
+  until: string;
+  since?: string;
+  last?: number;
+}
+
+export interface HistoryRange {
+  until: string;
+  since: string | null;
+  /** The parent of the oldest commit of the range: the repository the backlog is planned against. */
+  base: string;
+  /** First-parent commits, oldest first. */
+  commits: HistoryCommit[];
+}
+
+/** git with nothing from the repository's config that could change what it prints or run anything. */
+function git(root: string, args: readonly string[]) {
+  return execa('git', ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'log.showSignature=false', '-c', 'core.quotepath=off', ...args], {
+    cwd: root,
+    stdin: 'ignore',
+    reject: false,
+    maxBuffer: 1024 * 1024 * 1024,
+    stripFinalNewline: false,
+  });
+}
+
+const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+async function checkTop(request: HistoryRequest): Promise<void> {
+  const top = await git(request.root, ['rev-parse', '--show-toplevel']);
+  if (top.exitCode !== 0) throw new UsageError(`--root ${request.rootArg}: not a git repository (waves backtest replays its history)`);
+  const [real, realTop] = await Promise.all([realpath(request.root), realpath(top.stdout.trim())]);
+  if (real !== realTop) throw new UsageError(`--root ${request.rootArg}: not the top of its git repository (${top.stdout.trim()}); pass that instead`);
+}
+
+async function resolveCommit(root: string, flag: string, ref: string): Promise<string> {
+  if (ref.startsWith('-') || ref.trim() === '' || /[\0\n]/.test(ref)) throw new UsageError(`${flag} ${JSON.stringify(ref)}: not a commit`);
+  const result = await git(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
+  const sha = result.stdout.trim();
+  if (result.exitCode !== 0 || !SHA.test(sha)) throw new UsageError(`${flag} ${JSON.stringify(ref)}: not a commit of this repository`);
+  return sha;
+}
+
+const STATUS: Record<string, FileChange> = { A: 'create', D: 'delete' };
+
+/**
+ * Parses `git log -z --name-status --format=%x1e%H %P%x1f%s`: a header token per commit (its id,
+ * parents and subject; a subject has no NUL), then status and path tokens. A subject may hold any
+ * other character, so the header is split at its first separator only.
+ */
+export function parseLog(stdout: string): HistoryCommit[] {
+  const commits: (HistoryCommit & { files: { path: string; change: FileChange }[] })[] = [];
+  const tokens = stdout.split('\0');
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!.replace(/^\n+/, '');
+    if (token === '') continue;
+    if (token.startsWith('\x1e')) {
+      const cut = token.indexOf('\x1f');
+      const ids = (cut < 0 ? token.slice(1) : token.slice(1, cut)).trim().split(' ').filter(Boolean);
+      const [sha, ...parents] = ids;
+      if (!sha || !SHA.test(sha)) throw new Error(`git log: unexpected commit header ${JSON.stringify(token.slice(0, 80))}`);
+      commits.push({ sha, parents, subject: cut < 0 ? '' : token.slice(cut + 1), files: [] });
+      continue;
+    }
+    const status = /^([A-Z])\d*$/.exec(token);
+    const commit = commits.at(-1);
+    const path = tokens[i + 1];
+    if (!status || !commit || path === undefined) throw new Error(`git log: unexpected output ${JSON.stringify(token.slice(0, 80))}`);
+    commit.files.push({ path, change: STATUS[status[1]!] ?? 'edit' });
+    i++;
+  }
+  return commits;
+}
+
+async function shallowHint(root: string): Promise<string> {
+  const shallow = await git(root, ['rev-parse', '--is-shallow-repository']);
+  return shallow.stdout.trim() === 'true' ? ' (this clone is shallow: git fetch --unshallow, or --deepen=N, brings the history)' : '';
+}
+
+export async function readHistory(request: HistoryRequest): Promise<HistoryRange> {
+  const { root } = request;
+  await checkTop(request);
+  const until = await resolveCommit(root, '--until', request.until);
+  const since = request.since !== undefined ? await resolveCommit(root, '--since', request.since) : null;
+  if (since !== null) {
+    if (since === until) throw new UsageError(`--since ${request.since} and --until ${request.until} are the same commit: the range is empty`);
+    const ancestor = await git(root, ['merge-base', '--is-ancestor', since, until]);
+    if (ancestor.exitCode !== 0) {
+      throw new UsageError(`--since ${request.since} is not an ancestor of --until ${request.until}: no range between them${await shallowHint(root)}`);
+    }
+  }
+  const log = await git(root, [
+    'log',
+    '--first-parent',
+    '--diff-merges=off',
+    '--no-renames',
+    '--no-relative',
+    '--name-status',
+    '-z',
+    '--no-color',
+    '--format=%x1e%H %P%x1f%s',
+    ...(since === null ? ['-n', String(request.last ?? 100)] : []),
+    since === null ? until : `${since}..${until}`,
+    '--',
+  ]);
+  if (log.exitCode !== 0) throw new Error(`git log failed: ${log.stderr.split('\n')[0]}`);
+  const commits = parseLog(log.stdout).reverse();
+  const oldest = commits[0];
+  if (!oldest) throw new UsageError(`no commit between --since ${request.since} and --until ${request.until} on the first-parent line`);
+  if (oldest.parents.length === 0) {
+    // The root commit, or where a shallow clone's history stops: no base to plan against.
+    const hint = await shallowHint(root);
+    if (hint !== '') {
+      throw new UsageError(`the history stops at ${oldest.sha.slice(0, 12)}, ${commits.length} commit(s) back from --until: the range needs its parent${hint}`);
+    }
+    commits.shift();
+    if (commits.length === 0) throw new UsageError(`--until ${request.until} is the repository's first commit: there is no history before it to replay`);
+  }
+  return { until, since, base: commits[0]!.parents[0]!, commits };
+}

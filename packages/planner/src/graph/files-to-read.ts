@@ -1,0 +1,43 @@
+/**
+ * Adapter: which files of a checkout the graph build reads from disk, given every file's blob id
+ * — so that `waves backtest` checks out only those in its worktree of a past commit (a sparse
+ * checkout), not the whole tree. The build reads:
+ * - configuration: manifests, tsconfigs and whatever JSON an `extends` names, the pnpm workspace
+ *   file (as globs: `*.json`, `pnpm-workspace.yaml`);
+ * - the source files whose imports the cache does not hold under their blob id (all of them
+ *   without a cache; on a warm cache, few or none).
+ * Every other file is known from the listing alone (its path and blob id), which is all the
+ * resolver and the planner ask of it.
+ */
+import type { RepoPath } from '../types.js';
+import { GRAPH_CACHE_TOOL, readGraphCache } from './graph-cache.js';
+import { isSourceFile, SOURCE_EXTENSIONS } from './module-resolver.js';
+
+export interface CheckoutPatterns {
+  /** Globs matching at any depth (gitignore syntax, as sparse checkout reads them). */
+  globs: string[];
+  /** Exact paths. */
+  paths: RepoPath[];
+}
+
+const CONFIG_GLOBS = ['*.json', 'pnpm-workspace.yaml'];
+
+/** Past this many files to read, globs of the source extensions are cheaper for git to match than the paths. */
+const MAX_PATHS = 2000;
+
+/**
+ * The patterns covering what `buildRepoGraph` reads in a checkout of these files. `cacheAt` is the
+ * cache the build will use (its slot, else the repository's main cache as the seed), or false.
+ */
+export async function filesToRead(
+  files: readonly { path: RepoPath; blob: string; link?: boolean }[],
+  cacheAt: { root: string; slot: string } | false,
+): Promise<CheckoutPatterns> {
+  const allSources = { globs: [...CONFIG_GLOBS, ...SOURCE_EXTENSIONS.map((ext) => `*${ext}`)], paths: [] };
+  // A link is read through to its target, which must be there too: rare enough to check out every source.
+  if (cacheAt === false || files.some((f) => f.link && isSourceFile(f.path))) return allSources;
+  const cache = (await readGraphCache(cacheAt.root, GRAPH_CACHE_TOOL, cacheAt.slot)) ?? (await readGraphCache(cacheAt.root, GRAPH_CACHE_TOOL));
+  if (!cache) return allSources;
+  const paths = files.filter((f) => isSourceFile(f.path) && cache.entries[f.path]?.id !== f.blob).map((f) => f.path);
+  return paths.length > MAX_PATHS ? allSources : { globs: [...CONFIG_GLOBS], paths };
+}
