@@ -11,7 +11,7 @@
  */
 import type { RepoPath } from '../types.js';
 import { GRAPH_CACHE_TOOL, readGraphCache } from './graph-cache.js';
-import { isSourceFile, SOURCE_EXTENSIONS } from './module-resolver.js';
+import { isSourceFile, SOURCE_EXTENSIONS } from './graph-files.js';
 
 export interface CheckoutPatterns {
   /** Globs matching at any depth (gitignore syntax, as sparse checkout reads them). */
