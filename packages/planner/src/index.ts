@@ -93,6 +93,7 @@ export { GRAPH_CACHE_VERSION } from './graph/graph-cache.js';
 export { filesToRead } from './graph/files-to-read.js';
 export type { CheckoutPatterns } from './graph/files-to-read.js';
 export { listRepoFiles, SKIPPED_DIRS } from './graph/list-files.js';
+export { SAFE_GIT_CONFIG } from './graph/git-options.js';
 export type { RepoListing } from './graph/list-files.js';
 export { readWorkspace } from './graph/read-workspace.js';
 export type { Workspace, WorkspaceMember } from './graph/read-workspace.js';

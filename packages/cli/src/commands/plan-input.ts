@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { execa } from 'execa';
 import { DEFAULT_JOURNAL, defaultHolder, listLeases, parseDuration } from '@waves/dispatch';
-import { ConfigError, loadRepo, type BacklogIssue, type PlanInput, type PlanOptionsInput, type RepoIndex } from '@waves/planner';
+import { ConfigError, loadRepo, SAFE_GIT_CONFIG, type BacklogIssue, type PlanInput, type PlanOptionsInput, type RepoIndex } from '@waves/planner';
 import { enumFlag, intFlag, stringFlag, type FlagSpecs, type ParsedArgs } from '../args.js';
 import { configPath } from '../config/config-paths.js';
 import { checkApiUrlFlag, DEFAULT_API_TIMEOUT_MS, resolveApiUrl } from '../sources/api-url.js';
@@ -78,7 +78,7 @@ function apiTimeoutMs(flag: string | undefined, fromConfig: string | undefined):
 }
 
 async function originRepo(root: string): Promise<string | null> {
-  const result = await execa('git', ['remote', 'get-url', 'origin'], { cwd: root, reject: false, stdin: 'ignore' }).catch(() => null);
+  const result = await execa('git', [...SAFE_GIT_CONFIG, 'remote', 'get-url', 'origin'], { cwd: root, reject: false, stdin: 'ignore' }).catch(() => null);
   return result && result.exitCode === 0 ? result.stdout.trim() : null;
 }
 

@@ -15,7 +15,7 @@
 import { lstat, mkdir, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
-import { InputError, type CheckoutPatterns } from '@waves/planner';
+import { InputError, SAFE_GIT_CONFIG, type CheckoutPatterns } from '@waves/planner';
 
 /** A file of the commit. */
 export interface TreeEntry {
@@ -25,7 +25,7 @@ export interface TreeEntry {
 }
 
 function git(cwd: string, args: readonly string[]) {
-  return execa('git', ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'core.quotepath=off', ...args], {
+  return execa('git', [...SAFE_GIT_CONFIG, '-c', 'core.quotepath=off', ...args], {
     cwd,
     stdin: 'ignore',
     reject: false,

@@ -7,7 +7,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import { execa } from 'execa';
-import type { FileChange, HistoryCommit } from '@waves/planner';
+import { SAFE_GIT_CONFIG, type FileChange, type HistoryCommit } from '@waves/planner';
 import { UsageError } from '../errors.js';
 
 export interface HistoryRequest {
@@ -30,7 +30,7 @@ export interface HistoryRange {
 
 /** git with nothing from the repository's config that could change what it prints or run anything. */
 function git(root: string, args: readonly string[]) {
-  return execa('git', ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'log.showSignature=false', '-c', 'core.quotepath=off', ...args], {
+  return execa('git', [...SAFE_GIT_CONFIG, '-c', 'log.showSignature=false', '-c', 'core.quotepath=off', ...args], {
     cwd: root,
     stdin: 'ignore',
     reject: false,

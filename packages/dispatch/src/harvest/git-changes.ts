@@ -4,13 +4,14 @@
  * work tree's uncommitted files taken before agents start in it, so that a harvest without
  * worktrees does not blame an agent for edits that were there before.
  *
- * Every git call runs with hooks and fsmonitor off: an agent can write `.git/hooks` or the
- * config, and what git then runs would run as the person, outside any sandbox the agent had.
+ * Every git call runs with the planner's SAFE_GIT_CONFIG (hooks and fsmonitor off, no replace
+ * refs, never into a nested repository): an agent can write `.git/hooks` or the config, and what
+ * git then runs would run as the person, outside any sandbox the agent had.
  */
 import { readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
-import type { ChangedPath } from '@waves/planner';
+import { SAFE_GIT_CONFIG, type ChangedPath } from '@waves/planner';
 import { lstatInTree } from './path-links.js';
 
 /** waves' own state, never an agent's work. */
@@ -19,11 +20,12 @@ const OWN_STATE = /^(?:\.waves|\.dispatch-runs)(?:\/|$)/;
 export class GitError extends Error {}
 
 /**
- * What every git call of waves starts with: paths always literal (a file an agent named
- * `:(glob)*` stays one file, never a pattern that adds others), no hooks (`/dev/null` holds
- * none), no fsmonitor command.
+ * What every git call of dispatch and harvest starts with: paths always literal (a file an agent
+ * named `:(glob)*` stays one file, never a pattern that adds others), then the planner's
+ * SAFE_GIT_CONFIG (see git-options.ts there: no hooks, no fsmonitor, no replace refs, no
+ * recursion into nested repositories).
  */
-export const GIT_OPTIONS = ['--literal-pathspecs', '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'] as const;
+export const GIT_OPTIONS: readonly string[] = ['--literal-pathspecs', ...SAFE_GIT_CONFIG];
 
 /** Runs git with waves' options. */
 export async function git(cwd: string, args: readonly string[], input?: string): Promise<string> {

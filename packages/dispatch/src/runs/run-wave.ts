@@ -15,7 +15,7 @@ import { execa } from 'execa';
 import { isDirectoryLeaf, nextCandidate, WHOLE_REPOSITORY, type Plan, type PlanAnalysis, type PlanIssue } from '@waves/planner';
 import { buildIssueDispatch, type DispatchOptions } from '../build-dispatch.js';
 import { acquireLeases, releaseLeases } from '../leases/lease-journal.js';
-import { currentBranch, dirtySnapshot, headCommit, workTreeOf } from '../harvest/git-changes.js';
+import { currentBranch, dirtySnapshot, GIT_OPTIONS, headCommit, workTreeOf } from '../harvest/git-changes.js';
 import { readGitState } from '../harvest/git-snapshot.js';
 import { DEFAULT_GRACE_MS } from './kill-tree.js';
 import { readTrustedRecord, runFiles, runId, stamp, TERMINAL, writeRecord, type RunRecord, type RunScope } from './run-record.js';
@@ -288,7 +288,9 @@ type Prepared = { status: 'created' | 'reused' } | { status: 'failed'; reason: s
  * with `git worktree add -b` from the base.
  */
 async function prepareWorktree(root: string, dir: string, branch: string, addArgv: readonly string[]): Promise<Prepared> {
-  const git = (args: string[], cwd = root) => execa('git', args, { cwd, reject: false, stdin: 'ignore' });
+  // Hooks and fsmonitor off: an agent of an earlier run can have planted a post-checkout or a
+  // reference-transaction hook in the shared git dir, which `git worktree add` would run.
+  const git = (args: string[], cwd = root) => execa('git', [...GIT_OPTIONS, ...args], { cwd, reject: false, stdin: 'ignore' });
   const failed = (what: string, result: { stderr: string; stdout: string }): Prepared => ({
     status: 'failed',
     reason: `${what} failed: ${(result.stderr || result.stdout).split('\n')[0]}`,

@@ -7,6 +7,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { InputError } from '../errors.js';
+import { SAFE_GIT_CONFIG } from './git-options.js';
 import type { RepoPath } from '../types.js';
 
 /** Folders a walk never enters (git checkouts use ignores instead). */
@@ -26,12 +27,13 @@ function splitZ(stdout: string): string[] {
 }
 
 async function listGit(root: string): Promise<RepoListing> {
-  const git = (args: string[]) => execa('git', ['-c', 'core.quotepath=off', ...args], { cwd: root, stdin: 'ignore', maxBuffer: 1024 * 1024 * 1024, stripFinalNewline: false });
+  // Hooks and fsmonitor off (git-options.ts): the listing runs in the person's repository, at plan, dispatch and harvest.
+  const git = (args: string[]) => execa('git', [...SAFE_GIT_CONFIG, '-c', 'core.quotepath=off', ...args], { cwd: root, stdin: 'ignore', maxBuffer: 1024 * 1024 * 1024, stripFinalNewline: false });
   // One pass over the index (tags: H cached, R deleted, C modified) and one over the work tree.
   const [tracked, others, head] = await Promise.all([
     git(['ls-files', '-z', '-t', '--stage', '--cached', '--deleted', '--modified']),
     git(['ls-files', '-z', '--others', '--exclude-standard']),
-    execa('git', ['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: root, reject: false, stdin: 'ignore' }),
+    execa('git', [...SAFE_GIT_CONFIG, 'rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: root, reject: false, stdin: 'ignore' }),
   ]);
   const gone = new Set<RepoPath>();
   const changed = new Set<RepoPath>();

@@ -1,0 +1,35 @@
+/**
+ * What every git command of waves starts with, in every package (the planner's listing, dispatch's
+ * worktrees, harvest, backtest): the repository's own files — `.git/config`, `.git/hooks`, which
+ * an agent in any worktree can write, since they live in the shared git dir — must not make git
+ * run a program as the person, outside the agent's sandbox, nor hide what the agent did.
+ *
+ * - `core.hooksPath=/dev/null`: no hook runs (`/dev/null` holds none): not the person's, not one
+ *   an agent planted (post-checkout at `git worktree add`, reference-transaction at a branch,
+ *   post-index-change, pre-commit…).
+ * - `core.fsmonitor=false`: git never starts an fsmonitor program to ask what changed.
+ * - `core.untrackedCache=false`: the list of untracked files is read from the disk, never from a
+ *   cache kept in an index an agent can write.
+ * - `core.useReplaceRefs=false`: objects are what their ids say; a `refs/replace/` an agent made
+ *   cannot change what a commit holds (a diff from the base would show a swapped tree).
+ * - `submodule.recurse=false`, `diff.ignoreSubmodules=dirty`: git never enters a nested
+ *   repository to run commands there (its own config would run its filters, its fsmonitor): a
+ *   gitlink is compared by the commit it records, never by the state of its work tree.
+ *   Commands that take `--ignore-submodules` get it as well (plumbing ignores the config).
+ *
+ * NOTE: what is left to the repository on purpose. Filters (`filter.<driver>.clean/smudge`),
+ * signing programs and `diff.external` are configured by the person: git-crypt and git-lfs put
+ * their filters in `.git/config`, and turning them off would show every such file as changed. An
+ * agent that changes the config during a run is caught by the `.git` snapshot, and harvest then
+ * runs no git there. Diffs that could print content run with `--no-ext-diff --no-textconv`. The
+ * system config (`/etc/gitconfig`) is the machine owner's, not the repository's: it is kept.
+ * The environment is the person's too (GIT_DIR and the like are not touched).
+ */
+export const SAFE_GIT_CONFIG: readonly string[] = [
+  '-c', 'core.hooksPath=/dev/null',
+  '-c', 'core.fsmonitor=false',
+  '-c', 'core.untrackedCache=false',
+  '-c', 'core.useReplaceRefs=false',
+  '-c', 'submodule.recurse=false',
+  '-c', 'diff.ignoreSubmodules=dirty',
+];

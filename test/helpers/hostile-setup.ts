@@ -1,0 +1,81 @@
+/**
+ * The example repository with hostile agents, for end-to-end tests of dispatch and harvest: the
+ * fake agent (its work per issue from a JSON script) and a scripted one (`sh agent.sh N`, a shell
+ * script the test writes, for what the fake agent does not do), a scratch folder outside the
+ * repository (the state directory, markers, outside targets), and the commands.
+ */
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { exampleRepo, FAKE_AGENT_CONFIG, ROOT, waves } from './example-repo.js';
+import type { TempRepo } from './temp-repo.js';
+
+export const FAKE_VERIFY = path.join(ROOT, 'test/fixtures/agents/fake-verify.mjs');
+const IDENTITY = { GIT_AUTHOR_NAME: 'Harvester', GIT_AUTHOR_EMAIL: 'h@example.invalid', GIT_COMMITTER_NAME: 'Harvester', GIT_COMMITTER_EMAIL: 'h@example.invalid' };
+
+export interface Witness {
+  changed: { path: string; change: string }[];
+  outOfFence: { path: string }[];
+  reverted: string[];
+  verify: { argv: string[]; status: string }[];
+  commit: { sha: string; paths: string[] } | null;
+  status: 'clean' | 'needs_person';
+  reasons: string[];
+  notes: string[];
+}
+export interface HarvestReport {
+  runs: { id: string; issue: { number: number }; result: string; why?: string; witness?: Witness }[];
+}
+
+export interface HostileOptions {
+  /** The fake agent's script (per issue number or "default"). */
+  fake?: Record<string, unknown>;
+  /** The body of the scripted agent's shell script: `$1` is the issue number, the cwd its work tree. */
+  script?: string;
+  /** The config's verify commands (default: the fake verification with the issue's paths). */
+  verify?: string[][];
+}
+
+export type Hostile = Awaited<ReturnType<typeof hostileSetup>>;
+
+export async function hostileSetup(options: HostileOptions) {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'waves-hostile-'));
+  const agentScript = path.join(scratch, 'agent.sh');
+  const agents = { ...FAKE_AGENT_CONFIG, scripted: { command: ['sh', agentScript, '{number}'] } };
+  const repo: TempRepo = await exampleRepo({ agents, verify: options.verify ?? [[process.execPath, FAKE_VERIFY, '{paths}']] });
+  const root = repo.root;
+  writeFileSync(path.join(scratch, 'agents.json'), JSON.stringify(options.fake ?? {}));
+  writeFileSync(agentScript, `set -e\n${options.script ?? ':'}\n`);
+  const env = { FAKE_AGENT_SCRIPT: path.join(scratch, 'agents.json'), WAVES_STATE_DIR: path.join(scratch, 'state'), ...IDENTITY };
+  const agent = options.script !== undefined ? 'scripted' : 'fake';
+  const git = async (cwd: string, ...args: string[]) => (await repo.git('-C', cwd, ...args)).stdout;
+  const records = () => readdirSync(path.join(root, '.dispatch-runs')).filter((n) => /^resolve-\d+-\w+\.json$/.test(n)).sort();
+  const runId = (n: number) => records().filter((r) => r.startsWith(`resolve-${n}-`)).at(-1)!.replace(/\.json$/, '');
+  return {
+    root,
+    scratch,
+    env,
+    worktree: (n: number) => path.join(root, '.waves', 'worktrees', `issue-${n}`),
+    waves: (...args: string[]) => waves(args, root, env),
+    dispatch: (...args: string[]) => waves(['dispatch', '--from-issues', 'backlog.json', '--agent', agent, ...args], root, env),
+    harvest: async (...args: string[]) => {
+      const result = await waves(['harvest', '--json', ...args], root, env);
+      let report: HarvestReport | null = null;
+      try {
+        report = JSON.parse(result.stdout) as HarvestReport;
+      } catch {
+        // no report: the exit code and stderr say why
+      }
+      return { exitCode: result.exitCode, stderr: result.stderr, report: report! };
+    },
+    git,
+    runId,
+    recordFile: (n: number) => path.join(root, '.dispatch-runs', `${runId(n)}.json`),
+    async dispose() {
+      await repo.dispose();
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}
+
+export const byIssue = (report: HarvestReport, n: number) => report.runs.find((r) => r.issue.number === n)!;
