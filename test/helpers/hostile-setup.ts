@@ -30,7 +30,7 @@ export interface HarvestReport {
 export interface HostileOptions {
   /** The fake agent's script (per issue number or "default"). */
   fake?: Record<string, unknown>;
-  /** The body of the scripted agent's shell script: `$1` is the issue number, the cwd its work tree. */
+  /** The body of the scripted agent's shell script: `$1` is the issue number, the cwd its work tree, `{scratch}` the scratch folder. */
   script?: string;
   /** The config's verify commands (default: the fake verification with the issue's paths). */
   verify?: string[][];
@@ -45,7 +45,7 @@ export async function hostileSetup(options: HostileOptions) {
   const repo: TempRepo = await exampleRepo({ agents, verify: options.verify ?? [[process.execPath, FAKE_VERIFY, '{paths}']] });
   const root = repo.root;
   writeFileSync(path.join(scratch, 'agents.json'), JSON.stringify(options.fake ?? {}));
-  writeFileSync(agentScript, `set -e\n${options.script ?? ':'}\n`);
+  writeFileSync(agentScript, `set -e\n${(options.script ?? ':').replaceAll('{scratch}', scratch)}\n`);
   const env = { FAKE_AGENT_SCRIPT: path.join(scratch, 'agents.json'), WAVES_STATE_DIR: path.join(scratch, 'state'), ...IDENTITY };
   const agent = options.script !== undefined ? 'scripted' : 'fake';
   const git = async (cwd: string, ...args: string[]) => (await repo.git('-C', cwd, ...args)).stdout;

@@ -32,7 +32,7 @@ export async function findLinks(cwd: string, base: string | null, head: string |
     found.set(file, { path: file, target, where: 'work tree', outside: outside(file, target) });
   }
   if (base !== null && head !== null && base !== head) {
-    const fields = (await git(cwd, ['-c', 'core.quotepath=off', 'diff', '--raw', '-z', '--no-renames', '--no-ext-diff', '--no-textconv', base, head, '--'])).split('\0');
+    const fields = (await git(cwd, ['-c', 'core.quotepath=off', 'diff', '--raw', '-z', '--no-renames', '--no-ext-diff', '--no-textconv', '--ignore-submodules=dirty', base, head, '--'])).split('\0');
     for (let i = 0; i + 1 < fields.length; i += 2) {
       const [, mode, , blob] = fields[i]!.split(' ');
       const file = fields[i + 1]!;

@@ -80,12 +80,14 @@ function splitZ(text: string): string[] {
  * Every path that differs between `base` (a commit, or null for none) and the work tree of `cwd`,
  * untracked files included; renames among tracked files are found by content. Untracked files
  * are hidden only by the tree's own `.gitignore` files: `.git/info/exclude` and the person's
- * `core.excludesFile` are not the repository's, and an agent can write the first.
+ * `core.excludesFile` are not the repository's, and an agent can write the first. A gitlink is
+ * compared by the commit it records (`--ignore-submodules=dirty`): git never runs a status inside
+ * the nested repository, which would run that repository's own filters.
  */
 export async function changesSince(cwd: string, base: string | null): Promise<ChangedPath[]> {
   const from = base ?? (await emptyTree(cwd));
   const changes = new Map<string, ChangedPath>();
-  const fields = splitZ(await git(cwd, ['-c', 'core.quotepath=off', 'diff', '--name-status', '-z', '-M', '--no-ext-diff', '--no-textconv', from, '--']));
+  const fields = splitZ(await git(cwd, ['-c', 'core.quotepath=off', 'diff', '--name-status', '-z', '-M', '--no-ext-diff', '--no-textconv', '--ignore-submodules=dirty', from, '--']));
   for (let i = 0; i < fields.length; ) {
     const status = fields[i++]!;
     const code = status[0];

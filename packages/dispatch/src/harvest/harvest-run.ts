@@ -31,6 +31,7 @@ import { rewrittenFields, sealFileOf } from '../runs/record-seal.js';
 import { readRecord, readSeal, stamp, TERMINAL, viewStatus, WitnessSchema, writeWitness, type RunRecord, type Witness } from '../runs/run-record.js';
 import { checkCommit, undoCommit } from './check-commit.js';
 import { describeLinks, findLinks } from './find-links.js';
+import { describeNestedRepos, findNestedRepos } from './find-nested-repos.js';
 import { changesSince, currentBranch, git, GitError, hashFiles, headCommit, workTreeOf } from './git-changes.js';
 import { changesWhatGitRuns, gitStateChanges, readGitEntries } from './git-snapshot.js';
 import { lstatInTree, readTreeFile } from './path-links.js';
@@ -256,8 +257,12 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   if (editedTests.length > 0) notes.push(`it edited existing test(s): ${list(editedTests)} — check they still test what they did`);
 
   // Links are never followed nor committed: whether reverted or in the fence, a person looks.
-  const links = await findLinks(cwd, base, await headCommit(cwd), changed);
+  const head = await headCommit(cwd);
+  const links = await findLinks(cwd, base, head, changed);
   if (links.length > 0) reasons.push(describeLinks(links));
+  // Nor are nested repositories entered or committed (a gitlink's content is another repository's).
+  const nested = await findNestedRepos(cwd, base, head, changed);
+  if (nested.length > 0) reasons.push(describeNestedRepos(nested));
 
   const reverted: string[] = [];
   let audit = first;

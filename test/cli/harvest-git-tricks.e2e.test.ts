@@ -1,0 +1,68 @@
+/**
+ * `waves harvest` against agents that use git itself to get past the witness (red team, round 1):
+ * a nested repository whose own config runs a filter (finding 3), branches moved or switched
+ * under the person (finding 8), and a config rewritten to change what verification runs
+ * (finding 9). Each runs the red team's repro with the scripted agent (a shell script).
+ */
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { byIssue, hostileSetup, type Hostile } from '../helpers/hostile-setup.js';
+
+let t: Hostile | null = null;
+afterEach(async () => {
+  await t?.dispose();
+  t = null;
+});
+
+const ran = (marker: string) => (existsSync(marker) ? readFileSync(marker, 'utf8') : '');
+const GIT_AS_AGENT = 'git -c user.name=agent -c user.email=agent@example.invalid';
+
+describe('waves harvest against agents that use git', () => {
+  it('never enters a nested repository (its filter never runs), and a gitlink or nested .git needs a person and is never committed', async () => {
+    t = await hostileSetup({
+      script: `
+case "$1" in
+  102)
+    # The red team's repro: a nested repository whose own config has a clean filter on every
+    # file, made stat-dirty, then staged as a gitlink at the top.
+    mkdir -p packages/web/sub && cd packages/web/sub && git init -q .
+    echo hi > a.txt && echo '* filter=evil' > .gitattributes
+    git config filter.evil.clean "sh -c 'echo ran >> {scratch}/filter-ran; cat'"
+    ${GIT_AS_AGENT} add -A && ${GIT_AS_AGENT} commit -qm nested
+    touch -d 2001-01-01 a.txt && echo more >> a.txt
+    cd ../../..
+    git add packages/web/sub
+    echo "// x" >> packages/web/src/index.ts ;;
+  105)
+    # A .git made inside a folder of the repository, beside the files of the fence.
+    git init -q packages/core/src
+    echo "// y" >> packages/core/src/cart.ts ;;
+  101)
+    # A nested repository left untracked, outside the fence.
+    git init -q vendor/tool && echo x > vendor/tool/x.txt
+    echo "// z" >> packages/api/src/routes/checkout.ts ;;
+esac
+`,
+    });
+    expect((await t.dispatch('--worktree')).exitCode).toBe(0);
+    // The agent's own git ran the filter in its nested repository: only what runs from now on counts.
+    rmSync(path.join(t.scratch, 'filter-ran'), { force: true });
+    const base = (await t.git(t.root, 'rev-parse', 'main')).trim();
+    const { exitCode, report, stderr } = await t.harvest('--commit', '--revert-out-of-fence');
+    expect(exitCode, stderr).toBe(4);
+    expect(ran(path.join(t.scratch, 'filter-ran'))).toBe('');
+    const cases: [number, RegExp][] = [
+      [102, /packages\/web\/sub .*gitlink/],
+      [105, /packages\/core\/src .*nested git repository/],
+      [101, /vendor\/tool .*nested git repository/],
+    ];
+    for (const [n, why] of cases) {
+      const w = byIssue(report, n).witness!;
+      expect(w.status, `#${n}`).toBe('needs_person');
+      expect(w.reasons.join(' '), `#${n}`).toMatch(why);
+      expect(w.commit, `#${n}`).toBeNull();
+      expect((await t.git(t.root, 'rev-parse', `waves/issue-${n}`)).trim(), `#${n}`).toBe(base);
+    }
+  }, 120_000);
+});
