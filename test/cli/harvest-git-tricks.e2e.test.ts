@@ -65,4 +65,57 @@ esac
       expect((await t.git(t.root, 'rev-parse', `waves/issue-${n}`)).trim(), `#${n}`).toBe(base);
     }
   }, 120_000);
+
+  it('needs a person when a run moved a branch of the person (and says from where to where), and commits nothing', async () => {
+    t = await hostileSetup({
+      script: `
+if [ "$1" = 102 ]; then
+  # The red team's repro: a commit out of the fence, put on main from the worktree, then hidden.
+  echo '{"evil":true}' > package.json
+  ${GIT_AS_AGENT} commit -qam innocent
+  git update-ref refs/heads/main HEAD
+  git reset -q --hard HEAD~1
+  echo "// ok" >> packages/web/src/index.ts
+fi
+`,
+    });
+    const base = (await t.git(t.root, 'rev-parse', 'main')).trim();
+    expect((await t.dispatch('--worktree')).exitCode).toBe(0);
+    const moved = (await t.git(t.root, 'rev-parse', 'main')).trim();
+    expect(moved).not.toBe(base);
+    const { exitCode, report, stderr } = await t.harvest('--commit', '--run', t.runId(102));
+    expect(exitCode, stderr).toBe(4);
+    const w = byIssue(report, 102).witness!;
+    expect(w.status).toBe('needs_person');
+    expect(w.reasons.join(' ')).toContain(`refs/heads/main moved ${base.slice(0, 12)} → ${moved.slice(0, 12)}`);
+    expect(w.commit).toBeNull();
+    expect((await t.git(t.root, 'rev-parse', 'waves/issue-102')).trim()).toBe(base);
+    // Nothing is put back by waves: a person decides.
+    expect((await t.git(t.root, 'rev-parse', 'main')).trim()).toBe(moved);
+  }, 120_000);
+
+  it('without worktrees, never commits on a branch an agent switched the work tree to', async () => {
+    t = await hostileSetup({
+      script: `
+case "$1" in
+  102) git checkout -q -b agent-branch && echo "// x" >> packages/web/src/index.ts ;;
+  105) sleep 1 && echo "// y" >> packages/core/src/cart.ts ;;
+esac
+`,
+    });
+    const base = (await t.git(t.root, 'rev-parse', 'main')).trim();
+    expect((await t.dispatch()).exitCode).toBe(0);
+    const { exitCode, report, stderr } = await t.harvest('--commit');
+    expect(exitCode, stderr).toBe(4);
+    for (const n of [101, 102, 105]) {
+      const w = byIssue(report, n).witness!;
+      expect(w.status, `#${n}`).toBe('needs_person');
+      expect(w.commit, `#${n}`).toBeNull();
+    }
+    const reasons = byIssue(report, 102).witness!.reasons.join(' ');
+    expect(reasons).toContain('the work tree\'s HEAD is on refs/heads/agent-branch, not refs/heads/main');
+    expect(reasons).toContain(`refs/heads/agent-branch created at ${base.slice(0, 12)}`);
+    expect((await t.git(t.root, 'rev-parse', 'agent-branch')).trim()).toBe(base);
+    expect((await t.git(t.root, 'rev-parse', 'main')).trim()).toBe(base);
+  }, 120_000);
 });

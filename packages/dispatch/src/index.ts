@@ -67,6 +67,10 @@ export { checkCommit, committedPaths, undoCommit } from './harvest/check-commit.
 export type { CommitCheck } from './harvest/check-commit.js';
 export { changesWhatGitRuns, gitStateChanges, readGitEntries, readGitState } from './harvest/git-snapshot.js';
 export type { GitState, GitStateChange } from './harvest/git-snapshot.js';
+export { describeRefChanges, readRefs, refChanges, WATCHED_REFS } from './harvest/ref-snapshot.js';
+export type { HeadState, RefChange, RefSnapshot } from './harvest/ref-snapshot.js';
+export { describeNestedRepos, findNestedRepos } from './harvest/find-nested-repos.js';
+export type { NestedRepo } from './harvest/find-nested-repos.js';
 export { runVerify } from './harvest/run-verify.js';
 export { killGroup, superviseRun } from './runs/supervise.js';
 export type { SuperviseOptions } from './runs/supervise.js';

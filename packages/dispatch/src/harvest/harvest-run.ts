@@ -28,13 +28,14 @@ import {
 } from '@waves/planner';
 import { renderVerify } from '../build-dispatch.js';
 import { rewrittenFields, sealFileOf } from '../runs/record-seal.js';
-import { readRecord, readSeal, stamp, TERMINAL, viewStatus, WitnessSchema, writeWitness, type RunRecord, type Witness } from '../runs/run-record.js';
+import { readRecord, readSeal, readSeals, stamp, TERMINAL, viewStatus, WitnessSchema, writeWitness, type RunRecord, type Witness } from '../runs/run-record.js';
 import { checkCommit, undoCommit } from './check-commit.js';
 import { describeLinks, findLinks } from './find-links.js';
 import { describeNestedRepos, findNestedRepos } from './find-nested-repos.js';
 import { changesSince, currentBranch, git, GitError, hashFiles, headCommit, workTreeOf } from './git-changes.js';
 import { changesWhatGitRuns, gitStateChanges, readGitEntries } from './git-snapshot.js';
 import { lstatInTree, readTreeFile } from './path-links.js';
+import { describeRefChanges, readRefs, refChanges, wavesCommitsOnly } from './ref-snapshot.js';
 import { revertPath, type RevertTarget } from './revert-path.js';
 import { runVerify } from './run-verify.js';
 
@@ -226,6 +227,14 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   if (top.kind !== 'top') {
     if (!worktree) return empty(top.kind === 'outside' ? 'the root is not a git work tree: there is no diff to witness' : `the root is not the top of its git repository (${top.top}): run waves from there`);
     return empty(`${path.relative(options.root, cwd)} is no longer a git work tree of its own (its .git is gone or moved): nothing there can be witnessed`);
+  }
+  // Refs an agent moved — a commit put on main, the shared tree switched to its branch — show in no diff.
+  const refsAtStart = record.start?.refs;
+  if (!refsAtStart) reasons.push('its record has no snapshot of the refs from dispatch (dispatched by an older waves): a branch it moved cannot be seen');
+  else {
+    const ownCommits = async () => new Set([...(await readSeals(options.runsDir)).values()].flatMap((r) => (r.witness?.commit ? [r.witness.commit.sha] : [])));
+    const moved = await refChanges(refsAtStart, await readRefs(options.root, worktree ? cwd : null), wavesCommitsOnly(options.root, ownCommits));
+    if (moved.length > 0) reasons.push(describeRefChanges(moved));
   }
   if (!scope) reasons.push('its record has no planned scope (dispatched by an older waves): there is no fence to audit against');
   const base = record.start ? record.start.head : await headCommit(cwd);

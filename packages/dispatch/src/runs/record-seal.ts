@@ -104,6 +104,7 @@ const TRUSTED: readonly [string, (r: RunRecord) => unknown][] = [
   ['start.head', (r) => r.start?.head],
   ['start.dirty', (r) => r.start?.dirty],
   ['start.git', (r) => r.start?.git],
+  ['start.refs', (r) => r.start?.refs],
   ['status', (r) => r.status],
   ['exitCode', (r) => r.exitCode],
   ['witness.commit', (r) => r.witness?.commit],

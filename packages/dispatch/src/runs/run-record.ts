@@ -30,6 +30,8 @@ export const RunScopeSchema = z.object({
   leaves: z.array(z.object({ path: z.string(), sources: z.array(ScopeSourceSchema) })),
 });
 
+const HeadStateSchema = z.object({ branch: z.string().nullable(), commit: z.string().nullable() });
+
 /** Where the run's work tree stood when it started: what the harvest diffs against. */
 export const RunStartSchema = z.object({
   head: z.string().nullable(),
@@ -45,6 +47,19 @@ export const RunStartSchema = z.object({
       commonDir: z.string(),
       /** Each entry (a path relative to the common git dir, or `.git` for the work tree's own) and its digest. */
       entries: z.record(z.string(), z.string()),
+    })
+    .nullable()
+    .optional(),
+  /**
+   * HEAD of the root work tree and of the run's worktree (branch and commit), and the refs under
+   * refs/heads (but waves' own `refs/heads/waves/`), refs/tags, refs/replace and refs/notes, as
+   * they were when the run started: the harvest reports any that moved (see ref-snapshot.ts).
+   */
+  refs: z
+    .object({
+      root: HeadStateSchema,
+      worktree: HeadStateSchema.nullable(),
+      refs: z.record(z.string(), z.string()),
     })
     .nullable()
     .optional(),

@@ -17,6 +17,7 @@ import { buildIssueDispatch, type DispatchOptions } from '../build-dispatch.js';
 import { acquireLeases, releaseLeases } from '../leases/lease-journal.js';
 import { currentBranch, dirtySnapshot, GIT_OPTIONS, headCommit, workTreeOf } from '../harvest/git-changes.js';
 import { readGitState } from '../harvest/git-snapshot.js';
+import { readRefs } from '../harvest/ref-snapshot.js';
 import { DEFAULT_GRACE_MS } from './kill-tree.js';
 import { readTrustedRecord, runFiles, runId, stamp, TERMINAL, writeRecord, type RunRecord, type RunScope } from './run-record.js';
 import { stopRun } from './stop-run.js';
@@ -87,9 +88,11 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
   let sharedStart: Promise<NonNullable<RunRecord['start']>> | null = null;
   // The .git an agent could plant things in (hooks, config, info/), as it is before the agent starts.
   const gitOf = (cwd: string) => readGitState(cwd).catch(() => null);
+  // The refs an agent could move under the person (its branch, tags, the root's HEAD).
+  const refsOf = (cwd: string | null) => readRefs(options.root, cwd).catch(() => null);
   const startOf = async (cwd: string, worktree: boolean): Promise<NonNullable<RunRecord['start']>> => {
-    if (worktree) return { head: await headCommit(cwd).catch(() => null), dirty: [], git: await gitOf(cwd) };
-    sharedStart ??= (async () => ({ head: await headCommit(cwd).catch(() => null), dirty: await dirtySnapshot(cwd).catch(() => []), git: await gitOf(cwd) }))();
+    if (worktree) return { head: await headCommit(cwd).catch(() => null), dirty: [], git: await gitOf(cwd), refs: await refsOf(cwd) };
+    sharedStart ??= (async () => ({ head: await headCommit(cwd).catch(() => null), dirty: await dirtySnapshot(cwd).catch(() => []), git: await gitOf(cwd), refs: await refsOf(null) }))();
     return sharedStart;
   };
   const scopeOf = (issue: PlanIssue): RunScope => {
