@@ -118,4 +118,26 @@ esac
     expect((await t.git(t.root, 'rev-parse', 'agent-branch')).trim()).toBe(base);
     expect((await t.git(t.root, 'rev-parse', 'main')).trim()).toBe(base);
   }, 120_000);
+
+  it('runs the verification in force at dispatch, never one an agent wrote into the config since', async () => {
+    t = await hostileSetup({
+      script: `
+if [ "$1" = 102 ]; then
+  node -e 'const f = "waves.config.json"; const c = JSON.parse(require("fs").readFileSync(f, "utf8")); c.verify = [["sh", "-c", "touch {scratch}/verify-ran"]]; require("fs").writeFileSync(f, JSON.stringify(c))'
+  echo "// x" >> packages/web/src/index.ts
+fi
+`,
+    });
+    expect((await t.dispatch()).exitCode).toBe(0);
+    const { report, stderr } = await t.harvest('--run', t.runId(102));
+    expect(existsSync(path.join(t.scratch, 'verify-ran')), stderr).toBe(false);
+    const w = byIssue(report, 102).witness!;
+    // The sealed verification ran (the fake one, with the issue's paths), and the config's is named as different.
+    expect(w.verify.map((v) => v.argv.slice(1, 2).map((a) => path.basename(a)))).toEqual([['fake-verify.mjs']]);
+    expect(w.verify[0]!.status).toBe('passed');
+    expect(w.notes.join(' ')).toMatch(/verify of waves\.config\.json differs from the one in force at dispatch/);
+    // The config itself is a root file out of the fence.
+    expect(w.outOfFence.map((c) => c.path)).toContain('waves.config.json');
+    expect(w.status).toBe('needs_person');
+  }, 120_000);
 });

@@ -71,7 +71,7 @@ export { describeRefChanges, readRefs, refChanges, WATCHED_REFS } from './harves
 export type { HeadState, RefChange, RefSnapshot } from './harvest/ref-snapshot.js';
 export { describeNestedRepos, findNestedRepos } from './harvest/find-nested-repos.js';
 export type { NestedRepo } from './harvest/find-nested-repos.js';
-export { runVerify } from './harvest/run-verify.js';
+export { DEFAULT_VERIFY_TIMEOUT, runVerify } from './harvest/run-verify.js';
 export { killGroup, superviseRun } from './runs/supervise.js';
 export type { SuperviseOptions } from './runs/supervise.js';
 export { childEnvironment, markerEntry, RUN_MARKER, secretsOf, TOKEN_VARIABLES } from './runs/agent-env.js';

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { agentTemplate, AgentTemplateError, buildDispatch, packagesOfPaths, workTreeOf, DEFAULT_PROMPT_TEMPLATE, parseDuration, RUNS_DIR, runWave, type DispatchOptions, type RunEvent } from '@waves/dispatch';
+import { agentTemplate, AgentTemplateError, buildDispatch, packagesOfPaths, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_VERIFY_TIMEOUT, parseDuration, RUNS_DIR, runWave, type DispatchOptions, type RunEvent } from '@waves/dispatch';
 import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, verifyPlan } from '@waves/planner';
 import { intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { configPath } from '../config/config-paths.js';
@@ -184,6 +184,8 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
       detach: Boolean(values.detach),
       supervisor: [process.execPath, SUPERVISOR_BIN, '__run'],
       logMaxBytes: config.config.logs?.maxBytes ?? null,
+      // Sealed in each record: the harvest runs these, whatever the config says by then.
+      verify: { commands: config.config.verify ?? [], timeoutMs: parseDuration(config.config.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT) ?? parseDuration(DEFAULT_VERIFY_TIMEOUT)! },
       graceMs: killGraceMs(io.env),
       now: () => io.now(),
       signal: controller.signal,

@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import {
+  DEFAULT_VERIFY_TIMEOUT,
   harvestRun,
   HarvestBusyError,
   packagesOfPaths,
@@ -154,9 +155,11 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
   }
 
   const { config } = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
-  const timeoutText = stringFlag(values, 'verify-timeout') ?? config.verifyTimeout ?? '10m';
+  const timeoutText = stringFlag(values, 'verify-timeout') ?? config.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT;
   const verifyTimeoutMs = parseDuration(timeoutText);
   if (verifyTimeoutMs === null) throw new UsageError(`--verify-timeout: expected a duration such as 10m or 1h, got ${JSON.stringify(timeoutText)}`);
+  // The person's flag wins over the timeout sealed at dispatch; the config's only counts for older records.
+  const verifyTimeoutFlag = stringFlag(values, 'verify-timeout') !== undefined;
   const { runs, dispatch, label } = pickRuns(records, values);
   // The repository as the planner sees it (graph from the cache when unchanged), for {packages} and the accuracy.
   const listing = await listRepoFiles(root);
@@ -187,6 +190,7 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
             signoff: Boolean(values.signoff),
             verify: config.verify ?? [],
             verifyTimeoutMs,
+            verifyTimeoutFromFlag: verifyTimeoutFlag,
             logMaxBytes: config.logs?.maxBytes ?? null,
             graceMs: killGraceMs(io.env),
             serialGlobs: config.serial ?? [],

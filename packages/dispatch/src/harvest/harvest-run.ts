@@ -50,9 +50,14 @@ export interface HarvestOptions {
   commitType: string | null;
   /** Add a `Signed-off-by` trailer (DCO), as `git commit --signoff` does. */
   signoff?: boolean;
-  /** Verification commands as argv templates ({paths}, {packages}). */
+  /**
+   * The config's verification commands as argv templates ({paths}, {packages}) and timeout: used
+   * for records without the verification sealed at dispatch (an older waves); a sealed one wins.
+   */
   verify: readonly (readonly string[])[];
   verifyTimeoutMs: number;
+  /** `verifyTimeoutMs` is the person's --verify-timeout: it wins over the sealed timeout too. */
+  verifyTimeoutFromFlag?: boolean;
   /** Bytes of each verification command's output kept in its log (`logs.maxBytes`); null or absent: no cap. */
   logMaxBytes?: number | null;
   /** Between SIGTERM and SIGKILL when a verification command is stopped. */
@@ -319,15 +324,19 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   if (changed.length === 0) reasons.push('the agent changed nothing');
 
   const verify: Witness['verify'] = [];
-  if (options.verify.length === 0) reasons.push('no verify commands in waves.config.json: nothing checked the work');
+  // What runs is what was in force at dispatch (sealed): an agent in the shared work tree can
+  // rewrite the config, and its commands would run as the person.
+  const verification = verificationOf(record, options);
+  if (verification.note) notes.push(verification.note);
+  if (verification.commands.length === 0) reasons.push(`no verify commands in waves.config.json${record.verify ? ' at dispatch' : ''}: nothing checked the work`);
   else if (audit.inFence.length > 0) {
     const log = path.join(options.runsDir, `verify-${record.issue.number}-${stamp(options.now())}.log`);
-    const commands = options.verify.map((argv) => renderVerify(argv, declared, options.packagesOf(declared)));
+    const commands = verification.commands.map((argv) => renderVerify(argv, declared, options.packagesOf(declared)));
     verify.push(
       ...(await runVerify(commands, {
         cwd,
         log,
-        timeoutMs: options.verifyTimeoutMs,
+        timeoutMs: verification.timeoutMs,
         maxBytes: options.logMaxBytes ?? null,
         graceMs: options.graceMs,
         ...(options.signal ? { signal: options.signal } : {}),
@@ -370,6 +379,18 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
     reasons,
     notes,
     accuracy: keptAccuracy(accuracy),
+  };
+}
+
+/** The verification to run: the one sealed at dispatch, else (an older record) the config's. */
+function verificationOf(record: RunRecord, options: HarvestOptions): { commands: readonly (readonly string[])[]; timeoutMs: number; note: string | null } {
+  const sealed = record.verify;
+  if (!sealed) return { commands: options.verify, timeoutMs: options.verifyTimeoutMs, note: null };
+  const differs = JSON.stringify(sealed.commands) !== JSON.stringify(options.verify);
+  return {
+    commands: sealed.commands,
+    timeoutMs: options.verifyTimeoutFromFlag ? options.verifyTimeoutMs : sealed.timeoutMs,
+    note: differs ? 'the verify of waves.config.json differs from the one in force at dispatch: the one of the dispatch was run (dispatch again to run the new one)' : null,
   };
 }
 

@@ -15,6 +15,9 @@ import { DEFAULT_GRACE_MS, stopProcessTree } from '../runs/kill-tree.js';
 import { exitWithin, startLogged } from '../runs/logged-process.js';
 import type { VerifyResult } from '../runs/run-record.js';
 
+/** How long a verification command may run when neither the config nor a flag says. */
+export const DEFAULT_VERIFY_TIMEOUT = '10m';
+
 export interface VerifyOptions {
   cwd: string;
   log: string;

@@ -146,6 +146,12 @@ export const RunRecordSchema = z.object({
   passEnv: z.array(z.string()).optional(),
   /** Bytes of output kept in the log (`logs.maxBytes`); absent or null: no cap. */
   logMaxBytes: z.number().int().positive().nullable().optional(),
+  /**
+   * The verification in force at dispatch (the config's `verify` and `verifyTimeout`): what the
+   * harvest runs, whatever the config says by then (an agent in the shared work tree can rewrite
+   * it). Absent in records of an older waves: the harvest uses the config.
+   */
+  verify: z.object({ commands: z.array(z.array(z.string())), timeoutMs: z.number().int().positive() }).optional(),
   witness: WitnessSchema.optional(),
 });
 

@@ -57,6 +57,8 @@ export interface RunWaveOptions {
   graceMs?: number;
   /** Bytes of each agent's output kept in its log (`logs.maxBytes`); null or absent: no cap. */
   logMaxBytes?: number | null;
+  /** The verification in force now (the config's), sealed in each record for the harvest. */
+  verify?: { commands: readonly (readonly string[])[]; timeoutMs: number };
 }
 
 export interface WaveResult {
@@ -180,6 +182,7 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
       timeoutMs: options.timeoutMs, supervisorPid: null, pid: null, status: 'starting', exitCode: null, signal: null, reason: null,
       startedAt: date.toISOString(), endedAt: null, dispatchId, scope: scopeOf(issue), start,
       passEnv: [...(options.dispatch.agent.env ?? [])], logMaxBytes: options.logMaxBytes ?? null,
+      ...(options.verify ? { verify: { commands: options.verify.commands.map((argv) => [...argv]), timeoutMs: options.verify.timeoutMs } } : {}),
     };
     await writeRecord(files.record, record);
     records.push(files.record);
