@@ -42,6 +42,16 @@ export async function git(cwd: string, args: readonly string[], input?: string):
   return result.stdout;
 }
 
+/** Runs git with waves' options; its output as bytes (a file's content). */
+export async function gitBytes(cwd: string, args: readonly string[]): Promise<Buffer> {
+  const result = await execa('git', [...GIT_OPTIONS, ...args], { cwd, reject: false, stdin: 'ignore', encoding: 'buffer', stripFinalNewline: false });
+  if (result.exitCode !== 0) {
+    const why = Buffer.from(result.stderr).toString('utf8').trim().split('\n')[0] ?? '';
+    throw new GitError(`git ${args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? ''} in ${cwd} failed: ${why}`);
+  }
+  return Buffer.from(result.stdout);
+}
+
 /** The commit HEAD is at, or null in a repository without commits. */
 export async function headCommit(cwd: string): Promise<string | null> {
   const result = await execa('git', [...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd, reject: false, stdin: 'ignore' });

@@ -9,7 +9,7 @@
  * What it trusts comes from the record's seal (kept outside the repository), never from the copy
  * an agent could rewrite; a copy that differs, or a record without a seal, needs a person.
  */
-import { lstat, mkdir, realpath, rmdir } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import {
@@ -28,6 +28,7 @@ import {
 } from '@waves/planner';
 import { renderVerify } from '../build-dispatch.js';
 import { rewrittenFields, sealFileOf } from '../runs/record-seal.js';
+import { liveProcessesOf } from '../runs/run-processes.js';
 import { readRecord, readSeal, readSeals, stamp, TERMINAL, viewStatus, WitnessSchema, writeWitness, type RunRecord, type Witness } from '../runs/run-record.js';
 import { checkCommit, undoCommit } from './check-commit.js';
 import { describeLinks, findLinks } from './find-links.js';
@@ -36,7 +37,8 @@ import { changesSince, currentBranch, git, GitError, hashFiles, headCommit, work
 import { changesWhatGitRuns, gitStateChanges, readGitEntries } from './git-snapshot.js';
 import { lstatInTree, readTreeFile } from './path-links.js';
 import { describeRefChanges, readRefs, refChanges, wavesCommitsOnly } from './ref-snapshot.js';
-import { revertPath, type RevertTarget } from './revert-path.js';
+import { heldDirsSupported, TreeRaceError } from './held-dir.js';
+import { RevertError, Reverter } from './revert-path.js';
 import { runVerify } from './run-verify.js';
 
 export interface HarvestOptions {
@@ -142,7 +144,8 @@ export async function harvestRun(file: string, options: HarvestOptions): Promise
       try {
         witness = await witnessRun(sealed, options, distrust);
       } catch (error) {
-        if (error instanceof GitError) return { kind: 'failed', record, why: error.message };
+        if (error instanceof GitError || error instanceof RevertError || error instanceof TreeRaceError) return { kind: 'failed', record, why: firstLine(error) };
+        if (isFileSystemError(error)) return { kind: 'failed', record, why: `its work tree changed while waves looked at it: ${firstLine(error)}` };
         throw error;
       }
     }
@@ -280,33 +283,50 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
 
   const reverted: string[] = [];
   let audit = first;
+  /** The run's processes still alive (looked up afresh each time: a revert or a commit must not race one). */
+  const lingering = () => liveProcessesOf(record);
   if (options.revertOutOfFence && first.outOfFence.length > 0 && !worktree) {
     // In a shared work tree an unattributed change may be a person's, made while the agents ran.
     notes.push('not reverted: without a worktree a change outside every fence may be a person\'s');
   } else if (options.revertOutOfFence && first.outOfFence.length > 0 && !(await lstat(options.runsDir).catch(() => null))?.isDirectory()) {
     reasons.push(`not reverted: ${path.relative(options.root, options.runsDir)} is no folder (a link?), so the agent's versions would have nowhere safe to go`);
+  } else if (options.revertOutOfFence && first.outOfFence.length > 0 && !heldDirsSupported()) {
+    reasons.push("not reverted: the revert acts only through folders it holds open, which needs Linux's /proc/self/fd");
+  } else if (options.revertOutOfFence && first.outOfFence.length > 0 && lingering().length > 0) {
+    reasons.push(`not reverted: ${stillRunning(lingering())}`);
   } else if (options.revertOutOfFence && first.outOfFence.length > 0) {
     // Nothing is lost: each path is copied aside, as it really is, before it is restored.
-    const backup = path.join(options.runsDir, `reverted-${record.issue.number}-${stamp(options.now())}`);
-    await mkdir(backup);
-    const target: RevertTarget = { cwd, base, backup, handled: new Set() };
-    // A restored .gitignore can bring to light files it hid: a few rounds, until nothing new shows.
-    for (let round = 0; round < 3 && audit.outOfFence.some((c) => touchedPaths(c).some((f) => !inFence(fence, f) && !target.handled.has(f))); round++) {
-      for (const change of audit.outOfFence) {
-        for (const file of touchedPaths(change)) {
-          if (inFence(fence, file) || target.handled.has(file)) continue;
-          reverted.push(...(await revertPath(target, file)));
+    const realRoot = await realpath(options.root);
+    const reverter = await Reverter.open({
+      cwd, realCwd: real!, base, runsDir: options.runsDir, realRuns: path.join(realRoot, path.relative(options.root, options.runsDir)),
+      backupName: `reverted-${record.issue.number}-${stamp(options.now())}`,
+    }).catch((error: unknown) => Promise.reject(new RevertError(`the revert could not start: ${firstLine(error)}`)));
+    const backup = reverter.backupPath(options.root, options.runsDir);
+    let current = '';
+    try {
+      // A restored .gitignore can bring to light files it hid: a few rounds, until nothing new shows.
+      for (let round = 0; round < 3 && audit.outOfFence.some((c) => touchedPaths(c).some((f) => !inFence(fence, f) && !reverter.handled.has(f))); round++) {
+        for (const change of audit.outOfFence) {
+          for (const file of touchedPaths(change)) {
+            if (inFence(fence, file) || reverter.handled.has(file)) continue;
+            current = file;
+            reverted.push(...(await reverter.revertPath(file)));
+          }
         }
+        current = '';
+        audit = auditOf(await changesOfRun());
       }
-      audit = auditOf(await changesOfRun());
+    } catch (error) {
+      // Whatever the file system said (a folder swapped under the revert, a file gone): this run's failure, in one line.
+      if (error instanceof GitError && current === '') throw error;
+      throw new RevertError(`the revert stopped${current ? ` at ${current}` : ''}: ${firstLine(error)}${reverter.kept ? `; what it took away before is in ${backup}` : ''}`);
+    } finally {
+      await reverter.close();
     }
-    // Nothing needed keeping (only deletions were restored): no empty folder left behind.
-    await rmdir(backup).catch(() => undefined);
     if (reverted.length > 0) {
-      const kept = await lstat(backup).then(() => true, () => false);
       notes.push(
         `restored ${list(reverted)} as ${reverted.length === 1 ? 'it was' : 'they were'} at ${base ? base.slice(0, 12) : 'the start'}` +
-          (kept ? `; the agent's version${reverted.length === 1 ? ' is' : 's are'} in ${path.relative(options.root, backup)}` : ''),
+          (reverter.kept ? `; the agent's version${reverted.length === 1 ? ' is' : 's are'} in ${backup}` : ''),
       );
     }
   }
@@ -355,6 +375,8 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
     if (newInside.length > 0) notes.push(`${list(newInside)} appeared inside the fence while waves verified (a build output?)`);
   }
 
+  // A process of the run still alive may be writing in the tree: nothing is committed under it.
+  if (options.commit && lingering().length > 0 && !reasons.some((r) => r.startsWith('not reverted: a process'))) reasons.push(`not committed: ${stillRunning(lingering())}`);
   let commit: Witness['commit'] = null;
   if (options.commit && reasons.length === 0) {
     const outcome = await commitInFence(record, cwd, audit.inFence, fence, options.commitType, options.signoff ?? false);
@@ -392,6 +414,19 @@ function verificationOf(record: RunRecord, options: HarvestOptions): { commands:
     timeoutMs: options.verifyTimeoutFromFlag ? options.verifyTimeoutMs : sealed.timeoutMs,
     note: differs ? 'the verify of waves.config.json differs from the one in force at dispatch: the one of the dispatch was run (dispatch again to run the new one)' : null,
   };
+}
+
+const stillRunning = (pids: readonly number[]) =>
+  `a process of the run is still running (pid ${list(pids.map(String))}): stop it (kill ${pids.join(' ')}) and harvest again`;
+
+/** The first line of an error's message: an outcome is one line. */
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+}
+
+/** An error of the file system (ENOENT, ELOOP…): a tree that changed while waves looked, not a bug of waves. */
+function isFileSystemError(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && typeof (error as NodeJS.ErrnoException).syscall === 'string';
 }
 
 /** A test file: `*.test.*`, `*.spec.*`, or anything under a `test`, `tests`, `__tests__` or `spec` folder. */

@@ -3,81 +3,153 @@
  * really is (a link as a link with its target text, a file by its content, a folder walked, never
  * followed), removed, and the path restored as it was at the run's start. A path below a link (or
  * below a file standing where a folder was) is never followed: that link is what the agent
- * changed, so it is backed up and removed itself first. Only then does git write, so that neither
- * waves nor `git restore` ever writes, reads or deletes through a link.
+ * changed, so it is backed up and removed itself first.
+ *
+ * Every act goes through folders held open (held-dir.ts): the check that a folder is a real one
+ * and the read, unlink or write in it cannot be parted by a process that swaps the folder for a
+ * link in between. So the restore is written by waves too, not by `git restore` (which checks the
+ * folders on the way, then opens the path from the top: the same race): the content comes from
+ * git (`git cat-file --filters`, as a checkout would write it), the file is created in its held
+ * folder (O_CREAT|O_EXCL|O_NOFOLLOW), and the index entry is set with `git update-index
+ * --cacheinfo`, which touches no file.
  */
-import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, readlink, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { git, objectAt } from './git-changes.js';
-import { blockingAncestor } from './path-links.js';
+import { git, gitBytes, objectAt } from './git-changes.js';
+import { heldParent, HeldDir, TreeRaceError } from './held-dir.js';
 
-export interface RevertTarget {
-  /** The run's worktree. */
-  cwd: string;
-  /** The commit the run started from. */
-  base: string | null;
-  /** A folder of its own for what is removed, created by the caller. */
-  backup: string;
+/** The revert of a run could not be completed; what was reverted before is in its backup. */
+export class RevertError extends Error {}
+
+export class Reverter {
   /** Paths already handled (a link removed as the ancestor of another path): not touched again. */
-  handled: Set<string>;
-}
+  readonly handled = new Set<string>();
+  private backupDir: HeldDir | null = null;
 
-/** Restores `file` (and first any link or file standing in place of one of its folders); returns the paths it reverted. */
-export async function revertPath(target: RevertTarget, file: string): Promise<string[]> {
-  const reverted: string[] = [];
-  const blocker = await blockingAncestor(target.cwd, file);
-  if (blocker !== null && !target.handled.has(blocker.path)) {
-    await removeAndRestore(target, blocker.path);
-    reverted.push(blocker.path);
-  }
-  if (!target.handled.has(file)) {
-    await removeAndRestore(target, file);
-    reverted.push(file);
-  }
-  return reverted;
-}
+  private constructor(
+    private readonly cwd: string,
+    private readonly base: string | null,
+    private readonly tree: HeldDir,
+    private readonly runs: HeldDir,
+    /** The name of the backup folder in the runs folder, made when the first thing is backed up. */
+    readonly backupName: string,
+  ) {}
 
-async function removeAndRestore(target: RevertTarget, rel: string): Promise<void> {
-  target.handled.add(rel);
-  // Every folder above is a real one now (a blocker is handled before what is below it).
-  const here = path.join(target.cwd, rel);
-  const stat = await lstat(here).catch(() => null);
-  if (stat !== null) {
-    await backUp(here, target.backup, rel);
-    if (stat.isDirectory()) await rm(here, { recursive: true, force: true });
-    else await unlink(here);
-  }
-  // git lists a nested repository as `dir/`; git paths name it without the slash.
-  const entry = rel.replace(/\/+$/, '');
-  const was = await objectAt(target.cwd, target.base, entry);
-  // A folder then: what lay in it is restored path by path (only the out-of-fence ones).
-  if (was === 'blob' || was === 'commit') await git(target.cwd, ['restore', `--source=${target.base}`, '--staged', '--worktree', '--', entry]);
-  else await git(target.cwd, ['update-index', '--force-remove', '--', entry]);
-}
-
-/** Copies `source` to `backup/rel` as it is: links as links, files by content, folders walked. */
-async function backUp(source: string, backup: string, rel: string): Promise<void> {
-  // The backup folder is waves' own, but a link backed up there must not lead a later copy out of it.
-  if ((await blockingAncestor(backup, rel)) !== null) throw new Error(`the backup of ${rel} in ${backup} would pass through a link`);
-  const dest = path.join(backup, rel);
-  await mkdir(path.dirname(dest), { recursive: true });
-  await copyAsItIs(source, dest);
-}
-
-async function copyAsItIs(source: string, dest: string): Promise<void> {
-  const stat = await lstat(source);
-  if (stat.isSymbolicLink()) await symlink(await readlink(source), dest);
-  else if (stat.isDirectory()) {
-    await mkdir(dest);
-    for (const name of await readdir(source)) await copyAsItIs(path.join(source, name), path.join(dest, name));
-  } else if (stat.isFile()) {
-    const handle = await open(source, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  /**
+   * Holds the worktree `cwd` (whose real path must be `realCwd`) and the runs folder (`realRuns`),
+   * where the agent's versions go (`backupName`, a new folder).
+   */
+  static async open(options: { cwd: string; realCwd: string; base: string | null; runsDir: string; realRuns: string; backupName: string }): Promise<Reverter> {
+    const tree = await HeldDir.openTop(options.cwd, options.realCwd);
     try {
-      await writeFile(dest, await handle.readFile(), { flag: 'wx', mode: stat.mode & 0o777 });
-    } finally {
-      await handle.close();
+      const runs = await HeldDir.openTop(options.runsDir, options.realRuns);
+      return new Reverter(options.cwd, options.base, tree, runs, options.backupName);
+    } catch (error) {
+      await tree.close();
+      throw error;
     }
   }
-  // A FIFO, a socket, a device: nothing to keep (reading one could block or never end).
+
+  /** Whether anything was backed up (the backup folder is kept). */
+  get kept(): boolean {
+    return this.backupDir !== null;
+  }
+
+  /** Restores `file` (and first any link or file standing in place of one of its folders); returns the paths it reverted. */
+  async revertPath(file: string): Promise<string[]> {
+    const reverted: string[] = [];
+    // git lists a nested repository as `dir/`; git paths name it without the slash.
+    const entry = file.replace(/\/+$/, '');
+    const parts = entry.split('/');
+    const opened: HeldDir[] = [];
+    let dir: HeldDir | null = this.tree;
+    try {
+      for (let i = 0; i < parts.length - 1 && dir !== null; i++) {
+        const prefix = parts.slice(0, i + 1).join('/');
+        dir = await this.descend(dir, parts[i]!, prefix, reverted);
+        if (dir !== null) opened.push(dir);
+      }
+      if (!this.handled.has(file)) {
+        this.handled.add(file);
+        // Nothing on disk below a part that was not a real folder: only the restore is left.
+        if (dir !== null) await this.takeAway(dir, parts.at(-1)!, entry);
+        await this.restore(entry);
+        reverted.push(file);
+      }
+    } finally {
+      await Promise.all(opened.map((d) => d.close()));
+    }
+    return reverted;
+  }
+
+  /** The folder `name` of `dir`, held; a link or a file standing there is reverted itself first (then null: nothing is below). */
+  private async descend(dir: HeldDir, name: string, prefix: string, reverted: string[]): Promise<HeldDir | null> {
+    for (let i = 0; i < 50; i++) {
+      const stat = await dir.stat(name);
+      if (stat === null) return null;
+      if (stat.isDirectory()) {
+        const next = await dir.openDir(name);
+        if (next !== null) return next;
+        continue;
+      }
+      if (!this.handled.has(prefix)) {
+        this.handled.add(prefix);
+        await this.takeAway(dir, name, prefix);
+        await this.restore(prefix);
+        reverted.push(prefix);
+      }
+      return null;
+    }
+    throw new TreeRaceError(`${prefix} kept changing while waves reverted it (something is still writing there)`);
+  }
+
+  /** Copies the entry aside (into the backup, at `rel`) and removes it. */
+  private async takeAway(dir: HeldDir, name: string, rel: string): Promise<void> {
+    if ((await dir.stat(name)) === null) return;
+    this.backupDir ??= await this.runs.makeDir(this.backupName);
+    // Backed up already as something else (a folder, then a link in its place): the tree changes under the revert.
+    const twice = () => new TreeRaceError(`${rel} changed while waves reverted it (backed up once already, as something else): something is still writing there`);
+    const parent = await heldParent(this.backupDir, rel, true).catch((error: unknown) => Promise.reject(error instanceof TreeRaceError ? twice() : error));
+    try {
+      await dir.copyTo(name, parent!.dir, parent!.name).catch((error: unknown) => Promise.reject((error as NodeJS.ErrnoException).code === 'EEXIST' ? twice() : error));
+    } finally {
+      await Promise.all(parent!.opened.map((d) => d.close()));
+    }
+    await dir.remove(name);
+  }
+
+  /** Puts `entry` back as it was in the base commit, in the work tree and the index. */
+  private async restore(entry: string): Promise<void> {
+    const was = await objectAt(this.cwd, this.base, entry);
+    if (was !== 'blob' && was !== 'commit') {
+      // Not there then (or a folder, whose files are restored one by one): out of the index too.
+      await git(this.cwd, ['update-index', '--force-remove', '--', entry]);
+      return;
+    }
+    const [mode, , id] = (await git(this.cwd, ['ls-tree', '-z', this.base!, '--', entry])).split('\0')[0]!.split('\t')[0]!.split(' ');
+    if (was === 'blob') {
+      const parent = await heldParent(this.tree, entry, true);
+      try {
+        const { dir, name } = parent!;
+        if ((await dir.stat(name)) !== null) throw new TreeRaceError(`${entry} came back while waves restored it (something is still writing there)`);
+        if (mode === '120000') await dir.makeLink(name, (await gitBytes(this.cwd, ['cat-file', 'blob', id!])).toString('utf8'));
+        else await dir.writeNewFile(name, await gitBytes(this.cwd, ['cat-file', '--filters', `${this.base}:${entry}`]), mode === '100755' ? 0o755 : 0o644);
+      } finally {
+        await Promise.all(parent!.opened.map((d) => d.close()));
+      }
+    }
+    // A gitlink: the index entry only (its folder would be another repository's work tree).
+    await git(this.cwd, ['update-index', '--add', '--cacheinfo', `${mode},${id},${entry}`]);
+  }
+
+  /** Lets go of the folders; removes the backup folder when nothing went into it. */
+  async close(): Promise<void> {
+    await this.backupDir?.close();
+    await this.tree.close();
+    await this.runs.close();
+  }
+
+  /** Where the backup is, relative to the repository root. */
+  backupPath(root: string, runsDir: string): string {
+    return path.relative(root, path.join(runsDir, this.backupName));
+  }
 }
