@@ -60,7 +60,8 @@ export {
 } from './runs/run-record.js';
 export { FIXED_AT_DISPATCH, rewrittenFields, sealDirOf, sealFileOf, stateDir } from './runs/record-seal.js';
 export type { RecordListing, RunRecord, RunScope, RunView, TerminalStatus, VerifyResult, Witness } from './runs/run-record.js';
-export { commitSubject, harvestRun, HarvestBusyError } from './harvest/harvest-run.js';
+export { harvestRun, HarvestBusyError } from './harvest/harvest-run.js';
+export { commitSubject } from './harvest/commit-in-fence.js';
 export type { HarvestOptions, HarvestOutcome } from './harvest/harvest-run.js';
 export { changesSince, dirtySnapshot, git, GIT_OPTIONS, GitError, hashFiles, headCommit, workTreeOf } from './harvest/git-changes.js';
 export { checkCommit, committedPaths, undoCommit } from './harvest/check-commit.js';
