@@ -36,7 +36,7 @@ export const HARVEST_FLAGS: FlagSpecs = {
   'revert-out-of-fence': { type: 'boolean', description: 'Restore the files changed outside the fence (nothing else) first' },
   type: { type: 'string', value: 'TYPE', description: 'Commit type for every commit', default: 'fix for a bug label, else feat' },
   signoff: { type: 'boolean', description: 'Add a Signed-off-by trailer to each commit (DCO)' },
-  'verify-timeout': { type: 'string', value: 'DURATION', description: 'Stop a verification command after this', default: 'verifyTimeout of the config, else 10m' },
+  'verify-timeout': { type: 'string', value: 'DURATION', description: 'Stop a verification command after this', default: 'verifyTimeout of the config at dispatch, else 10m' },
   history: { type: 'boolean', description: 'Prediction accuracy over every harvested run (no harvesting)' },
   root: { type: 'string', value: 'DIR', description: 'Repository whose runs to harvest', default: 'the current directory' },
   config: { type: 'string', value: 'FILE', description: 'Config file', default: 'waves.config.json at the root, if any' },
@@ -59,12 +59,18 @@ that has ended:
     changed by an issue that does not run alone are flagged; --revert-out-of-fence restores the
     out-of-fence files of a worktree as they were at the start (the agent's versions kept in
     .dispatch-runs/reverted-<N>-<stamp>/) and touches nothing else, never through a symlink: a
-    link standing for a file or a folder is backed up as a link and removed, then git restores;
+    link standing for a file or a folder is backed up as a link and removed, and every act goes
+    through folders held open (Linux /proc/self/fd), so a folder swapped for a link meanwhile is
+    never followed; nothing is reverted or committed while a process of the run still runs;
   - links: a changed path that is a symlink (in the tree or the agent's commits) needs a person
     and is never committed;
   - .git: any change during the run to hooks/, config, info/ (or the worktree's own config and
     pointers) needs a person; after a config change no git command runs there at all;
-  - verify: the "verify" commands of waves.config.json ({paths} and {packages} of the issue),
+  - nested repositories: never entered; a gitlink or a .git the run made needs a person;
+  - refs: a branch, tag, replace ref or note created, moved or deleted during the run (but
+    waves/ branches and waves' own commits), or HEAD switched, needs a person (old → new);
+  - verify: the "verify" commands of waves.config.json as sealed at dispatch ({paths} and
+    {packages} of the issue),
     run by waves in the work tree, each with a timeout, output to
     .dispatch-runs/verify-<N>-<stamp>.log (GitHub tokens left out of their environment and
     redacted from the log); whatever a command leaves running is stopped (its process group:
@@ -96,7 +102,8 @@ Examples:
   waves harvest --history                    # are issues naming the right files?
 
 Exit codes: 0 every run of the wave witnessed clean, 4 some need a person (listed with why),
-1 failure, 2 bad flag, input or config, 130 interrupted.
+1 failure (a run failed: git or the file system could not answer), 2 bad flag, input or config,
+130 interrupted.
 `;
 
 type Values = ReturnType<typeof parseCommandArgs>['values'];
