@@ -149,7 +149,7 @@ export async function harvestRun(file: string, options: HarvestOptions): Promise
         witness = await witnessRun(sealed, options, distrust);
       } catch (error) {
         if (error instanceof GitError || error instanceof RevertError || error instanceof TreeRaceError) return { kind: 'failed', record, why: firstLine(error) };
-        if (isFileSystemError(error)) return { kind: 'failed', record, why: `its work tree changed while waves looked at it: ${firstLine(error)}` };
+        if (isFileSystemError(error)) return { kind: 'failed', record, why: `a file-system error while witnessing it (did something change its work tree meanwhile?): ${firstLine(error)}` };
         throw error;
       }
     }
@@ -278,6 +278,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   let audit = first;
   /** The run's processes still alive (looked up afresh each time: a revert or a commit must not race one). */
   const lingering = () => liveProcessesOf(record);
+  let running: number[] = [];
   if (options.revertOutOfFence && first.outOfFence.length > 0 && !worktree) {
     // In a shared work tree an unattributed change may be a person's, made while the agents ran.
     notes.push('not reverted: without a worktree a change outside every fence may be a person\'s');
@@ -285,8 +286,8 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
     reasons.push(`not reverted: ${path.relative(options.root, options.runsDir)} is no folder (a link?), so the agent's versions would have nowhere safe to go`);
   } else if (options.revertOutOfFence && first.outOfFence.length > 0 && !heldDirsSupported()) {
     reasons.push("not reverted: the revert acts only through folders it holds open, which needs Linux's /proc/self/fd");
-  } else if (options.revertOutOfFence && first.outOfFence.length > 0 && lingering().length > 0) {
-    reasons.push(`not reverted: ${stillRunning(lingering())}`);
+  } else if (options.revertOutOfFence && first.outOfFence.length > 0 && (running = lingering()).length > 0) {
+    reasons.push(`not reverted: ${stillRunning(running)}`);
   } else if (options.revertOutOfFence && first.outOfFence.length > 0) {
     // Nothing is lost: each path is copied aside, as it really is, before it is restored.
     const realRoot = await realpath(options.root);
@@ -369,7 +370,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   }
 
   // A process of the run still alive may be writing in the tree: nothing is committed under it.
-  if (options.commit && lingering().length > 0 && !reasons.some((r) => r.startsWith('not reverted: a process'))) reasons.push(`not committed: ${stillRunning(lingering())}`);
+  if (options.commit && (running = lingering()).length > 0 && !reasons.some((r) => r.startsWith('not reverted: a process'))) reasons.push(`not committed: ${stillRunning(running)}`);
   let commit: Witness['commit'] = null;
   if (options.commit && reasons.length === 0) {
     const outcome = await commitInFence(record, cwd, audit.inFence, fence, options.commitType, options.signoff ?? false);
