@@ -4,12 +4,12 @@
  * would start each agent — shell-quoted, so it can be pasted and runs exactly that argv — with
  * the tier, the model and the rule that chose it; nothing is started, written or leased.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { agentTemplate, AgentTemplateError, buildDispatch, packagesOfPaths, workTreeOf, DEFAULT_PROMPT_TEMPLATE, parseDuration, RUNS_DIR, runWave, type DispatchOptions, type RunEvent } from '@waves/dispatch';
+import { agentTemplate, AgentTemplateError, buildDispatch, packagesOfPaths, workTreeOf, DEFAULT_PROMPT_TEMPLATE, MAX_DURATION_MS, RUNS_DIR, runWave, type DispatchOptions, type RunEvent } from '@waves/dispatch';
 import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, verifyPlan } from '@waves/planner';
-import { intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
+import { durationOf, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { configPath } from '../config/config-paths.js';
 import { UsageError } from '../errors.js';
 import { killGraceMs } from '../kill-grace.js';
@@ -22,7 +22,7 @@ import { loadPlanInput, SOURCE_FLAGS } from './plan-input.js';
 export const DISPATCH_FLAGS: FlagSpecs = {
   'dry-run': { type: 'boolean', description: 'Show the commands; start, write and lease nothing' },
   concurrency: { type: 'string', value: 'N', description: 'Most agents running at once', default: 'the wave size' },
-  timeout: { type: 'string', value: 'DURATION', description: 'Stop an agent still running after this (30m, 2h)', default: 'none' },
+  timeout: { type: 'string', value: 'DURATION', description: 'Stop an agent still running after this (30m, 2h; at most 24.8 days)', default: 'none' },
   detach: { type: 'boolean', description: 'Return once every agent is started (waves status follows them)' },
   agent: { type: 'string', value: 'NAME', description: 'opencode, claude, codex, or an agent of the config', default: 'opencode' },
   model: { type: 'string', value: 'M', description: 'One model for every agent of the run (overrides routing)' },
@@ -95,8 +95,7 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   if (!dryRun && values.json) throw new UsageError('--json: only with --dry-run (waves status --json reports runs)');
   const concurrency = intFlag(values, 'concurrency', 1);
   const timeoutText = stringFlag(values, 'timeout');
-  const timeoutMs = timeoutText === undefined ? null : parseDuration(timeoutText);
-  if (timeoutText !== undefined && timeoutMs === null) throw new UsageError(`--timeout: expected a duration such as 30m or 2h, got ${JSON.stringify(timeoutText)}`);
+  const timeoutMs = timeoutText === undefined ? null : durationOf(timeoutText, { flag: 'timeout' });
   // A dry run writes nothing, not even the graph cache.
   const { input, config, root, journal, holder } = await loadPlanInput(values, io, { writeCache: !dryRun });
   let agent;
@@ -158,9 +157,11 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   }
   const index = wave ?? 1;
   const size = plan.waves.find((w) => w.index === index)!.issues.length;
-  const ttlText = config.config.leases?.ttl ?? '1h';
-  // A lease outlives the run it covers: at least the timeout, at least the configured time.
-  const ttlMs = Math.max(parseDuration(ttlText) ?? 3_600_000, (timeoutMs ?? 0) + 600_000);
+  const ttlText = config.config.leases?.ttl;
+  const configuredTtl = ttlText === undefined ? 3_600_000 : durationOf(ttlText, { configKey: 'leases.ttl' });
+  // A lease outlives the run it covers: at least the timeout, at least the configured time — and no
+  // more than the journal holds (the supervisor renews it while the agent runs anyway).
+  const ttlMs = Math.min(MAX_DURATION_MS, Math.max(configuredTtl, (timeoutMs ?? 0) + 600_000));
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
