@@ -4,7 +4,7 @@
  * and a pid an agent forged into its record is never signalled.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sealFileOf } from '@waves/dispatch';
@@ -56,8 +56,8 @@ function setUp(script: Record<string, unknown>) {
   const dir = path.join(root, '.dispatch-runs');
   const t = {
     root,
-    run: (args: string[]) => {
-      const run = waves(args, root, env);
+    run: (args: string[], extraEnv: Record<string, string> = {}) => {
+      const run = waves(args, root, { ...env, ...extraEnv });
       dispatches.push(run);
       return run;
     },
@@ -71,6 +71,8 @@ function setUp(script: Record<string, unknown>) {
       return t.records();
     },
     file: (id: string) => path.join(dir, `${id}.json`),
+    /** The sealed copy of a run's record (what waves acts on). */
+    sealed: async (id: string) => JSON.parse(readFileSync(await sealFileOf(path.join(dir, `${id}.json`)), 'utf8')) as Record_ & { tracked?: { pids: { pid: number }[] } },
     records: (): Record_[] => {
       if (!existsSync(dir)) return [];
       const records = readdirSync(dir)
@@ -184,6 +186,27 @@ describe('waves stop', () => {
       expect(refused.exitCode).toBe(0);
       expect(refused.stderr, `${forged}: ${refused.stdout}`).toMatch(/refused to signal process group/);
     }
+  }, 60_000);
+
+  // The tracker reads /proc: Linux only.
+  it.runIf(process.platform === 'linux')('stops a daemon that cleared its environment and left the session, from what the supervisor\'s tracker recorded', async () => {
+    const t = setUp({ default: { escape: 'quiet', hang: true } });
+    const dispatched = await t.run(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake', '--wave-size', '1', '--detach']);
+    expect(dispatched.exitCode, dispatched.stderr).toBe(0);
+    await waitFor('the daemon', () => t.grandchildren().length === 1);
+    const [daemon] = t.grandchildren();
+    // The tracker's list reaches the sealed record (throttled); then nobody supervises the run.
+    await waitFor('the daemon in the record', async () => ((await t.sealed(t.records()[0]!.id)).tracked?.pids ?? []).some((p) => p.pid === daemon));
+    const [running] = t.records();
+    process.kill(running!.supervisorPid!, 'SIGKILL');
+    await waitFor('the supervisor to be gone', () => !alive(running!.supervisorPid));
+    expect(alive(daemon)).toBe(true);
+
+    const stopped = await t.run(['stop', '--all']);
+    expect(stopped.exitCode, stopped.stderr).toBe(0);
+    expect(t.records()[0]!.status).toBe('cancelled');
+    for (const pid of [running!.pid, daemon]) expect(alive(pid), `pid ${pid}`).toBe(false);
+    expect(await t.leases()).toEqual([]);
   }, 60_000);
 
   it('teaches its usage, and refuses bad input with exit code 2', async () => {

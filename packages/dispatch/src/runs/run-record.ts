@@ -91,6 +91,19 @@ export const WitnessSchema = z.object({
   }),
 });
 
+/** What the supervisor's descendant tracker knows (track-descendants.ts), kept for `waves stop` and a takeover. */
+export const TrackedSchema = z.object({
+  boot: z.string().nullable(),
+  since: z.number().int().nonnegative(),
+  pids: z.array(z.object({ pid: z.number().int().positive(), start: z.number().int().nonnegative() })),
+  sessions: z.array(z.number().int().positive()),
+  outputs: z.array(z.string()),
+  tag: z.number().int().nullable().optional(),
+});
+
+/** A process as the record names it: its pid and, where /proc tells, its start time (so that a reused pid is not it). */
+export const ProcessIdentitySchema = z.object({ pid: z.number().int().positive(), start: z.number().int().nonnegative().nullable() });
+
 export type RunScope = z.infer<typeof RunScopeSchema>;
 export type Witness = z.infer<typeof WitnessSchema>;
 export type VerifyResult = z.infer<typeof VerifyResultSchema>;
@@ -117,6 +130,10 @@ export const RunRecordSchema = z.object({
   supervisorPid: z.number().int().nullable(),
   /** The agent's process (the leader of its own process group). */
   pid: z.number().int().nullable(),
+  /** The `waves dispatch` that wrote the record (before it took the leases): while it lives, a starting run is not stale. */
+  dispatcher: ProcessIdentitySchema.nullable().optional(),
+  /** The run's processes the supervisor's tracker found (Linux; updated while the agent runs). */
+  tracked: TrackedSchema.optional(),
   status: z.enum(['starting', 'running', ...TERMINAL]),
   exitCode: z.number().int().nullable(),
   signal: z.string().nullable(),
