@@ -209,6 +209,54 @@ describe('waves stop', () => {
     expect(await t.leases()).toEqual([]);
   }, 60_000);
 
+  it('finds the leases of a dispatch killed (-9) right after it took them: the run shows stale, and status --reap releases them', async () => {
+    const t = setUp({});
+    const pause = path.join(t.root, '..', `${path.basename(t.root)}-pause-${count}`);
+    const dispatch = t.run(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake', '--wave-size', '1'], { WAVES_TEST_PAUSE_AFTER_LEASES: pause });
+    await waitFor('the leases to be taken', () => existsSync(pause));
+    expect((await t.leases()).length).toBeGreaterThan(0);
+    dispatch.kill('SIGKILL');
+    await dispatch.catch(() => undefined);
+    const status = await t.run(['status', '--json']);
+    expect(JSON.parse(status.stdout)).toEqual([expect.objectContaining({ issue: expect.objectContaining({ number: 101 }), status: 'stale', recorded: 'starting' })]);
+    const reaped = await t.run(['status', '--reap']);
+    expect(reaped.exitCode, reaped.stderr).toBe(0);
+    expect(reaped.stderr).toMatch(/reaped resolve-101-\S+ \(#101\); its leases are released/);
+    expect(t.records()[0]!.status).toBe('failed');
+    expect(await t.leases()).toEqual([]);
+  }, 60_000);
+
+  it('releases the leases of a dispatch killed (-9) right after it took them with waves stop', async () => {
+    const t = setUp({});
+    const pause = path.join(t.root, '..', `${path.basename(t.root)}-pause-${count}`);
+    const dispatch = t.run(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake', '--wave-size', '1'], { WAVES_TEST_PAUSE_AFTER_LEASES: pause });
+    await waitFor('the leases to be taken', () => existsSync(pause));
+    dispatch.kill('SIGKILL');
+    await dispatch.catch(() => undefined);
+    const stopped = await t.run(['stop', '--all']);
+    expect(stopped.exitCode, stopped.stderr).toBe(0);
+    expect(t.records()[0]!.status).toBe('cancelled');
+    expect(await t.leases()).toEqual([]);
+  }, 60_000);
+
+  it('shows leases held in the name of a run that has no record as orphan, and status --reap releases them', async () => {
+    const t = setUp({});
+    const orphan = 'resolve-999-20260101T000000000Z';
+    const journal = path.join(t.root, '.waves', 'leases.jsonl');
+    mkdirSync(path.dirname(journal), { recursive: true });
+    const at = new Date(Date.now() - 120_000).toISOString();
+    writeFileSync(journal, `${JSON.stringify({ v: 1, op: 'acquire', id: 'l-orphan-1', lane: 'packages/api', holder: `someone@host/${orphan}`, at, ttlMs: 3_600_000 })}\n`);
+    const status = await t.run(['status']);
+    expect(status.exitCode, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(new RegExp(`${orphan}.*orphan`));
+    expect(status.stderr).toMatch(new RegExp(`${orphan} .*has no record`));
+    expect(await t.leases()).toHaveLength(1);
+    const reaped = await t.run(['status', '--reap']);
+    expect(reaped.exitCode, reaped.stderr).toBe(0);
+    expect(reaped.stderr).toMatch(new RegExp(`released the leases of ${orphan}`));
+    expect(await t.leases()).toEqual([]);
+  }, 60_000);
+
   it('teaches its usage, and refuses bad input with exit code 2', async () => {
     const t = setUp({});
     const help = await t.run(['stop', '--help']);

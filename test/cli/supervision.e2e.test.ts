@@ -207,6 +207,28 @@ describe('a supervised run', () => {
     for (const pid of [record!.pid, ...t.grandchildren()]) expect(alive(pid), `pid ${pid}`).toBe(false);
   }, 60_000);
 
+  it('is taken over by the foreground dispatch when its supervisor is stopped (SIGSTOP): past --timeout, timed_out, processes gone, leases released', async () => {
+    const t = setUp({ default: { stopSupervisor: true, grandchild: true } });
+    const result = await t.dispatch(['--timeout', '2s']);
+    expect(result.exitCode).toBe(1);
+    const [record] = t.records();
+    expect(record!.status).toBe('timed_out');
+    expect(record!.reason).toMatch(/supervisor \(pid \d+\) was stopped/);
+    for (const pid of [record!.pid, record!.supervisorPid, ...t.grandchildren()]) expect(alive(pid), `pid ${pid}`).toBe(false);
+    expect(await t.leases()).toEqual([]);
+  }, 60_000);
+
+  it('is settled failed by the foreground dispatch when its supervisor is stopped and there is no timeout', async () => {
+    const t = setUp({ default: { stopSupervisor: true, grandchild: true } });
+    const result = await t.dispatch([]);
+    expect(result.exitCode).toBe(1);
+    const [record] = t.records();
+    expect(record!.status).toBe('failed');
+    expect(record!.reason).toMatch(/supervisor \(pid \d+\) was stopped/);
+    for (const pid of [record!.pid, record!.supervisorPid, ...t.grandchildren()]) expect(alive(pid), `pid ${pid}`).toBe(false);
+    expect(await t.leases()).toEqual([]);
+  }, 60_000);
+
   it('is settled by the foreground dispatch when its supervisor is killed: agent gone, record failed, leases released', async () => {
     const t = setUp({ default: { grandchild: true } });
     const dispatch = t.dispatch([]);

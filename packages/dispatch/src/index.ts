@@ -42,11 +42,13 @@ export {
 export type { AcquireResult, ChangeResult, CorruptLine, JournalLock, JournalRead, LeaseRequest } from './leases/lease-journal.js';
 export {
   isAlive,
+  isSameProcess,
   readRecord,
   readRecords,
   readSeal,
   readTrustedRecord,
   readSeals,
+  removeRecord,
   RunRecordSchema,
   RunScopeSchema,
   VerifyResultSchema,
@@ -56,6 +58,7 @@ export {
   runId,
   stamp,
   TERMINAL,
+  TrackedSchema,
   viewStatus,
   writeRecord,
   writeWitness,

@@ -52,12 +52,18 @@ by default), under exclusive leases on each issue's paths:
     agent's environment unless agents.<name>.env in the config names them, and their values are
     redacted from its log; every agent carries WAVES_RUN=<run id>;
   - however a run ends (its own exit too), what is left of its processes — the whole process group,
-    and on Linux any process carrying its WAVES_RUN — gets SIGTERM, then SIGKILL 5 s later, and is
-    checked gone before the record is settled; a lost lease stops the run (failed);
-  - at most --concurrency agents at once; --timeout stops an agent (its whole process group);
+    and on Linux any process carrying its WAVES_RUN or found by the supervisor's descendant tracker
+    (children, their sessions and groups, writers of the agent's output, its inherited tag) — gets
+    SIGTERM, then SIGKILL 5 s later, and is checked gone before the record is settled; a lost lease
+    stops the run (failed), a loss at the agent's very start too;
+  - the run record is written before the leases are taken: a dispatch killed while it starts a run
+    leaves a run waves status shows stale, whose leases --reap (or waves stop) releases;
+  - at most --concurrency agents at once; --timeout (at most 24.8 days) stops an agent;
   - in the foreground (the default) waves waits, with a live line per running agent on a terminal, and
     Ctrl-C stops every agent, records them cancelled and releases their leases (exit code 130); a
-    supervisor that dies (kill -9) has its agent stopped and its run settled failed by the dispatch;
+    supervisor that dies (kill -9), stays stopped (SIGSTOP) more than 3 s, or has not settled its run
+    10 s after its timeout and the grace has its run stopped and settled by the dispatch (failed, or
+    timed_out past the timeout);
     --detach returns once every agent is started (waves status follows them, waves stop ends them).
 With --dry-run nothing is started, written or leased: each command is shown shell-quoted for POSIX
 shells (paste it and it runs exactly that argv) with its prompt, tier, model and routing rule.
@@ -188,6 +194,7 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
       graceMs: killGraceMs(io.env),
       now: () => io.now(),
       signal: controller.signal,
+      afterLeases: pauseAfterLeases(io.env),
       onEvent: (event) => {
         if (live) live.print(event, describeEvent(event));
         else io.stderr(`${describeEvent(event)}\n`);
@@ -206,6 +213,20 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+/**
+ * For tests only: with WAVES_TEST_PAUSE_AFTER_LEASES=FILE, the dispatch writes the run id to FILE
+ * once a run's leases are taken, and waits there for ever — so that a test can kill it (-9) at that
+ * exact point, without guessing a delay. Not a feature: undocumented outside this comment.
+ */
+function pauseAfterLeases(env: CliIo['env']): ((runId: string) => Promise<void>) | undefined {
+  const file = env.WAVES_TEST_PAUSE_AFTER_LEASES;
+  if (!file) return undefined;
+  return async (runId) => {
+    await writeFile(file, `${runId}\n`);
+    await new Promise<never>(() => setInterval(() => undefined, 60_000));
+  };
 }
 
 /** The bin that starts supervisors: the one this process runs from. */

@@ -6,11 +6,12 @@
  * (record-seal.ts), outside the repository, then to the copy beside the log.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '@waves/planner';
-import { FIXED_AT_DISPATCH, readSealText, sealedNames, writeSealText } from './record-seal.js';
+import { isRunning, processStart } from './process-table.js';
+import { FIXED_AT_DISPATCH, readSealText, sealedNames, sealFileOf, writeSealText } from './record-seal.js';
 
 export const RUNS_DIR = '.dispatch-runs';
 export const TERMINAL = ['succeeded', 'failed', 'timed_out', 'cancelled'] as const;
@@ -172,8 +173,14 @@ export function runFiles(runsDir: string, id: string): { record: string; log: st
  * record given holds (it may have been read from a copy an agent rewrote). A record found in the
  * repository without a seal (dispatched by an older waves, or its seal deleted) stays unsealed.
  */
-export async function writeRecord(file: string, record: RunRecord): Promise<void> {
+export async function writeRecord(file: string, record: RunRecord, options: { fixing?: boolean } = {}): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
+  // The dispatch writes its record in steps while it starts the run (first, before the leases;
+  // then their ids; then where the run starts from): it fixes those fields, from memory.
+  if (options.fixing) {
+    await writeBoth(file, record, true);
+    return;
+  }
   const isNew = !existsSync(file);
   let sealed: RunRecord | null;
   try {
@@ -186,6 +193,12 @@ export async function writeRecord(file: string, record: RunRecord): Promise<void
   }
   const next: RunRecord = sealed ? { ...record, ...pickFixed(sealed), witness: sealed.witness } : record;
   await writeBoth(file, next, sealed !== null || isNew);
+}
+
+/** Removes a record and its seal (a run the dispatch did not start after all: its lease was refused). */
+export async function removeRecord(file: string): Promise<void> {
+  await rm(await sealFileOf(file), { force: true }).catch(() => undefined);
+  await rm(file, { force: true });
 }
 
 /** Writes the harvest's witness into a record (the seal's fields kept, when there is one). */
@@ -285,8 +298,20 @@ export function isAlive(pid: number | null): boolean {
 
 export type RunView = RunRecord['status'] | 'stale';
 
-/** A record's status as seen now: a run whose processes are gone without a terminal status is stale. */
+/** Whether the process a record names still runs: the same pid and, where /proc tells, the same start time. */
+export function isSameProcess(identity: { pid: number; start: number | null } | null | undefined): boolean {
+  if (!identity || !isRunning(identity.pid)) return false;
+  const start = processStart(identity.pid);
+  return identity.start === null || start === null || start === identity.start;
+}
+
+/**
+ * A record's status as seen now: a run whose processes are gone without a terminal status is stale
+ * — a starting one too, once the dispatch that was starting it is gone (killed before its
+ * supervisor started).
+ */
 export function viewStatus(record: RunRecord): RunView {
   if ((TERMINAL as readonly string[]).includes(record.status)) return record.status;
-  return isAlive(record.supervisorPid) || isAlive(record.pid) ? record.status : 'stale';
+  if (isAlive(record.supervisorPid) || isAlive(record.pid)) return record.status;
+  return record.status === 'starting' && isSameProcess(record.dispatcher) ? record.status : 'stale';
 }
