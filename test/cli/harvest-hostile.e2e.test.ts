@@ -236,13 +236,16 @@ describe('waves harvest against hostile agents', () => {
 
   it('trusts the sealed record, not the one in the repository: a rewritten fence or a missing seal needs a person', async () => {
     const t = await setUp({
-      101: { edit: { 'packages/api/src/routes/checkout.ts': 'export const fixed = 1;\n', 'package.json': '{"name":"changed"}\n' }, rewriteRecord: ['./'] },
+      101: { edit: { 'packages/api/src/routes/checkout.ts': 'export const fixed = 1;\n', 'package.json': '{"name":"changed"}\n' } },
       102: { edit: { 'packages/web/src/index.ts': 'export {};\n' } },
       105: { edit: { 'packages/core/src/cart.ts': 'export const cart = 2;\n' } },
     });
     expect((await t.dispatch('--worktree')).exitCode).toBe(0);
-    // The agent's leftover process rewrites its record once the run is settled.
-    await waitFor(() => (JSON.parse(readFileSync(t.recordFile(101), 'utf8')) as { scope: { fence: string[] } }).scope.fence[0] === './', 'the rewrite');
+    // A process that escaped its run rewrites the record once the run is settled. (The supervisor's
+    // tracker stops the leftovers it can find — the fake agent's rewriteRecord daemon among them,
+    // see test/cli/supervision — so the rewrite is done here, as one it could not find would.)
+    const copy = JSON.parse(readFileSync(t.recordFile(101), 'utf8')) as { scope: { fence: string[] } };
+    writeFileSync(t.recordFile(101), JSON.stringify({ ...copy, scope: { ...copy.scope, fence: ['./'] } }, null, 2));
     // The seals live in the state directory, one folder per repository, readable by the user alone.
     const seals = readdirSync(t.stateDir, { recursive: true, encoding: 'utf8' }).filter((n) => /resolve-\d+-\w+\.json$/.test(n));
     expect(seals).toHaveLength(3);

@@ -66,6 +66,38 @@ describe('waves lease', () => {
     expect((await waves(['lease', 'acquire', 'src/a.ts', '--holder', 'bob'], repo.root)).exitCode).toBe(0);
   });
 
+  it('reports and skips a forged journal line whose time to live or date no clock can hold, and every command still works', async () => {
+    repo = await TempRepo.create({ 'src/a.ts': '', 'issues.json': JSON.stringify([{ number: 1, title: 'a', body: '`src/a.ts`', labels: [] }]) });
+    const now = new Date().toISOString();
+    const forged = [
+      { v: 1, op: 'acquire', id: 'l-x1', lane: 'src', holder: 'm', at: now, ttlMs: 9e15 },
+      { v: 1, op: 'acquire', id: 'l-x2', lane: 'src', holder: 'm', at: '-271821-04-20T00:00:00.000Z', ttlMs: 8.64e15 },
+      { v: 1, op: 'acquire', id: 'l-x3', lane: 'src', holder: 'm', at: 'not a date', ttlMs: 3_600_000 },
+      { v: 1, op: 'acquire', id: 'l-x4', lane: 'src', holder: 'm', at: now, ttlMs: 2 ** 31 },
+    ];
+    await repo.write({ '.waves/leases.jsonl': forged.map((e) => `${JSON.stringify(e)}\n`).join('') });
+    const list = await waves(['lease', 'list', '--json'], repo.root);
+    expect(list.exitCode, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual([]);
+    expect(list.stderr.trim().split('\n')).toEqual([1, 2, 3, 4].map((n) => expect.stringMatching(new RegExp(`line ${n}: not a lease event .*skipped`))));
+    const plan = await waves(['plan', '--from-issues', 'issues.json', '--json'], repo.root);
+    expect(plan.exitCode, plan.stderr).toBe(0);
+    expect(JSON.parse(plan.stdout).held).toEqual([]);
+    expect((await waves(['lease', 'acquire', 'src/a.ts', '--holder', 'bob'], repo.root)).exitCode).toBe(0);
+  });
+
+  it('refuses a lease time longer than 24.8 days, from --ttl or from leases.ttl, with one line naming it (exit 2)', async () => {
+    repo = await TempRepo.create({ 'src/a.ts': '' });
+    const flag = await waves(['lease', 'acquire', 'src', '--ttl', '1000h'], repo.root);
+    expect(flag.exitCode).toBe(2);
+    expect(flag.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^waves: --ttl: .*24\.8 days.*"1000h"/)]);
+    await repo.write({ 'waves.config.json': JSON.stringify({ leases: { ttl: '8000h' } }) });
+    const config = await waves(['lease', 'acquire', 'src'], repo.root);
+    expect(config.exitCode).toBe(2);
+    expect(config.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^waves: config leases\.ttl: .*24\.8 days.*"8000h"/)]);
+    expect((await waves(['lease', 'acquire', 'src', '--ttl', '24d'], repo.root)).exitCode).toBe(0);
+  });
+
   it('holds back an issue of waves plan whose scope another holder leases', async () => {
     repo = await TempRepo.create({
       'src/a.ts': '',

@@ -4,7 +4,7 @@
  * and a pid an agent forged into its record is never signalled.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sealFileOf } from '@waves/dispatch';
@@ -56,8 +56,8 @@ function setUp(script: Record<string, unknown>) {
   const dir = path.join(root, '.dispatch-runs');
   const t = {
     root,
-    run: (args: string[]) => {
-      const run = waves(args, root, env);
+    run: (args: string[], extraEnv: Record<string, string> = {}) => {
+      const run = waves(args, root, { ...env, ...extraEnv });
       dispatches.push(run);
       return run;
     },
@@ -71,6 +71,8 @@ function setUp(script: Record<string, unknown>) {
       return t.records();
     },
     file: (id: string) => path.join(dir, `${id}.json`),
+    /** The sealed copy of a run's record (what waves acts on). */
+    sealed: async (id: string) => JSON.parse(readFileSync(await sealFileOf(path.join(dir, `${id}.json`)), 'utf8')) as Record_ & { tracked?: { pids: { pid: number }[] } },
     records: (): Record_[] => {
       if (!existsSync(dir)) return [];
       const records = readdirSync(dir)
@@ -184,6 +186,75 @@ describe('waves stop', () => {
       expect(refused.exitCode).toBe(0);
       expect(refused.stderr, `${forged}: ${refused.stdout}`).toMatch(/refused to signal process group/);
     }
+  }, 60_000);
+
+  // The tracker reads /proc: Linux only.
+  it.runIf(process.platform === 'linux')('stops a daemon that cleared its environment and left the session, from what the supervisor\'s tracker recorded', async () => {
+    const t = setUp({ default: { escape: 'quiet', hang: true } });
+    const dispatched = await t.run(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake', '--wave-size', '1', '--detach']);
+    expect(dispatched.exitCode, dispatched.stderr).toBe(0);
+    await waitFor('the daemon', () => t.grandchildren().length === 1);
+    const [daemon] = t.grandchildren();
+    // The tracker's list reaches the sealed record (throttled); then nobody supervises the run.
+    await waitFor('the daemon in the record', async () => ((await t.sealed(t.records()[0]!.id)).tracked?.pids ?? []).some((p) => p.pid === daemon));
+    const [running] = t.records();
+    process.kill(running!.supervisorPid!, 'SIGKILL');
+    await waitFor('the supervisor to be gone', () => !alive(running!.supervisorPid));
+    expect(alive(daemon)).toBe(true);
+
+    const stopped = await t.run(['stop', '--all']);
+    expect(stopped.exitCode, stopped.stderr).toBe(0);
+    expect(t.records()[0]!.status).toBe('cancelled');
+    for (const pid of [running!.pid, daemon]) expect(alive(pid), `pid ${pid}`).toBe(false);
+    expect(await t.leases()).toEqual([]);
+  }, 60_000);
+
+  it('finds the leases of a dispatch killed (-9) right after it took them: the run shows stale, and status --reap releases them', async () => {
+    const t = setUp({});
+    const pause = path.join(t.root, '..', `${path.basename(t.root)}-pause-${count}`);
+    const dispatch = t.run(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake', '--wave-size', '1'], { WAVES_TEST_PAUSE_AFTER_LEASES: pause });
+    await waitFor('the leases to be taken', () => existsSync(pause));
+    expect((await t.leases()).length).toBeGreaterThan(0);
+    dispatch.kill('SIGKILL');
+    await dispatch.catch(() => undefined);
+    const status = await t.run(['status', '--json']);
+    expect(JSON.parse(status.stdout)).toEqual([expect.objectContaining({ issue: expect.objectContaining({ number: 101 }), status: 'stale', recorded: 'starting' })]);
+    const reaped = await t.run(['status', '--reap']);
+    expect(reaped.exitCode, reaped.stderr).toBe(0);
+    expect(reaped.stderr).toMatch(/reaped resolve-101-\S+ \(#101\); its leases are released/);
+    expect(t.records()[0]!.status).toBe('failed');
+    expect(await t.leases()).toEqual([]);
+  }, 60_000);
+
+  it('releases the leases of a dispatch killed (-9) right after it took them with waves stop', async () => {
+    const t = setUp({});
+    const pause = path.join(t.root, '..', `${path.basename(t.root)}-pause-${count}`);
+    const dispatch = t.run(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake', '--wave-size', '1'], { WAVES_TEST_PAUSE_AFTER_LEASES: pause });
+    await waitFor('the leases to be taken', () => existsSync(pause));
+    dispatch.kill('SIGKILL');
+    await dispatch.catch(() => undefined);
+    const stopped = await t.run(['stop', '--all']);
+    expect(stopped.exitCode, stopped.stderr).toBe(0);
+    expect(t.records()[0]!.status).toBe('cancelled');
+    expect(await t.leases()).toEqual([]);
+  }, 60_000);
+
+  it('shows leases held in the name of a run that has no record as orphan, and status --reap releases them', async () => {
+    const t = setUp({});
+    const orphan = 'resolve-999-20260101T000000000Z';
+    const journal = path.join(t.root, '.waves', 'leases.jsonl');
+    mkdirSync(path.dirname(journal), { recursive: true });
+    const at = new Date(Date.now() - 120_000).toISOString();
+    writeFileSync(journal, `${JSON.stringify({ v: 1, op: 'acquire', id: 'l-orphan-1', lane: 'packages/api', holder: `someone@host/${orphan}`, at, ttlMs: 3_600_000 })}\n`);
+    const status = await t.run(['status']);
+    expect(status.exitCode, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(new RegExp(`${orphan}.*orphan`));
+    expect(status.stderr).toMatch(new RegExp(`${orphan} .*has no record`));
+    expect(await t.leases()).toHaveLength(1);
+    const reaped = await t.run(['status', '--reap']);
+    expect(reaped.exitCode, reaped.stderr).toBe(0);
+    expect(reaped.stderr).toMatch(new RegExp(`released the leases of ${orphan}`));
+    expect(await t.leases()).toEqual([]);
   }, 60_000);
 
   it('teaches its usage, and refuses bad input with exit code 2', async () => {

@@ -107,6 +107,29 @@ describe('a supervised run', () => {
     for (const pid of left) expect(alive(pid), `pid ${pid}`).toBe(false);
   }, 60_000);
 
+  // The tracker reads /proc: Linux only.
+  it.runIf(process.platform === 'linux')('leaves no daemon that cleared its environment and left the session (env -i setsid): gone when the record settles', async () => {
+    const t = setUp({ default: { escape: true } });
+    const result = await t.dispatch([]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const [record] = t.records();
+    expect(record!.status).toBe('succeeded');
+    const [daemon] = t.grandchildren();
+    expect(daemon).toBeGreaterThan(1);
+    expect(alive(daemon), `pid ${daemon}`).toBe(false);
+  }, 60_000);
+
+  it.runIf(process.platform === 'linux')('leaves no such daemon behind either when it closed its output: the tracker saw its session leader', async () => {
+    const t = setUp({ default: { escape: 'quiet' } });
+    const result = await t.dispatch([]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const [record] = t.records();
+    expect(record!.status).toBe('succeeded');
+    const [daemon] = t.grandchildren();
+    expect(daemon).toBeGreaterThan(1);
+    expect(alive(daemon), `pid ${daemon}`).toBe(false);
+  }, 60_000);
+
   it('stops every process of every run on Ctrl-C, a SIGTERM-ignoring grandchild too, and records them cancelled', async () => {
     const t = setUp({ default: { grandchild: true } });
     const dispatch = t.dispatch(['--wave-size', '2']);
@@ -169,6 +192,41 @@ describe('a supervised run', () => {
     expect(record!.reason).toMatch(/its lease on packages\/\S+ was lost/);
     expect(readFileSync(record!.log, 'utf8')).toMatch(/\[waves\] its lease on packages\/\S+ was lost/);
     for (const pid of [record!.pid, ...t.grandchildren()]) expect(alive(pid)).toBe(false);
+  }, 60_000);
+
+  it('notices a lease lost as the agent starts (the journal emptied at once), and records the run failed', async () => {
+    const journal = path.join(repo.root, '.waves', 'leases.jsonl');
+    // A shell empties the journal within a few milliseconds of the agent's start, before a node agent could.
+    const agents = { fake: { command: ['sh', '-c', ': > "$0"; exec "$@"', journal, ...FAKE_AGENT_CONFIG.fake.command] } };
+    const t = setUp({ default: { grandchild: true } }, { agents });
+    const result = await t.dispatch(['--timeout', '20s']);
+    expect(result.exitCode).toBe(1);
+    const [record] = t.records();
+    expect(record!.status).toBe('failed');
+    expect(record!.reason).toMatch(/its lease on \S+ was lost/);
+    for (const pid of [record!.pid, ...t.grandchildren()]) expect(alive(pid), `pid ${pid}`).toBe(false);
+  }, 60_000);
+
+  it('is taken over by the foreground dispatch when its supervisor is stopped (SIGSTOP): past --timeout, timed_out, processes gone, leases released', async () => {
+    const t = setUp({ default: { stopSupervisor: true, grandchild: true } });
+    const result = await t.dispatch(['--timeout', '2s']);
+    expect(result.exitCode).toBe(1);
+    const [record] = t.records();
+    expect(record!.status).toBe('timed_out');
+    expect(record!.reason).toMatch(/supervisor \(pid \d+\) was stopped/);
+    for (const pid of [record!.pid, record!.supervisorPid, ...t.grandchildren()]) expect(alive(pid), `pid ${pid}`).toBe(false);
+    expect(await t.leases()).toEqual([]);
+  }, 60_000);
+
+  it('is settled failed by the foreground dispatch when its supervisor is stopped and there is no timeout', async () => {
+    const t = setUp({ default: { stopSupervisor: true, grandchild: true } });
+    const result = await t.dispatch([]);
+    expect(result.exitCode).toBe(1);
+    const [record] = t.records();
+    expect(record!.status).toBe('failed');
+    expect(record!.reason).toMatch(/supervisor \(pid \d+\) was stopped/);
+    for (const pid of [record!.pid, record!.supervisorPid, ...t.grandchildren()]) expect(alive(pid), `pid ${pid}`).toBe(false);
+    expect(await t.leases()).toEqual([]);
   }, 60_000);
 
   it('is settled by the foreground dispatch when its supervisor is killed: agent gone, record failed, leases released', async () => {

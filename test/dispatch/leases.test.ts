@@ -111,6 +111,31 @@ describe('the lease journal', () => {
     expect(await acquireLease(journal, { lane: 'packages/payments', holder: 'bob', ttlMs: 60_000, now: at(0) })).toMatchObject({ status: 'acquired' });
   });
 
+  it('reports a line whose time to live is past 2^31−1 ms or whose date is no date as corrupt, and holds nothing for it', async () => {
+    await mkdir(path.dirname(journal), { recursive: true });
+    const lines = [
+      { v: 1, op: 'acquire', id: 'l-huge', lane: 'src', holder: 'm', at: '2026-11-29T12:00:00.000Z', ttlMs: 9e15 },
+      { v: 1, op: 'acquire', id: 'l-past', lane: 'src', holder: 'm', at: '-271821-04-20T00:00:00.000Z', ttlMs: 8.64e15 },
+      { v: 1, op: 'acquire', id: 'l-nodate', lane: 'src', holder: 'm', at: 'soon', ttlMs: 60_000 },
+      { v: 1, op: 'renew', id: 'l-ok', at: '2026-11-29T12:00:00.000Z', ttlMs: 2 ** 31 },
+      { v: 1, op: 'acquire', id: 'l-ok', lane: 'src', holder: 'm', at: '2026-11-29T12:00:00.000Z', ttlMs: 2 ** 31 - 1 },
+    ];
+    await writeFile(journal, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    const read = await readJournal(journal);
+    expect(read.corrupt.map((c) => c.line)).toEqual([1, 2, 3, 4]);
+    expect((await listLeases(journal, at(0))).leases.map((l) => l.id)).toEqual(['l-ok']);
+  });
+
+  it('folds events no schema checked without throwing: an expiry no Date can hold makes no lease', () => {
+    const events = [
+      { v: 1, op: 'acquire', id: 'a', lane: 'src', holder: 'm', at: '2026-11-29T12:00:00.000Z', ttlMs: 9e15 },
+      { v: 1, op: 'acquire', id: 'b', lane: 'docs', holder: 'm', at: '2026-11-29T12:00:00.000Z', ttlMs: 60_000 },
+      { v: 1, op: 'renew', id: 'b', at: '2026-11-29T12:00:01.000Z', ttlMs: Number.POSITIVE_INFINITY },
+    ] as LeaseEvent[];
+    expect(() => foldLeases(events, T0)).not.toThrow();
+    expect(foldLeases(events, T0).map((l) => [l.id, l.until])).toEqual([['b', '2026-11-29T12:01:00.000Z']]);
+  });
+
   it('recovers a lock left by a killed process', async () => {
     await mkdir(path.dirname(journal), { recursive: true });
     await mkdir(`${journal}.lock`);

@@ -1,4 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { durationProblem, parseDuration } from '@waves/dispatch';
+import { ConfigError } from '@waves/planner';
 import { UsageError } from './errors.js';
 
 export interface FlagSpec {
@@ -18,14 +20,55 @@ export interface ParsedArgs {
   positionals: string[];
 }
 
+/** `-1`, `-5m`, `-0.5`: a value a person meant, a negative number (parseArgs takes it for a flag). */
+const NUMBER_LIKE = /^-\.?\d/;
+
+/**
+ * A value that starts with a dash after a flag that takes one (`--top -1`, `--repo -x/y`): node's
+ * parseArgs calls it ambiguous. A number-like one is the flag's value — its own check then says
+ * what is wrong with it (`--top: expected an integer of at least 1, got -1`); a flag of the command
+ * means the value was forgotten; anything else must be written `--flag=value`.
+ */
+function disambiguate(command: string, specs: FlagSpecs, argv: readonly string[]): string[] {
+  const byName = new Map<string, [string, FlagSpec]>();
+  for (const [name, spec] of Object.entries(specs)) {
+    byName.set(`--${name}`, [name, spec]);
+    if (spec.short) byName.set(`-${spec.short}`, [name, spec]);
+  }
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const flag = byName.get(token);
+    const value = argv[i + 1];
+    if (!flag || flag[1].type !== 'string' || value === undefined || !value.startsWith('-') || value === '-') {
+      out.push(token);
+      continue;
+    }
+    const [name] = flag;
+    if (NUMBER_LIKE.test(value)) {
+      out.push(`--${name}=${value}`);
+      i += 1;
+      continue;
+    }
+    if (value === '--' || byName.has(value.split('=')[0]!)) throw new UsageError(`${command}: option --${name} needs a value`);
+    throw new UsageError(`--${name}: a value starting with - must be written --${name}=${value}`);
+  }
+  return out;
+}
+
 /** Parses argv strictly: an unknown flag or a missing value is a usage error naming the flag. */
 export function parseCommandArgs(command: string, specs: FlagSpecs, argv: readonly string[], positionals = false): ParsedArgs {
   const options: NonNullable<ParseArgsConfig['options']> = {};
   for (const [name, spec] of Object.entries(specs)) {
     options[name] = { type: spec.type, ...(spec.short ? { short: spec.short } : {}), ...(spec.multiple ? { multiple: true } : {}) };
   }
+  const args = disambiguate(command, specs, argv);
   try {
-    const parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: positionals });
+    const parsed = parseArgs({ args, options, strict: true, allowPositionals: positionals });
     return { values: parsed.values as ParsedArgs['values'], positionals: parsed.positionals };
   } catch (error) {
     const message = (error as Error).message;
@@ -83,6 +126,18 @@ export function intFlag(values: ParsedArgs['values'], name: string, min: number)
   const value = Number(raw);
   if (!Number.isSafeInteger(value) || value < min) throw new UsageError(`--${name}: expected an integer of at least ${min}, got ${raw.trim()}`);
   return value;
+}
+
+/**
+ * A duration from a flag or the config (`--timeout`, `leases.ttl`), in milliseconds: one that is not
+ * a duration, or is longer than a timer can wait (2^31−1 ms, 24.8 days), is an error naming where it
+ * came from — a usage error for a flag, a config error for a key — exit code 2 either way.
+ */
+export function durationOf(text: string, from: { flag: string } | { configKey: string }): number {
+  const ms = parseDuration(text);
+  if (ms !== null) return ms;
+  const problem = durationProblem(text) ?? `not a duration: ${JSON.stringify(text)}`;
+  throw 'flag' in from ? new UsageError(`--${from.flag}: ${problem}`) : new ConfigError(`config ${from.configKey}: ${problem}`);
 }
 
 export function enumFlag<T extends string>(values: ParsedArgs['values'], name: string, allowed: readonly T[]): T | undefined {

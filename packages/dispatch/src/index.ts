@@ -29,7 +29,9 @@ export {
   appendEvent,
   DEFAULT_JOURNAL,
   defaultHolder,
+  durationProblem,
   listLeases,
+  MAX_DURATION_MS,
   parseDuration,
   readJournal,
   releaseLease,
@@ -40,11 +42,13 @@ export {
 export type { AcquireResult, ChangeResult, CorruptLine, JournalLock, JournalRead, LeaseRequest } from './leases/lease-journal.js';
 export {
   isAlive,
+  isSameProcess,
   readRecord,
   readRecords,
   readSeal,
   readTrustedRecord,
   readSeals,
+  removeRecord,
   RunRecordSchema,
   RunScopeSchema,
   VerifyResultSchema,
@@ -54,6 +58,7 @@ export {
   runId,
   stamp,
   TERMINAL,
+  TrackedSchema,
   viewStatus,
   writeRecord,
   writeWitness,
@@ -79,13 +84,16 @@ export { DEFAULT_VERIFY_TIMEOUT, runVerify } from './harvest/run-verify.js';
 export { killGroup, superviseRun } from './runs/supervise.js';
 export type { SuperviseOptions } from './runs/supervise.js';
 export { childEnvironment, markerEntry, RUN_MARKER, secretsOf, TOKEN_VARIABLES } from './runs/agent-env.js';
-export { DEFAULT_GRACE_MS, groupRefusal, stopProcessTree } from './runs/kill-tree.js';
+export { DEFAULT_GRACE_MS, groupRefusal, markedProcesses, stopProcessTree } from './runs/kill-tree.js';
+export { DescendantTracker, TRACK_INTERVAL_MS } from './runs/track-descendants.js';
+export type { TrackedProcesses } from './runs/track-descendants.js';
+export { leasesByRun, releaseOwnLeases, runOfHolder } from './runs/run-leases.js';
 export type { TreeStop, TreeTarget } from './runs/kill-tree.js';
 export { keepLeases } from './runs/keep-leases.js';
 export type { KeepLeasesOptions, LeaseKeeper } from './runs/keep-leases.js';
 export { startLogged, truncationNote } from './runs/logged-process.js';
 export type { Exit, LoggedOptions, LoggedProcess } from './runs/logged-process.js';
-export { isRunning } from './runs/process-table.js';
+export { bootId, isRunning, isStopped, listProcesses, processStart, readOomScoreAdj } from './runs/process-table.js';
 export { REDACTED, redactFile, Redactor } from './runs/redact.js';
 export { stopRun } from './runs/stop-run.js';
 export type { StopOutcome, StopRunOptions } from './runs/stop-run.js';

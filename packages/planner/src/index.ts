@@ -5,7 +5,7 @@
 export { analyzePlan, planWaves, resolvePlanOptions, scopeOptionsFor, summaryLine } from './plan.js';
 export type { PlanAnalysis, PlanInput } from './plan.js';
 export { verifyPlan } from './verify/verify-plan.js';
-export { CLOCK_SKEW_MS, decideAcquire, foldLeases, lanesOverlap, LeaseEventSchema } from './leases/fold-leases.js';
+export { CLOCK_SKEW_MS, decideAcquire, foldLeases, lanesOverlap, LeaseEventSchema, MAX_LEASE_TTL_MS } from './leases/fold-leases.js';
 export { canonicalLane, checkLane, WHOLE_REPOSITORY } from './leases/canonical-lane.js';
 export type { LaneCheck } from './leases/canonical-lane.js';
 export type { AcquireDecision, Lease, LeaseEvent } from './leases/fold-leases.js';

@@ -4,12 +4,12 @@
  * would start each agent — shell-quoted, so it can be pasted and runs exactly that argv — with
  * the tier, the model and the rule that chose it; nothing is started, written or leased.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { agentTemplate, AgentTemplateError, buildDispatch, packagesOfPaths, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_VERIFY_TIMEOUT, parseDuration, RUNS_DIR, runWave, type DispatchOptions, type RunEvent } from '@waves/dispatch';
+import { agentTemplate, AgentTemplateError, buildDispatch, packagesOfPaths, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_VERIFY_TIMEOUT, MAX_DURATION_MS, RUNS_DIR, runWave, type DispatchOptions, type RunEvent } from '@waves/dispatch';
 import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, verifyPlan } from '@waves/planner';
-import { intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
+import { durationOf, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { configPath } from '../config/config-paths.js';
 import { UsageError } from '../errors.js';
 import { killGraceMs } from '../kill-grace.js';
@@ -22,7 +22,7 @@ import { loadPlanInput, SOURCE_FLAGS } from './plan-input.js';
 export const DISPATCH_FLAGS: FlagSpecs = {
   'dry-run': { type: 'boolean', description: 'Show the commands; start, write and lease nothing' },
   concurrency: { type: 'string', value: 'N', description: 'Most agents running at once', default: 'the wave size' },
-  timeout: { type: 'string', value: 'DURATION', description: 'Stop an agent still running after this (30m, 2h)', default: 'none' },
+  timeout: { type: 'string', value: 'DURATION', description: 'Stop an agent still running after this (30m, 2h; at most 24.8 days)', default: 'none' },
   detach: { type: 'boolean', description: 'Return once every agent is started (waves status follows them)' },
   agent: { type: 'string', value: 'NAME', description: 'opencode, claude, codex, or an agent of the config', default: 'opencode' },
   model: { type: 'string', value: 'M', description: 'One model for every agent of the run (overrides routing)' },
@@ -52,12 +52,18 @@ by default), under exclusive leases on each issue's paths:
     agent's environment unless agents.<name>.env in the config names them, and their values are
     redacted from its log; every agent carries WAVES_RUN=<run id>;
   - however a run ends (its own exit too), what is left of its processes — the whole process group,
-    and on Linux any process carrying its WAVES_RUN — gets SIGTERM, then SIGKILL 5 s later, and is
-    checked gone before the record is settled; a lost lease stops the run (failed);
-  - at most --concurrency agents at once; --timeout stops an agent (its whole process group);
+    and on Linux any process carrying its WAVES_RUN or found by the supervisor's descendant tracker
+    (children, their sessions and groups, writers of the agent's output, its inherited tag) — gets
+    SIGTERM, then SIGKILL 5 s later, and is checked gone before the record is settled; a lost lease
+    stops the run (failed), a loss at the agent's very start too;
+  - the run record is written before the leases are taken: a dispatch killed while it starts a run
+    leaves a run waves status shows stale, whose leases --reap (or waves stop) releases;
+  - at most --concurrency agents at once; --timeout (at most 24.8 days) stops an agent;
   - in the foreground (the default) waves waits, with a live line per running agent on a terminal, and
     Ctrl-C stops every agent, records them cancelled and releases their leases (exit code 130); a
-    supervisor that dies (kill -9) has its agent stopped and its run settled failed by the dispatch;
+    supervisor that dies (kill -9), stays stopped (SIGSTOP) more than 3 s, or has not settled its run
+    10 s after its timeout and the grace has its run stopped and settled by the dispatch (failed, or
+    timed_out past the timeout);
     --detach returns once every agent is started (waves status follows them, waves stop ends them).
 With --dry-run nothing is started, written or leased: each command is shown shell-quoted for POSIX
 shells (paste it and it runs exactly that argv) with its prompt, tier, model and routing rule.
@@ -95,8 +101,7 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   if (!dryRun && values.json) throw new UsageError('--json: only with --dry-run (waves status --json reports runs)');
   const concurrency = intFlag(values, 'concurrency', 1);
   const timeoutText = stringFlag(values, 'timeout');
-  const timeoutMs = timeoutText === undefined ? null : parseDuration(timeoutText);
-  if (timeoutText !== undefined && timeoutMs === null) throw new UsageError(`--timeout: expected a duration such as 30m or 2h, got ${JSON.stringify(timeoutText)}`);
+  const timeoutMs = timeoutText === undefined ? null : durationOf(timeoutText, { flag: 'timeout' });
   // A dry run writes nothing, not even the graph cache.
   const { input, config, root, journal, holder } = await loadPlanInput(values, io, { writeCache: !dryRun });
   let agent;
@@ -158,9 +163,11 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   }
   const index = wave ?? 1;
   const size = plan.waves.find((w) => w.index === index)!.issues.length;
-  const ttlText = config.config.leases?.ttl ?? '1h';
-  // A lease outlives the run it covers: at least the timeout, at least the configured time.
-  const ttlMs = Math.max(parseDuration(ttlText) ?? 3_600_000, (timeoutMs ?? 0) + 600_000);
+  const ttlText = config.config.leases?.ttl;
+  const configuredTtl = ttlText === undefined ? 3_600_000 : durationOf(ttlText, { configKey: 'leases.ttl' });
+  // A lease outlives the run it covers: at least the timeout, at least the configured time — and no
+  // more than the journal holds (the supervisor renews it while the agent runs anyway).
+  const ttlMs = Math.min(MAX_DURATION_MS, Math.max(configuredTtl, (timeoutMs ?? 0) + 600_000));
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
@@ -185,10 +192,11 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
       supervisor: [process.execPath, SUPERVISOR_BIN, '__run'],
       logMaxBytes: config.config.logs?.maxBytes ?? null,
       // Sealed in each record: the harvest runs these, whatever the config says by then.
-      verify: { commands: config.config.verify ?? [], timeoutMs: parseDuration(config.config.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT) ?? parseDuration(DEFAULT_VERIFY_TIMEOUT)! },
+      verify: { commands: config.config.verify ?? [], timeoutMs: durationOf(config.config.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, { configKey: 'verifyTimeout' }) },
       graceMs: killGraceMs(io.env),
       now: () => io.now(),
       signal: controller.signal,
+      afterLeases: pauseAfterLeases(io.env),
       onEvent: (event) => {
         if (live) live.print(event, describeEvent(event));
         else io.stderr(`${describeEvent(event)}\n`);
@@ -207,6 +215,20 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+/**
+ * For tests only: with WAVES_TEST_PAUSE_AFTER_LEASES=FILE, the dispatch writes the run id to FILE
+ * once a run's leases are taken, and waits there for ever — so that a test can kill it (-9) at that
+ * exact point, without guessing a delay. Not a feature: undocumented outside this comment.
+ */
+function pauseAfterLeases(env: CliIo['env']): ((runId: string) => Promise<void>) | undefined {
+  const file = env.WAVES_TEST_PAUSE_AFTER_LEASES;
+  if (!file) return undefined;
+  return async (runId) => {
+    await writeFile(file, `${runId}\n`);
+    await new Promise<never>(() => setInterval(() => undefined, 60_000));
+  };
 }
 
 /** The bin that starts supervisors: the one this process runs from. */

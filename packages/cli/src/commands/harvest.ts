@@ -10,7 +10,6 @@ import {
   harvestRun,
   HarvestBusyError,
   packagesOfPaths,
-  parseDuration,
   readRecords,
   readSeals,
   RUNS_DIR,
@@ -18,7 +17,7 @@ import {
   type RunRecord,
 } from '@waves/dispatch';
 import { buildRepoGraph, listRepoFiles, readWorkspace, sumAccuracy } from '@waves/planner';
-import { intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
+import { durationOf, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { loadConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
 import { killGraceMs } from '../kill-grace.js';
@@ -141,6 +140,9 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
   if (type !== undefined && !/^[a-z][\w-]*$/i.test(type)) throw new UsageError(`--type: expected a word such as fix, feat or chore, got ${JSON.stringify(type)}`);
   if (type !== undefined && !values.commit) throw new UsageError('--type names the commit type: it needs --commit');
   if (values.signoff && !values.commit) throw new UsageError('--signoff signs the commits: it needs --commit');
+  // A flag that is wrong whatever the runs: exit 2 before anything is read.
+  const verifyTimeoutFlag = stringFlag(values, 'verify-timeout');
+  if (verifyTimeoutFlag !== undefined) durationOf(verifyTimeoutFlag, { flag: 'verify-timeout' });
   const { root } = await rootFlag(values, io);
   const runsDir = path.join(root, RUNS_DIR);
   const { records: listed, unreadable } = await readRecords(runsDir);
@@ -162,11 +164,11 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
   }
 
   const { config } = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
-  const timeoutText = stringFlag(values, 'verify-timeout') ?? config.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT;
-  const verifyTimeoutMs = parseDuration(timeoutText);
-  if (verifyTimeoutMs === null) throw new UsageError(`--verify-timeout: expected a duration such as 10m or 1h, got ${JSON.stringify(timeoutText)}`);
   // The person's flag wins over the timeout sealed at dispatch; the config's only counts for older records.
-  const verifyTimeoutFlag = stringFlag(values, 'verify-timeout') !== undefined;
+  const verifyTimeoutMs =
+    verifyTimeoutFlag !== undefined
+      ? durationOf(verifyTimeoutFlag, { flag: 'verify-timeout' })
+      : durationOf(config.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, { configKey: 'verifyTimeout' });
   const { runs, dispatch, label } = pickRuns(records, values);
   // The repository as the planner sees it (graph from the cache when unchanged), for {packages} and the accuracy.
   const listing = await listRepoFiles(root);
@@ -197,7 +199,7 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
             signoff: Boolean(values.signoff),
             verify: config.verify ?? [],
             verifyTimeoutMs,
-            verifyTimeoutFromFlag: verifyTimeoutFlag,
+            verifyTimeoutFromFlag: verifyTimeoutFlag !== undefined,
             logMaxBytes: config.logs?.maxBytes ?? null,
             graceMs: killGraceMs(io.env),
             serialGlobs: config.serial ?? [],

@@ -5,9 +5,9 @@
  */
 import path from 'node:path';
 import Table from 'cli-table3';
-import { acquireLease, DEFAULT_JOURNAL, defaultHolder, listLeases, parseDuration, readJournal, releaseLease, renewLease } from '@waves/dispatch';
+import { acquireLease, DEFAULT_JOURNAL, defaultHolder, listLeases, readJournal, releaseLease, renewLease } from '@waves/dispatch';
 import { checkLane, createRepoTree, listRepoFiles, readWorkspace, resolveLaneName, WHOLE_REPOSITORY } from '@waves/planner';
-import { parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
+import { durationOf, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { configPath } from '../config/config-paths.js';
 import { loadConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
@@ -19,7 +19,7 @@ export const EXIT_REFUSED = 3;
 
 export const LEASE_FLAGS: FlagSpecs = {
   holder: { type: 'string', value: 'H', description: 'Who holds the lease', default: 'leases.holder of the config, else user@host' },
-  ttl: { type: 'string', value: 'DURATION', description: 'How long the lease lives (30m, 1h, 2d)', default: 'leases.ttl of the config, else 1h' },
+  ttl: { type: 'string', value: 'DURATION', description: 'How long the lease lives (30m, 1h, 2d; at most 24.8 days)', default: 'leases.ttl of the config, else 1h' },
   root: { type: 'string', value: 'DIR', description: 'Repository whose journal to use', default: 'the current directory' },
   config: { type: 'string', value: 'FILE', description: 'Config file', default: 'waves.config.json at the root, if any' },
   json: { type: 'boolean', description: 'Print the answer as JSON' },
@@ -59,9 +59,9 @@ async function journalOf(values: ReturnType<typeof parseCommandArgs>['values'], 
   const { config } = loaded;
   const journal = await configPath(loaded, root, 'leases.journal', config.leases?.journal ?? DEFAULT_JOURNAL);
   const holder = stringFlag(values, 'holder') ?? config.leases?.holder ?? defaultHolder();
-  const ttlText = stringFlag(values, 'ttl') ?? config.leases?.ttl ?? '1h';
-  const ttlMs = parseDuration(ttlText);
-  if (ttlMs === null) throw new UsageError(`--ttl: expected a duration such as 30m, 1h or 2d, got ${JSON.stringify(ttlText)}`);
+  const ttlFlag = stringFlag(values, 'ttl');
+  const ttlMs =
+    ttlFlag !== undefined ? durationOf(ttlFlag, { flag: 'ttl' }) : config.leases?.ttl !== undefined ? durationOf(config.leases.ttl, { configKey: 'leases.ttl' }) : 3_600_000;
   return { root, journal, holder, ttlMs };
 }
 

@@ -1,19 +1,39 @@
 /**
  * `waves status`: every agent run of the repository from its record — status, duration, issue,
- * log — with the runs whose processes vanished without settling shown as stale; `--reap`
- * settles those and releases their leases.
+ * log — with the runs whose processes vanished without settling shown as stale (a starting run
+ * too, once the dispatch starting it is gone); `--reap` settles those and releases their leases —
+ * every lease held in the run's name, listed in its record or not. Leases held in the name of a
+ * run that has no record at all (orphans) are shown too, and `--reap` releases them once no
+ * process of that run is left.
  */
 import path from 'node:path';
-import { isRunning, readRecords, releaseLeases, RUNS_DIR, viewStatus, writeRecord } from '@waves/dispatch';
+import {
+  DEFAULT_JOURNAL,
+  isRunning,
+  isStopped,
+  leasesByRun,
+  listLeases,
+  markedProcesses,
+  readRecords,
+  readSeals,
+  releaseLeases,
+  releaseOwnLeases,
+  RUNS_DIR,
+  viewStatus,
+  writeRecord,
+} from '@waves/dispatch';
 import { parseCommandArgs, renderFlags, type FlagSpecs } from '../args.js';
+import { configPath } from '../config/config-paths.js';
+import { loadConfig } from '../config/load-config.js';
 import type { CliIo } from '../io.js';
-import { duration, renderRuns } from '../render/runs-table.js';
+import { duration, renderRuns, type OrphanRow } from '../render/runs-table.js';
+import { safeText } from '../render/safe-text.js';
 import { rootFlag } from '../root-flag.js';
 
 export const STATUS_FLAGS: FlagSpecs = {
   root: { type: 'string', value: 'DIR', description: 'Repository whose runs to show', default: 'the current directory' },
   json: { type: 'boolean', description: 'Print the runs as JSON' },
-  reap: { type: 'boolean', description: 'Settle stale runs (record them failed) and release their leases' },
+  reap: { type: 'boolean', description: 'Settle stale runs (record them failed) and release their leases, and the leases of orphans' },
   debug: { type: 'boolean', description: 'Show stack traces of errors' },
   help: { type: 'boolean', short: 'h', description: 'Show this help' },
 };
@@ -21,10 +41,13 @@ export const STATUS_FLAGS: FlagSpecs = {
 export const STATUS_HELP = `Usage: waves status [--root DIR] [--json] [--reap]
 
 Lists every agent run under .dispatch-runs/: issue, status (starting, running, succeeded, failed,
-timed_out, cancelled — or stale, when its processes are gone and it never settled), duration
-and log. --reap settles the stale ones as failed and releases their leases. A run whose agent
-still runs after its supervisor died (kill -9) shows as running, with a line on stderr: waves
-stop stops it.
+timed_out, cancelled — or stale, when its processes are gone and it never settled, or it was
+starting and the dispatch starting it is gone), duration and log. --reap settles the stale ones as
+failed and releases every lease held in their name. A run whose agent still runs after its
+supervisor died (kill -9) or while its supervisor is stopped shows as running, with a line on
+stderr: waves stop stops it. Leases held in the name of a run that has no record (left by an
+older waves, or a record deleted) show as orphan, on stderr and as a row of the table; --reap
+releases them once no process of that run is left (Linux: none carries its WAVES_RUN).
 
 Options:
 ${renderFlags(STATUS_FLAGS)}
@@ -37,7 +60,11 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
     return 0;
   }
   const { root } = await rootFlag(values, io);
-  const { records, unreadable } = await readRecords(path.join(root, RUNS_DIR));
+  const loaded = await loadConfig(root, undefined, io.cwd);
+  const journal = await configPath(loaded, root, 'leases.journal', loaded.config.leases?.journal ?? DEFAULT_JOURNAL);
+  const now = () => io.now();
+  const runsDir = path.join(root, RUNS_DIR);
+  const { records, unreadable } = await readRecords(runsDir);
   for (const file of unreadable) io.stderr(`waves: ${path.relative(root, file)} is not a run record, skipped\n`);
   const rows = [];
   // Oldest first.
@@ -48,18 +75,57 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
     if (view === 'stale' && values.reap) {
       current = { ...record, status: 'failed', reason: 'stale: its processes were gone before it settled (reaped)', endedAt: io.now().toISOString() };
       await writeRecord(file, current);
-      await releaseLeases(record.journal, record.leaseIds, () => io.now());
+      await releaseLeases(record.journal, record.leaseIds, now);
+      // Also those its record does not list (the dispatch was killed right after it took them).
+      const id = path.basename(file, '.json');
+      for (const where of new Set([record.journal, journal])) await releaseOwnLeases(where, id, now);
       io.stderr(`waves: reaped ${record.id} (#${record.issue.number}); its leases are released\n`);
       view = 'failed';
     }
     // Its agent runs on with nobody to enforce the timeout, keep the leases or settle the record.
     if ((view === 'running' || view === 'starting') && record.supervisorPid !== null && !isRunning(record.supervisorPid)) {
       io.stderr(`waves: ${record.id} (#${record.issue.number}) has lost its supervisor; waves stop --run ${record.id} stops it\n`);
+    } else if ((view === 'running' || view === 'starting') && record.supervisorPid !== null && isStopped(record.supervisorPid)) {
+      io.stderr(`waves: ${record.id} (#${record.issue.number}) has a stopped supervisor (pid ${record.supervisorPid}, SIGSTOP); waves stop --run ${record.id} stops it\n`);
     }
     rows.push({ record: current, view });
   }
+  const orphans = await orphanLeases(runsDir, journal, records.map((r) => r.file).concat(unreadable), Boolean(values.reap), now, io);
   if (values.json) {
     io.stdout(`${JSON.stringify(rows.map(({ record, view }) => ({ ...record, status: view, recorded: record.status, duration: duration(record) })), null, 2)}\n`);
-  } else io.stdout(renderRuns(rows, { root }));
+  } else io.stdout(renderRuns(rows, { root, orphans }));
   return 0;
+}
+
+/**
+ * Leases held in the name of a run (`<holder>/resolve-N-…`) that has no record nor seal: an older
+ * waves killed between its leases and its record, or a record deleted. Each is reported; with
+ * `reap`, released once no process of that run is left. Returns those still held.
+ */
+async function orphanLeases(runsDir: string, journal: string, files: readonly string[], reap: boolean, now: () => Date, io: CliIo): Promise<OrphanRow[]> {
+  const { leases } = await listLeases(journal, now);
+  const byRun = leasesByRun(leases);
+  if (byRun.size === 0) return [];
+  const known = new Set(files.map((f) => path.basename(f, '.json')));
+  for (const file of (await readSeals(runsDir).catch(() => new Map())).keys()) known.add(path.basename(file, '.json'));
+  const rows: OrphanRow[] = [];
+  for (const [run, held] of byRun) {
+    if (known.has(run)) continue;
+    const lanes = held.map((l) => safeText(l.lane));
+    const marked = markedProcesses(run);
+    if (reap && marked !== null && marked.length === 0) {
+      await releaseOwnLeases(journal, run, now);
+      io.stderr(`waves: released the leases of ${run} (${lanes.join(', ')}): held in the name of a run that has no record and no process left\n`);
+      continue;
+    }
+    const next =
+      marked === null
+        ? 'whether its processes still run cannot be told here (no /proc): waves lease release ID frees a lease'
+        : marked.length > 0
+          ? `its process(es) ${marked.join(', ')} still run; once they are stopped, waves status --reap releases them`
+          : 'waves status --reap releases them';
+    io.stderr(`waves: ${run} has no record but holds leases on ${lanes.join(', ')} (orphan); ${next}\n`);
+    rows.push({ run, lanes, until: held.map((l) => l.until).sort().at(-1)! });
+  }
+  return rows;
 }

@@ -31,10 +31,12 @@ one the same way:
   1. its supervisor, when it is alive, is asked to stop the run (SIGTERM): it stops the agent's
      whole process group (SIGTERM, 5 s of grace, SIGKILL), checks it is gone, records the run
      cancelled and releases its leases;
-  2. otherwise (the supervisor was killed, or did not answer) waves does it itself: SIGTERM, the
-     grace, SIGKILL to the run's recorded process group and to every process marked with the
-     run's id, a check that none is left, then the record settled cancelled with the reason, and
-     the leases the run holds in its own name released.
+  2. otherwise (the supervisor was killed, is stopped, or did not answer) waves does it itself:
+     SIGTERM, the grace, SIGKILL to the run's recorded process group, to every process marked with
+     the run's id and (Linux) to every process the supervisor's tracker recorded in the sealed
+     record (each pid only with its recorded start time), a check that none is left, then the
+     record settled cancelled with the reason, and every lease held in the run's name released
+     (a run the dispatch was killed while starting too).
 Use it after killing waves dispatch and its supervisors (kill -9, a crashed terminal): their
 agents keep running, and waves status shows them running, until waves stop ends them.
 

@@ -10,8 +10,17 @@ export function duration(record: RunRecord, now = Date.now()): string {
   return seconds < 60 ? `${seconds}s` : seconds < 3600 ? `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s` : `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`;
 }
 
-export function renderRuns(rows: readonly { record: RunRecord; view: RunView }[], options: { root: string }): string {
-  if (rows.length === 0) return 'No run.\n';
+/** Leases held in the name of a run that has no record. */
+export interface OrphanRow {
+  run: string;
+  lanes: string[];
+  /** The latest end of its leases. */
+  until: string;
+}
+
+export function renderRuns(rows: readonly { record: RunRecord; view: RunView }[], options: { root: string; orphans?: readonly OrphanRow[] }): string {
+  const orphans = options.orphans ?? [];
+  if (rows.length === 0 && orphans.length === 0) return 'No run.\n';
   // Once a run is harvested, what the harvest saw.
   const harvested = rows.some((r) => r.record.witness);
   const table = new Table({ head: ['Run', 'Issue', 'Status', 'Duration', 'Log', ...(harvested ? ['Harvest'] : [])], style: { head: [], border: [] } });
@@ -25,6 +34,10 @@ export function renderRuns(rows: readonly { record: RunRecord; view: RunView }[]
       safeText(path.relative(options.root, record.log)),
       ...(harvested ? [witnessCell(record)] : []),
     ]);
+  }
+  for (const orphan of orphans) {
+    const issue = /^resolve-(\d+)-/.exec(orphan.run)?.[1];
+    table.push([safeText(orphan.run), issue ? `#${issue}` : '—', `orphan: leases held, no record (${orphan.lanes.join(', ')})`, '—', '—', ...(harvested ? ['—'] : [])]);
   }
   return `${table.toString()}\n`;
 }

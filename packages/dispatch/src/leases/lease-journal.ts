@@ -11,7 +11,7 @@ import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { canonicalLane, decideAcquire, foldLeases, LeaseEventSchema, WavesError, type Lease, type LeaseEvent } from '@waves/planner';
+import { canonicalLane, decideAcquire, foldLeases, LeaseEventSchema, MAX_LEASE_TTL_MS, WavesError, type Lease, type LeaseEvent } from '@waves/planner';
 
 export const DEFAULT_JOURNAL = '.waves/leases.jsonl';
 
@@ -36,13 +36,29 @@ export function defaultHolder(): string {
   return `${user}@${hostname()}`;
 }
 
-/** `30m`, `1h`, `2d`, `500ms` → milliseconds; null when it is not a duration. */
+/**
+ * The longest duration waves takes anywhere (a timeout, a lease's time to live, a verification's
+ * limit): 2^31−1 ms, about 24.8 days. A Node timer given more fires at once (a `--timeout 1000h`
+ * timed every agent out instantly, an `8000h` lease renewed itself in a loop), and the journal
+ * refuses a longer time to live (`MAX_LEASE_TTL_MS`).
+ */
+export const MAX_DURATION_MS = MAX_LEASE_TTL_MS;
+
+/** `30m`, `1h`, `2d`, `500ms` → milliseconds; null when it is not a duration, or one longer than `MAX_DURATION_MS`. */
 export function parseDuration(text: string): number | null {
   const match = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
   if (!match) return null;
   const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
   const value = Number(match[1]) * unit;
-  return value > 0 && Number.isSafeInteger(value) ? value : null;
+  return value > 0 && value <= MAX_DURATION_MS ? value : null;
+}
+
+/** Why a text is not a duration waves takes (for a message after the flag or key), or null when it is one. */
+export function durationProblem(text: string): string | null {
+  if (parseDuration(text) !== null) return null;
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
+  if (match && Number(match[1]) > 0) return `longer than 2^31-1 ms (24.8 days), the longest a timer can wait, got ${JSON.stringify(text)}`;
+  return `expected a duration such as 30m, 2h or 500ms (at most 24.8 days), got ${JSON.stringify(text)}`;
 }
 
 export async function readJournal(file: string): Promise<JournalRead> {

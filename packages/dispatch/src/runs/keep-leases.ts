@@ -5,12 +5,14 @@
  * lane now, so the run must stop. The journal's directory is watched, so that a loss is seen
  * when it happens rather than at the next renewal; a renewal that fails (a lock held too long) is
  * retried at the next one, and counts as a loss once the leases have gone unrenewed for their
- * whole time.
+ * whole time. The keeper starts before the agent does, and `verify()` checks the leases are still
+ * held — before the agent is started, and once more right after — so that a loss at the very start
+ * (the journal emptied as the agent starts) is seen too.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { foldLeases } from '@waves/planner';
-import { readJournal, renewLease } from '../leases/lease-journal.js';
+import { MAX_DURATION_MS, readJournal, renewLease } from '../leases/lease-journal.js';
 
 export interface KeepLeasesOptions {
   journal: string;
@@ -24,6 +26,8 @@ export interface KeepLeasesOptions {
 }
 
 export interface LeaseKeeper {
+  /** Checks now that every lease is still active (confirmed under the lock); a loss calls `onLost`. */
+  verify(): Promise<void>;
   stop(): void;
 }
 
@@ -35,7 +39,7 @@ export function keepLeases(options: KeepLeasesOptions): LeaseKeeper {
   const lanes = new Map<string, string>();
   const laneOf = (id: string) => lanes.get(id) ?? id;
   // The lanes, for the message: read once, while the journal still holds them.
-  void readJournal(journal)
+  const lanesRead = readJournal(journal)
     .then(({ events }) => {
       for (const e of events) if (e.op === 'acquire' && ids.includes(e.id)) lanes.set(e.id, e.lane);
     })
@@ -87,9 +91,15 @@ export function keepLeases(options: KeepLeasesOptions): LeaseKeeper {
   } catch {
     // No watching here (inotify limits…): the renewals still find a loss.
   }
-  const timer = setInterval(() => void renew(), Math.max(1_000, Math.floor(ttlMs / 3)));
+  // A third of the time to live (at most a Node timer's reach, at least a second).
+  const timer = setInterval(() => void renew(), Math.min(MAX_DURATION_MS, Math.max(1_000, Math.floor(ttlMs / 3))));
 
   return {
+    async verify() {
+      await lanesRead;
+      if (pending) clearTimeout(pending);
+      await check();
+    },
     stop() {
       stopped = true;
       clearInterval(timer);

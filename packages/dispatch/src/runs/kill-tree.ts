@@ -9,9 +9,14 @@
  * Such a group is signalled only when it is not pid 0 or 1, not waves' own group, and (on Linux)
  * every live member carries the run's marker; otherwise it is refused, and only the marked
  * processes are stopped, one by one.
+ *
+ * On Linux a descendant tracker (track-descendants.ts) adds the processes that left both the group
+ * and the marker behind: the supervisor's own while it runs, or one resumed from the sealed
+ * record's `tracked`. It looks again at each look here, so a process forked meanwhile is found too.
  */
 import { markerEntry } from './agent-env.js';
 import { environHas, listProcesses, ownProcessGroup } from './process-table.js';
+import type { DescendantTracker } from './track-descendants.js';
 
 export const DEFAULT_GRACE_MS = 5_000;
 /** How long SIGKILL may take to show: a process in uninterruptible sleep dies when it wakes. */
@@ -25,6 +30,8 @@ export interface TreeTarget {
   runId: string | null;
   /** True when waves started the group itself (the supervisor's own child); false when read from a record. */
   trusted: boolean;
+  /** The run's descendant tracker (Linux), or null. */
+  tracker?: DescendantTracker | null;
 }
 
 export interface TreeStop {
@@ -54,10 +61,18 @@ export function groupRefusal(pgid: number, runId: string | null): string | null 
   return null;
 }
 
+/** The live processes carrying a run's marker (waves itself left out), or null where that cannot be known (no /proc). */
+export function markedProcesses(runId: string): number[] | null {
+  const table = listProcesses();
+  if (table === null) return null;
+  const entry = markerEntry(runId);
+  return table.filter((p) => p.pid > 1 && p.pid !== process.pid && environHas(p.pid, entry)).map((p) => p.pid);
+}
+
 interface Sighting {
   /** Whether the group still has live members (and may be signalled). */
   group: boolean;
-  /** Live marked processes (outside the group or in it). */
+  /** Live marked or tracked processes (outside the group or in it). */
   marked: number[];
 }
 
@@ -74,7 +89,12 @@ export async function stopProcessTree(target: TreeTarget, options: { graceMs?: n
     }
     // Never waves itself: a `waves stop` started from an agent's shell carries that run's marker too.
     const own = ownProcessGroup();
-    const marked = table === null || entry === null ? [] : table.filter((p) => p.pid > 1 && p.pid !== process.pid && p.pgid !== own && environHas(p.pid, entry)).map((p) => p.pid);
+    const mayStop = (p: { pid: number; pgid: number }) => p.pid > 1 && p.pid !== process.pid && p.pgid !== own;
+    const marked = table === null || entry === null ? [] : table.filter((p) => mayStop(p) && environHas(p.pid, entry)).map((p) => p.pid);
+    if (table !== null && target.tracker) {
+      const tracked = new Set(target.tracker.observe(table));
+      for (const p of table) if (tracked.has(p.pid) && mayStop(p) && !marked.includes(p.pid)) marked.push(p.pid);
+    }
     return { group, marked };
   };
   const send = (seen: Sighting, signal: NodeJS.Signals) => {

@@ -8,26 +8,33 @@
  * 0)` to fail there would wait forever.
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 export interface ProcessEntry {
   pid: number;
+  /** Its parent (1, or a subreaper, once its parent is gone). */
+  ppid: number;
   /** Its process group. */
   pgid: number;
-  /** One letter: R, S, D, Z (zombie), X (dead)… */
+  /** Its session. */
+  sid: number;
+  /** When it started, in clock ticks after boot: with the pid, what tells it from a later process given the same pid. */
+  start: number;
+  /** One letter: R, S, D, T (stopped), Z (zombie), X (dead)… */
   state: string;
 }
 
 /** `/proc/<pid>/stat` → entry; the command name in parentheses may itself hold spaces and `)`. */
-function readStat(pid: number): ProcessEntry | null {
+export function readProcess(pid: number): ProcessEntry | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { pid, state: fields[0] ?? '?', pgid: Number(fields[2]) };
+    return { pid, state: fields[0] ?? '?', ppid: Number(fields[1]), pgid: Number(fields[2]), sid: Number(fields[3]), start: Number(fields[19]) };
   } catch {
     return null;
   }
 }
+const readStat = readProcess;
 
 let procKnown: boolean | undefined;
 const hasProc = () => (procKnown ??= readStat(process.pid) !== null);
@@ -42,6 +49,64 @@ export function listProcesses(): ProcessEntry[] | null {
     if (entry && entry.state !== 'Z' && entry.state !== 'X') entries.push(entry);
   }
   return entries;
+}
+
+/** The pids /proc lists (processes, not threads), or null without /proc. */
+export function listPids(): number[] | null {
+  if (!hasProc()) return null;
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) if (/^\d+$/.test(name)) pids.push(Number(name));
+  return pids;
+}
+
+/** Whether /proc can be read here (Linux). */
+export const hasProcessTable = (): boolean => hasProc();
+
+/** This boot's id (`/proc/sys/kernel/random/boot_id`): start times count from the boot, so they mean nothing in another. */
+export function bootId(): string | null {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/** A process's state letter (`T`: stopped), or null when it is gone or there is no /proc. */
+export function processState(pid: number): string | null {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return null;
+  return readStat(pid)?.state ?? null;
+}
+
+/** Whether a process is stopped (SIGSTOP, or stopped by a tracer): it runs nothing until continued. */
+export function isStopped(pid: number): boolean {
+  const state = processState(pid);
+  return state === 'T' || state === 't';
+}
+
+/** When a process started (clock ticks after boot), or null when it is gone or there is no /proc. */
+export function processStart(pid: number): number | null {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return null;
+  return readStat(pid)?.start ?? null;
+}
+
+/** A process's `oom_score_adj` (inherited by its children, kept across exec, setsid and `env -i`), or null. */
+export function readOomScoreAdj(pid: number): number | null {
+  try {
+    const value = Number(readFileSync(`/proc/${pid}/oom_score_adj`, 'utf8').trim());
+    return Number.isInteger(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Sets this process's `oom_score_adj`; false when it may not (lowering it needs a privilege it may lack). */
+export function writeOwnOomScoreAdj(value: number): boolean {
+  try {
+    writeFileSync('/proc/self/oom_score_adj', `${value}\n`);
+    return readOomScoreAdj(process.pid) === value;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether a process runs (a zombie does not). */

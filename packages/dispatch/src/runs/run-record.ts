@@ -6,11 +6,12 @@
  * (record-seal.ts), outside the repository, then to the copy beside the log.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '@waves/planner';
-import { FIXED_AT_DISPATCH, readSealText, sealedNames, writeSealText } from './record-seal.js';
+import { isRunning, processStart } from './process-table.js';
+import { FIXED_AT_DISPATCH, readSealText, sealedNames, sealFileOf, writeSealText } from './record-seal.js';
 
 export const RUNS_DIR = '.dispatch-runs';
 export const TERMINAL = ['succeeded', 'failed', 'timed_out', 'cancelled'] as const;
@@ -106,6 +107,19 @@ export const WitnessSchema = z.object({
   }),
 });
 
+/** What the supervisor's descendant tracker knows (track-descendants.ts), kept for `waves stop` and a takeover. */
+export const TrackedSchema = z.object({
+  boot: z.string().nullable(),
+  since: z.number().int().nonnegative(),
+  pids: z.array(z.object({ pid: z.number().int().positive(), start: z.number().int().nonnegative() })),
+  sessions: z.array(z.number().int().positive()),
+  outputs: z.array(z.string()),
+  tag: z.number().int().nullable().optional(),
+});
+
+/** A process as the record names it: its pid and, where /proc tells, its start time (so that a reused pid is not it). */
+export const ProcessIdentitySchema = z.object({ pid: z.number().int().positive(), start: z.number().int().nonnegative().nullable() });
+
 export type RunScope = z.infer<typeof RunScopeSchema>;
 export type Witness = z.infer<typeof WitnessSchema>;
 export type VerifyResult = z.infer<typeof VerifyResultSchema>;
@@ -132,6 +146,10 @@ export const RunRecordSchema = z.object({
   supervisorPid: z.number().int().nullable(),
   /** The agent's process (the leader of its own process group). */
   pid: z.number().int().nullable(),
+  /** The `waves dispatch` that wrote the record (before it took the leases): while it lives, a starting run is not stale. */
+  dispatcher: ProcessIdentitySchema.nullable().optional(),
+  /** The run's processes the supervisor's tracker found (Linux; updated while the agent runs). */
+  tracked: TrackedSchema.optional(),
   status: z.enum(['starting', 'running', ...TERMINAL]),
   exitCode: z.number().int().nullable(),
   signal: z.string().nullable(),
@@ -176,8 +194,14 @@ export function runFiles(runsDir: string, id: string): { record: string; log: st
  * record given holds (it may have been read from a copy an agent rewrote). A record found in the
  * repository without a seal (dispatched by an older waves, or its seal deleted) stays unsealed.
  */
-export async function writeRecord(file: string, record: RunRecord): Promise<void> {
+export async function writeRecord(file: string, record: RunRecord, options: { fixing?: boolean } = {}): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
+  // The dispatch writes its record in steps while it starts the run (first, before the leases;
+  // then their ids; then where the run starts from): it fixes those fields, from memory.
+  if (options.fixing) {
+    await writeBoth(file, record, true);
+    return;
+  }
   const isNew = !existsSync(file);
   let sealed: RunRecord | null;
   try {
@@ -190,6 +214,12 @@ export async function writeRecord(file: string, record: RunRecord): Promise<void
   }
   const next: RunRecord = sealed ? { ...record, ...pickFixed(sealed), witness: sealed.witness } : record;
   await writeBoth(file, next, sealed !== null || isNew);
+}
+
+/** Removes a record and its seal (a run the dispatch did not start after all: its lease was refused). */
+export async function removeRecord(file: string): Promise<void> {
+  await rm(await sealFileOf(file), { force: true }).catch(() => undefined);
+  await rm(file, { force: true });
 }
 
 /** Writes the harvest's witness into a record (the seal's fields kept, when there is one). */
@@ -289,8 +319,20 @@ export function isAlive(pid: number | null): boolean {
 
 export type RunView = RunRecord['status'] | 'stale';
 
-/** A record's status as seen now: a run whose processes are gone without a terminal status is stale. */
+/** Whether the process a record names still runs: the same pid and, where /proc tells, the same start time. */
+export function isSameProcess(identity: { pid: number; start: number | null } | null | undefined): boolean {
+  if (!identity || !isRunning(identity.pid)) return false;
+  const start = processStart(identity.pid);
+  return identity.start === null || start === null || start === identity.start;
+}
+
+/**
+ * A record's status as seen now: a run whose processes are gone without a terminal status is stale
+ * — a starting one too, once the dispatch that was starting it is gone (killed before its
+ * supervisor started).
+ */
 export function viewStatus(record: RunRecord): RunView {
   if ((TERMINAL as readonly string[]).includes(record.status)) return record.status;
-  return isAlive(record.supervisorPid) || isAlive(record.pid) ? record.status : 'stale';
+  if (isAlive(record.supervisorPid) || isAlive(record.pid)) return record.status;
+  return record.status === 'starting' && isSameProcess(record.dispatcher) ? record.status : 'stale';
 }

@@ -1,11 +1,13 @@
 /**
- * Runs one wave: for each issue, in rank order, take leases on its paths (all or none); when a
- * lease is refused, skip the issue and take the next candidate that fits; optionally create its
- * git worktree; write its run record and start its supervisor, at most `concurrency` at a time.
+ * Runs one wave: for each issue, in rank order, write its run record (naming this dispatch), then
+ * take leases on its paths (all or none) in the run's name; when a lease is refused, drop the
+ * record, skip the issue and take the next candidate that fits; optionally create its git
+ * worktree; complete the record and start its supervisor, at most `concurrency` at a time.
  * In the foreground, wait for every run and stop them all on abort (Ctrl-C); detached, return
  * once every supervisor is started. A foreground dispatch also watches its supervisors: one that
  * dies without settling its run (kill -9) leaves an agent nobody watches, so the dispatch stops
- * that agent's processes itself and settles the run failed, saying why.
+ * that agent's processes itself and settles the run failed, saying why; so does one whose
+ * supervisor is stopped (SIGSTOP) or has not settled its run well past its timeout.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,12 +16,14 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { isDirectoryLeaf, nextCandidate, WHOLE_REPOSITORY, type Plan, type PlanAnalysis, type PlanIssue } from '@waves/planner';
 import { buildIssueDispatch, type DispatchOptions } from '../build-dispatch.js';
-import { acquireLeases, releaseLeases } from '../leases/lease-journal.js';
+import { acquireLeases, MAX_DURATION_MS, releaseLeases } from '../leases/lease-journal.js';
 import { currentBranch, dirtySnapshot, GIT_OPTIONS, headCommit, workTreeOf } from '../harvest/git-changes.js';
 import { readGitState } from '../harvest/git-snapshot.js';
 import { readRefs } from '../harvest/ref-snapshot.js';
 import { DEFAULT_GRACE_MS } from './kill-tree.js';
-import { readTrustedRecord, runFiles, runId, stamp, TERMINAL, writeRecord, type RunRecord, type RunScope } from './run-record.js';
+import { isStopped, processStart } from './process-table.js';
+import { releaseOwnLeases } from './run-leases.js';
+import { readTrustedRecord, removeRecord, runFiles, runId, stamp, TERMINAL, writeRecord, type RunRecord, type RunScope } from './run-record.js';
 import { stopRun } from './stop-run.js';
 import { killGroup } from './supervise.js';
 
@@ -59,6 +63,12 @@ export interface RunWaveOptions {
   logMaxBytes?: number | null;
   /** The verification in force now (the config's), sealed in each record for the harvest. */
   verify?: { commands: readonly (readonly string[])[]; timeoutMs: number };
+  /**
+   * Called once a run's leases are taken, before its record lists them or anything else happens.
+   * For tests only: the CLI sets it from WAVES_TEST_PAUSE_AFTER_LEASES, to kill a dispatch at that
+   * exact point deterministically.
+   */
+  afterLeases?: (runId: string) => Promise<void>;
 }
 
 export interface WaveResult {
@@ -81,7 +91,7 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
   const started = new Set<number>();
   const considered = new Set<number>();
   const skipped: WaveResult['skipped'] = [];
-  const running = new Map<number, { child: ChildProcess; recordFile: string; exited: Promise<void> }>();
+  const running = new Map<number, Started>();
   const records: string[] = [];
   let cancelled = false;
   // The runs of this dispatch, for waves harvest.
@@ -143,56 +153,79 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
     const lanes = issue.serial ? [WHOLE_REPOSITORY] : issue.paths.map((p) => p.replace(/\/$/, ''));
     const date = options.now();
     const id = runId(number, date);
+    const files = runFiles(options.runsDir, id);
+    const dispatch = buildIssueDispatch(plan, issue, {
+      ...options.dispatch,
+      worktree: options.worktreeBase === null ? null : { base: options.worktreeBase, dir: '.waves/worktrees' },
+    });
+    const cwd = dispatch.worktree ? path.join(options.root, dispatch.worktree.path) : options.root;
+    // The record comes before the leases, naming this dispatch: killed at any moment from here on
+    // (kill -9), the run is still found — stale once this process is gone — and so are the leases
+    // held in its name, which waves status --reap and waves stop release.
+    let record: RunRecord = {
+      v: 1, id, issue: { number, title: issue.title }, wave: options.waveIndex, agent: options.agentName,
+      argv: dispatch.command, cwd, model: dispatch.model, tier: issue.tier, leaseIds: [], leaseTtlMs: options.ttlMs, journal: options.journal,
+      log: files.log, pidFile: files.pidFile,
+      worktree: dispatch.worktree ? { path: cwd, branch: dispatch.worktree.branch, base: options.worktreeBase ?? 'HEAD' } : null,
+      timeoutMs: options.timeoutMs, supervisorPid: null, pid: null, dispatcher: { pid: process.pid, start: processStart(process.pid) },
+      status: 'starting', exitCode: null, signal: null, reason: null,
+      startedAt: date.toISOString(), endedAt: null, dispatchId, scope: scopeOf(issue),
+      passEnv: [...(options.dispatch.agent.env ?? [])], logMaxBytes: options.logMaxBytes ?? null,
+      ...(options.verify ? { verify: { commands: options.verify.commands.map((argv) => [...argv]), timeoutMs: options.verify.timeoutMs } } : {}),
+    };
+    await writeRecord(files.record, record, { fixing: true });
     // Each run holds its leases in its own name: another dispatch by the same user is another holder.
-    const leases = await acquireLeases(options.journal, lanes, { holder: `${options.holder}/${id}`, ttlMs: options.ttlMs, now: options.now });
+    let leases;
+    try {
+      leases = await acquireLeases(options.journal, lanes, { holder: `${options.holder}/${id}`, ttlMs: options.ttlMs, now: options.now });
+    } catch (error) {
+      await removeRecord(files.record);
+      throw error;
+    }
     const refusal = leases.find((l) => l.status === 'refused');
     if (refusal && refusal.status === 'refused') {
+      // Not started: no record of it.
+      await removeRecord(files.record);
       emit({ type: 'refused', number, lane: refusal.heldLane, holder: refusal.holder, until: refusal.until });
       skipped.push({ number, reason: `${refusal.heldLane} is leased by ${refusal.holder} until ${refusal.until}` });
       replace(number);
       return;
     }
     const leaseIds = leases.map((l) => l.id);
-    const dispatch = buildIssueDispatch(plan, issue, {
-      ...options.dispatch,
-      worktree: options.worktreeBase === null ? null : { base: options.worktreeBase, dir: '.waves/worktrees' },
-    });
-    let cwd = options.root;
+    await options.afterLeases?.(id);
+    record = { ...record, leaseIds };
+    await writeRecord(files.record, record, { fixing: true });
     if (dispatch.worktree) {
-      const worktree = path.join(options.root, dispatch.worktree.path);
-      const prepared = await prepareWorktree(options.root, worktree, dispatch.worktree.branch, dispatch.worktree.argv);
+      const prepared = await prepareWorktree(options.root, cwd, dispatch.worktree.branch, dispatch.worktree.argv);
       if (prepared.status === 'failed') {
         await releaseLeases(options.journal, leaseIds, options.now);
+        await removeRecord(files.record);
         emit({ type: 'skipped', number, reason: prepared.reason });
         skipped.push({ number, reason: prepared.reason });
         replace(number);
         return;
       }
       if (prepared.status === 'reused') emit({ type: 'reused', number, path: dispatch.worktree.path, branch: dispatch.worktree.branch });
-      cwd = worktree;
     }
     started.add(number);
-    const files = runFiles(options.runsDir, id);
-    const start = await startOf(cwd, dispatch.worktree !== null);
-    const record: RunRecord = {
-      v: 1, id, issue: { number, title: issue.title }, wave: options.waveIndex, agent: options.agentName,
-      argv: dispatch.command, cwd, model: dispatch.model, tier: issue.tier, leaseIds, leaseTtlMs: options.ttlMs, journal: options.journal,
-      log: files.log, pidFile: files.pidFile,
-      worktree: dispatch.worktree ? { path: cwd, branch: dispatch.worktree.branch, base: options.worktreeBase ?? 'HEAD' } : null,
-      timeoutMs: options.timeoutMs, supervisorPid: null, pid: null, status: 'starting', exitCode: null, signal: null, reason: null,
-      startedAt: date.toISOString(), endedAt: null, dispatchId, scope: scopeOf(issue), start,
-      passEnv: [...(options.dispatch.agent.env ?? [])], logMaxBytes: options.logMaxBytes ?? null,
-      ...(options.verify ? { verify: { commands: options.verify.commands.map((argv) => [...argv]), timeoutMs: options.verify.timeoutMs } } : {}),
-    };
-    await writeRecord(files.record, record);
+    record = { ...record, start: await startOf(cwd, dispatch.worktree !== null) };
     records.push(files.record);
+    // Stopped (waves stop) while it was starting: its record is settled, its leases released.
+    const meanwhile = await readTrustedRecord(files.record).catch(() => null);
+    if (meanwhile && (TERMINAL as readonly string[]).includes(meanwhile.status)) {
+      await releaseLeases(options.journal, leaseIds, options.now);
+      skipped.push({ number, reason: `${meanwhile.status} while it was starting` });
+      emit({ type: 'ended', number, record: meanwhile });
+      return;
+    }
+    await writeRecord(files.record, record, { fixing: true });
     const child = spawn(options.supervisor[0]!, [...options.supervisor.slice(1), files.record], { detached: true, stdio: 'ignore', cwd: options.root });
     const exited = new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
       child.once('error', () => resolve());
     });
     if (options.detach) child.unref();
-    running.set(number, { child, recordFile: files.record, exited });
+    running.set(number, { child, recordFile: files.record, exited, since: Date.now(), stoppedSince: null });
     emit({ type: 'started', number, record });
     // Cancelled while this one was starting: stop it with the others.
     if (cancelled && child.pid) killGroup(child.pid, 'SIGTERM');
@@ -201,23 +234,61 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
   const grace = options.graceMs ?? DEFAULT_GRACE_MS;
   // Settles a run its supervisor left unsettled, once (Ctrl-C and the main loop may both ask).
   const settling = new Map<string, Promise<void>>();
-  const settleOrphan = (recordFile: string, status: 'cancelled' | 'failed', reason: (record: RunRecord) => string) => {
+  const settleOrphan = (recordFile: string, status: 'cancelled' | 'failed' | 'timed_out', reason: (record: RunRecord) => string, before?: () => Promise<void>) => {
     const once =
       settling.get(recordFile) ??
       (async () => {
+        await before?.();
         const record = await readTrustedRecord(recordFile).catch(() => null);
-        if (!record || (TERMINAL as readonly string[]).includes(record.status)) return;
-        await stopRun(recordFile, { journal: options.journal, now: options.now, graceMs: grace, status, reason: reason(record), askSupervisor: false });
+        if (record && !(TERMINAL as readonly string[]).includes(record.status)) {
+          await stopRun(recordFile, { journal: options.journal, now: options.now, graceMs: grace, status, reason: reason(record), askSupervisor: false });
+        }
+        // Settled but killed before it released them: the leases in the run's name go too.
+        await releaseOwnLeases(options.journal, path.basename(recordFile, '.json'), options.now).catch(() => undefined);
       })();
     settling.set(recordFile, once);
     return once;
   };
 
+  /**
+   * A foreground dispatch watches its supervisors, besides their deaths: one stopped (SIGSTOP, by
+   * its own agent maybe) for more than `STOPPED_LIMIT_MS`, or one whose run is past its timeout,
+   * the grace and a margin without a settled record, is taken over — killed, its run's processes
+   * stopped (group, markers, tracked), the record settled (`timed_out` past the timeout, else
+   * `failed`, saying why) and its leases released.
+   */
+  const watchSupervisors = async () => {
+    if (cancelled) return; // the cancellation stops them all
+    const nowMs = Date.now();
+    for (const entry of running.values()) {
+      const { child, recordFile } = entry;
+      if (settling.has(recordFile) || !isLive(child)) continue;
+      entry.stoppedSince = isStopped(child.pid!) ? (entry.stoppedSince ?? nowMs) : null;
+      const stopped = entry.stoppedSince !== null && nowMs - entry.stoppedSince >= STOPPED_LIMIT_MS;
+      const limit = options.timeoutMs === null ? null : entry.since + Math.min(options.timeoutMs, MAX_DURATION_MS);
+      const overdue = limit !== null && nowMs > limit + grace + OVERDUE_MARGIN_MS;
+      if (!stopped && !overdue) continue;
+      if (!stopped) {
+        // Past the deadline, but it may be settling right now: only an unsettled run is taken over.
+        const record = await readTrustedRecord(recordFile).catch(() => null);
+        if (!record || (TERMINAL as readonly string[]).includes(record.status) || settling.has(recordFile)) continue;
+      }
+      const status = limit !== null && nowMs > limit ? 'timed_out' : 'failed';
+      const why = stopped
+        ? `was stopped (SIGSTOP) for more than ${STOPPED_LIMIT_MS / 1000} s`
+        : `had not settled the run ${Math.round((grace + OVERDUE_MARGIN_MS) / 1000)} s after its timeout`;
+      void settleOrphan(recordFile, status, () => `its supervisor (pid ${child.pid}) ${why}; waves dispatch stopped the run`, async () => {
+        // A stopped process dies of SIGKILL too; then it cannot wake up to race waves for the record.
+        if (isLive(child)) child.kill('SIGKILL');
+        await entry.exited;
+      });
+    }
+  };
+
   let cancelling: Promise<void> | null = null;
   /** Stops these runs: SIGTERM to their supervisors, a wait, and waves' own stop for any left unsettled. */
-  const stopAll = async (entries: { child: ChildProcess; recordFile: string; exited: Promise<void> }[]) => {
-    const live = (child: ChildProcess) => child.pid !== undefined && child.exitCode === null && child.signalCode === null;
-    for (const { child } of entries) if (live(child)) killGroup(child.pid!, 'SIGTERM');
+  const stopAll = async (entries: Started[]) => {
+    for (const { child } of entries) if (isLive(child)) killGroup(child.pid!, 'SIGTERM');
     // Each supervisor needs the grace, the check that its agent's processes are gone, and a moment
     // to settle; the wait ends as soon as they all have.
     let timer: NodeJS.Timeout | undefined;
@@ -227,7 +298,7 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
     // stop its agent and settle the record here.
     await Promise.all(
       entries.map(async ({ child, recordFile }) => {
-        if (live(child)) killGroup(child.pid!, 'SIGKILL');
+        if (isLive(child)) killGroup(child.pid!, 'SIGKILL');
         await settleOrphan(recordFile, 'cancelled', () => 'cancelled; its supervisor did not answer');
       }),
     );
@@ -246,33 +317,45 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
   if (options.detach && options.concurrency < queue.length) {
     throw new Error(`--detach starts every agent at once: --concurrency ${options.concurrency} is below the ${queue.length} issues of wave ${options.waveIndex}`);
   }
-  while ((queue.length > 0 || running.size > 0) && !cancelled) {
-    while (queue.length > 0 && running.size < options.concurrency && !cancelled) await start(queue.shift()!);
-    if (options.detach) {
-      // Every agent is started at once; a replacement only ever takes a skipped issue's place.
-      if (queue.length === 0 || running.size >= options.concurrency) break;
-      continue;
-    }
-    if (running.size === 0) break;
-    // Wait for a run to end, then start the next.
-    const ended = await Promise.race([...running.entries()].map(([n, r]) => r.exited.then(() => n)));
-    const entry = running.get(ended)!;
-    if (cancelled) break; // cancel() settles what is left
-    running.delete(ended);
-    // A supervisor gone without settling its run (killed): its agent may still run, unwatched.
-    await settleOrphan(entry.recordFile, 'failed', (r) => `its supervisor (pid ${r.supervisorPid ?? entry.child.pid}) died (${describeExit(entry.child)}); waves dispatch stopped the agent`);
-    const record = await readTrustedRecord(entry.recordFile).catch(() => null);
-    if (record) emit({ type: 'ended', number: ended, record });
-  }
-  if (cancelling) {
-    await cancelling;
-    // Runs whose start was under way when the cancellation came were signalled as they started.
-    await stopAll([...running.values()]);
-    await Promise.all([...running.values()].map((r) => r.exited));
-    for (const [number, entry] of running) {
+  let watching = false;
+  const watchdog = options.detach
+    ? null
+    : setInterval(() => {
+        if (watching) return;
+        watching = true;
+        void watchSupervisors().finally(() => (watching = false));
+      }, WATCH_MS);
+  try {
+    while ((queue.length > 0 || running.size > 0) && !cancelled) {
+      while (queue.length > 0 && running.size < options.concurrency && !cancelled) await start(queue.shift()!);
+      if (options.detach) {
+        // Every agent is started at once; a replacement only ever takes a skipped issue's place.
+        if (queue.length === 0 || running.size >= options.concurrency) break;
+        continue;
+      }
+      if (running.size === 0) break;
+      // Wait for a run to end, then start the next.
+      const ended = await Promise.race([...running.entries()].map(([n, r]) => r.exited.then(() => n)));
+      const entry = running.get(ended)!;
+      if (cancelled) break; // cancel() settles what is left
+      running.delete(ended);
+      // A supervisor gone without settling its run (killed): its agent may still run, unwatched.
+      await settleOrphan(entry.recordFile, 'failed', (r) => `its supervisor (pid ${r.supervisorPid ?? entry.child.pid}) died (${describeExit(entry.child)}); waves dispatch stopped the agent`);
       const record = await readTrustedRecord(entry.recordFile).catch(() => null);
-      if (record) emit({ type: 'ended', number, record });
+      if (record) emit({ type: 'ended', number: ended, record });
     }
+    if (cancelling) {
+      await cancelling;
+      // Runs whose start was under way when the cancellation came were signalled as they started.
+      await stopAll([...running.values()]);
+      await Promise.all([...running.values()].map((r) => r.exited));
+      for (const [number, entry] of running) {
+        const record = await readTrustedRecord(entry.recordFile).catch(() => null);
+        if (record) emit({ type: 'ended', number, record });
+      }
+    }
+  } finally {
+    if (watchdog) clearInterval(watchdog);
   }
   const final: RunRecord[] = [];
   for (const file of records) {
@@ -281,6 +364,25 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
   }
   return { records: final, skipped, cancelled };
 }
+
+interface Started {
+  child: ChildProcess;
+  recordFile: string;
+  exited: Promise<void>;
+  /** When its supervisor was started (Date.now()). */
+  since: number;
+  /** Since when its supervisor has been seen stopped, or null. */
+  stoppedSince: number | null;
+}
+
+/** How often a foreground dispatch looks at its supervisors. */
+const WATCH_MS = 250;
+/** How long a supervisor may stay stopped (SIGSTOP) before the dispatch takes its run over. */
+const STOPPED_LIMIT_MS = 3_000;
+/** Past the timeout and the grace: how long a supervisor has to settle its run before the dispatch does. */
+const OVERDUE_MARGIN_MS = 10_000;
+
+const isLive = (child: ChildProcess) => child.pid !== undefined && child.exitCode === null && child.signalCode === null;
 
 function describeExit(child: ChildProcess): string {
   return child.signalCode ? `killed by ${child.signalCode}` : `exit code ${child.exitCode ?? '?'}`;

@@ -4,14 +4,16 @@
  * agent for certain, and settles the record itself. Otherwise waves stops the run's processes
  * from what the record says, which it does not trust (an agent can rewrite its record): the
  * recorded process group is checked before any signal (see kill-tree), the run's marker finds
- * its processes wherever they went, and only leases held in the run's own name are released.
+ * its processes wherever they went, the sealed record's `tracked` (what the supervisor's tracker
+ * found) finds those that dropped the marker too, and only leases held in the run's own name are
+ * released. A supervisor that is stopped (SIGSTOP) cannot answer: it is killed, not asked.
  */
 import path from 'node:path';
-import { foldLeases } from '@waves/planner';
-import { readJournal, releaseLeases } from '../leases/lease-journal.js';
 import { DEFAULT_GRACE_MS, stopProcessTree } from './kill-tree.js';
-import { commandLine, isRunning } from './process-table.js';
-import { readTrustedRecord, TERMINAL, writeRecord, type RunRecord } from './run-record.js';
+import { commandLine, isRunning, isStopped } from './process-table.js';
+import { releaseOwnLeases } from './run-leases.js';
+import { readSeal, readTrustedRecord, TERMINAL, writeRecord, type RunRecord } from './run-record.js';
+import { DescendantTracker } from './track-descendants.js';
 
 export interface StopRunOptions {
   /** The lease journal of the repository (not the record's say). */
@@ -19,7 +21,7 @@ export interface StopRunOptions {
   now: () => Date;
   graceMs?: number;
   /** How waves settles the record when it settles it itself. */
-  status: 'cancelled' | 'failed';
+  status: 'cancelled' | 'failed' | 'timed_out';
   reason: string;
   /** Ask a live supervisor to stop its run first (false when it is known dead). */
   askSupervisor: boolean;
@@ -45,7 +47,9 @@ export async function stopRun(file: string, options: StopRunOptions): Promise<St
   if (isTerminal(record)) return { file, record, by: 'settled', refused: null, survivors: [] };
 
   const supervisor = record.supervisorPid;
-  if (options.askSupervisor && supervisor !== null && isSupervisorOf(supervisor, runId)) {
+  // A stopped supervisor would hold the signal until someone continues it: it goes, and waves does its work.
+  if (supervisor !== null && isStopped(supervisor) && isSupervisorOf(supervisor, runId)) signalQuietly(supervisor, 'SIGKILL');
+  else if (options.askSupervisor && supervisor !== null && isSupervisorOf(supervisor, runId)) {
     signalQuietly(supervisor, 'SIGTERM');
     // Its agent's grace, the check that all is gone, the record and the leases.
     const until = Date.now() + grace + 10_000;
@@ -55,7 +59,10 @@ export async function stopRun(file: string, options: StopRunOptions): Promise<St
     if (isTerminal(record)) return { file, record, by: 'supervisor', refused: null, survivors: [] };
   }
 
-  const tree = await stopProcessTree({ pgid: record.pid, runId, trusted: false }, { graceMs: grace });
+  // What the tracker found, from the seal only: a copy an agent wrote must never name processes to stop.
+  const sealed = await readSeal(file).catch(() => null);
+  const tracker = sealed?.tracked ? DescendantTracker.fromRecord(sealed.tracked) : null;
+  const tree = await stopProcessTree({ pgid: record.pid, runId, trusted: false, tracker }, { graceMs: grace });
   // The supervisor may have settled it meanwhile; its word is better than ours.
   const latest = await readTrustedRecord(file).catch(() => record);
   if (isTerminal(latest)) return { file, record: latest, by: 'supervisor', refused: tree.refused, survivors: tree.survivors };
@@ -74,16 +81,6 @@ function isSupervisorOf(pid: number, runId: string): boolean {
   if (!argv) return false;
   const at = argv.indexOf('__run');
   return at >= 0 && path.basename(argv[at + 1] ?? '') === `${runId}.json`;
-}
-
-/**
- * Releases the leases the journal says this run holds — a dispatch takes them in the run's name,
- * `<holder>/<run id>` —, whatever ids the record lists.
- */
-async function releaseOwnLeases(journal: string, runId: string, now: () => Date): Promise<void> {
-  const { events } = await readJournal(journal);
-  const own = foldLeases(events, now().getTime()).filter((l) => l.holder.endsWith(`/${runId}`)).map((l) => l.id);
-  await releaseLeases(journal, own, now);
 }
 
 function signalQuietly(pid: number, signal: NodeJS.Signals): void {

@@ -1,22 +1,27 @@
 /**
  * The supervisor of one agent run: a small process of its own (`waves __run RECORD`), so that a
  * run is watched and settled whether `waves dispatch` waits in the foreground or has returned.
- * It starts the agent (argv, no shell, stdin closed, output to the log, the GitHub tokens left out
- * unless passed through, `WAVES_RUN=<run id>` added) as the leader of its own process group,
- * writes the pid file and the record, keeps the leases, enforces the timeout and forwards a
- * cancellation. However the run ends — the agent's own exit, the timeout, a signal, a lost
+ * It watches the leases and checks they are still held, then starts the agent (argv, no shell,
+ * stdin closed, output to the log, the GitHub tokens left out unless passed through,
+ * `WAVES_RUN=<run id>` added) as the leader of its own process group, tracks its descendants
+ * (Linux), writes the pid file and the record, keeps the leases, enforces the timeout and forwards
+ * a cancellation. However the run ends — the agent's own exit, the timeout, a signal, a lost
  * lease — it then stops what is left of the run's processes (SIGTERM, the grace, SIGKILL: the
  * daemon an agent left behind too), checks they are gone, finishes the log (redacted), and only
  * then settles the record and releases the leases.
  */
 import { appendFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { releaseLeases } from '../leases/lease-journal.js';
+import { MAX_DURATION_MS, releaseLeases } from '../leases/lease-journal.js';
 import { childEnvironment, secretsOf } from './agent-env.js';
-import { keepLeases } from './keep-leases.js';
+import { keepLeases, type LeaseKeeper } from './keep-leases.js';
 import { DEFAULT_GRACE_MS, stopProcessTree } from './kill-tree.js';
-import { exitWithin, startLogged, type Exit } from './logged-process.js';
-import { readTrustedRecord, writeRecord, type RunRecord, type TerminalStatus } from './run-record.js';
+import { exitWithin, startLogged, type Exit, type LoggedProcess } from './logged-process.js';
+import { readTrustedRecord, TERMINAL, writeRecord, type RunRecord, type TerminalStatus } from './run-record.js';
+import { DescendantTracker } from './track-descendants.js';
+
+/** At most one record write a second for the tracker's findings. */
+const TRACK_SAVE_MS = 1_000;
 
 export interface SuperviseOptions {
   /** Between SIGTERM and SIGKILL when the agent must stop (default 5 s). */
@@ -48,9 +53,16 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
   const env = options.env ?? process.env;
   // The sealed copy: the repository's may already have been rewritten by another agent of the wave.
   let record = await readTrustedRecord(recordFile);
-  const save = async (changes: Partial<RunRecord>) => {
+  // Stopped (waves stop) while the dispatch was starting it: its record and leases are settled.
+  if ((TERMINAL as readonly string[]).includes(record.status)) return record;
+  // One write at a time, each of the record as it is when its turn comes: a late write of an older
+  // state (the tracker's, throttled) never lands over the settled record.
+  let saving: Promise<void> = Promise.resolve();
+  const save = (changes: Partial<RunRecord>): Promise<void> => {
     record = { ...record, ...changes };
-    await writeRecord(recordFile, record);
+    const next = saving.then(() => writeRecord(recordFile, record));
+    saving = next.catch(() => undefined);
+    return next;
   };
   // Lines of waves' own in the log; awaited before the log is finished (and rewritten, redacted).
   const notes: Promise<void>[] = [];
@@ -67,27 +79,24 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     state.ending = { status, reason };
     requestStop();
   };
+  // Read through a function: the closures above set it, which flow analysis does not see.
+  const endingNow = () => state.ending;
   const onSignal = (signal: NodeJS.Signals) => stop('cancelled', `stopped by ${signal}`);
   for (const signal of SIGNALS) process.on(signal, onSignal);
 
   await writeFile(record.log, '', { flag: 'a' });
-  let keeper: { stop(): void } | null = null;
+  let keeper: LeaseKeeper | null = null;
   let timer: NodeJS.Timeout | undefined;
   let agentPid: number | null = null;
+  let tracker: DescendantTracker | null = null;
+  const tracking: (() => void)[] = [];
+  const stopTracking = () => {
+    for (const stopIt of tracking.splice(0)) stopIt();
+  };
   try {
     await save({ supervisorPid: process.pid });
-    const agent = startLogged(record.argv, {
-      cwd: record.cwd,
-      env: childEnvironment(env, { passThrough: record.passEnv ?? [], runId }),
-      log: record.log,
-      maxBytes: record.logMaxBytes ?? null,
-      secrets: secretsOf(env),
-    });
-    agentPid = agent.pid;
-    if (agent.pid !== null) {
-      await writeFile(record.pidFile, `${agent.pid}\n`);
-      await save({ pid: agent.pid, status: 'running' });
-    }
+    // The leases are watched before the agent starts, and checked: an agent is never started on a
+    // lease already lost, and a loss as it starts (the journal emptied at once) is seen.
     keeper = keepLeases({
       journal: record.journal,
       ids: record.leaseIds,
@@ -100,8 +109,51 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
       },
       onTrouble: (message) => note(message),
     });
+    await keeper.verify();
+    const before = endingNow();
+    if (before !== null) {
+      // Nothing was started.
+      await Promise.all(notes);
+      await save({ status: before.status, reason: before.reason, endedAt: now().toISOString() });
+      return record;
+    }
+    // A tag the agent inherits (Linux; see track-descendants.ts), held only while it is started.
+    const tagged = DescendantTracker.tagSelf();
+    let agent: LoggedProcess;
+    try {
+      agent = startLogged(record.argv, {
+        cwd: record.cwd,
+        env: childEnvironment(env, { passThrough: record.passEnv ?? [], runId }),
+        log: record.log,
+        maxBytes: record.logMaxBytes ?? null,
+        secrets: secretsOf(env),
+      });
+    } finally {
+      tagged?.untag();
+    }
+    agentPid = agent.pid;
+    if (agent.pid !== null) {
+      // Every process that descends from the agent, wherever it goes (Linux), kept in the record
+      // (throttled) for waves stop and a takeover.
+      tracker = DescendantTracker.forAgent(agent.pid, record.logMaxBytes ? null : record.log, tagged?.tag ?? null);
+      if (tracker) {
+        const watched = tracker;
+        let dirty = false;
+        tracking.push(watched.watch(() => (dirty = true)));
+        const saver = setInterval(() => {
+          if (!dirty) return;
+          dirty = false;
+          save({ tracked: watched.snapshot() }).catch(() => undefined);
+        }, TRACK_SAVE_MS);
+        tracking.push(() => clearInterval(saver));
+      }
+      await writeFile(record.pidFile, `${agent.pid}\n`);
+      await save({ pid: agent.pid, status: 'running', ...(tracker ? { tracked: tracker.snapshot() } : {}) });
+    }
+    // Once more now that it runs: a lease lost while it was being started.
+    await keeper.verify();
     if (record.timeoutMs !== null) {
-      const limit = record.timeoutMs;
+      const limit = Math.min(record.timeoutMs, MAX_DURATION_MS);
       timer = setTimeout(() => stop('timed_out', `no end after ${Math.round(limit / 1000)} s`), limit);
     }
     // Whichever comes first: the agent's own end, or a reason to stop it.
@@ -110,8 +162,9 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     const stoppedFirst = exit === null ? state.ending : null;
     keeper.stop();
     clearTimeout(timer);
+    stopTracking();
     // Everything the run started goes, whatever the ending: a daemon left after an exit 0 too.
-    const tree = await stopProcessTree({ pgid: agent.pid, runId, trusted: true }, { graceMs: grace });
+    const tree = await stopProcessTree({ pgid: agent.pid, runId, trusted: true, tracker }, { graceMs: grace });
     // A leader that survived even SIGKILL (stuck in the kernel) must not hold the record forever.
     exit ??= await exitWithin(agent, tree.survivors.length > 0 ? 1_000 : 10_000);
     await Promise.all(notes);
@@ -119,17 +172,19 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     const status: TerminalStatus = stoppedFirst?.status ?? (exit.code === 0 ? 'succeeded' : 'failed');
     let reason = stoppedFirst?.reason ?? exit.error ?? (status === 'failed' ? `exit code ${exit.code ?? `signal ${exit.signal}`}` : null);
     if (tree.survivors.length > 0) reason = `${reason ?? status}; pid(s) ${tree.survivors.join(', ')} still there after SIGKILL`;
-    await save({ status, exitCode: exit.code, signal: exit.signal, reason, endedAt: now().toISOString() });
+    await save({ status, exitCode: exit.code, signal: exit.signal, reason, endedAt: now().toISOString(), ...(tracker ? { tracked: tracker.snapshot() } : {}) });
   } catch (error) {
-    await stopProcessTree({ pgid: agentPid, runId, trusted: true }, { graceMs: grace }).catch(() => undefined);
+    stopTracking();
+    await stopProcessTree({ pgid: agentPid, runId, trusted: true, tracker }, { graceMs: grace }).catch(() => undefined);
     await save({ status: 'failed', reason: (error as Error).message.split('\n')[0] ?? 'failed', endedAt: now().toISOString() });
   } finally {
     keeper?.stop();
     clearTimeout(timer);
+    stopTracking();
+    await saving;
     // However the run ended, its leases end with it; only then may a signal end this process.
     await releaseLeases(record.journal, record.leaseIds, now).catch(() => undefined);
     for (const signal of SIGNALS) process.off(signal, onSignal);
   }
   return record;
 }
-

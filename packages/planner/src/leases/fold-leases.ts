@@ -16,6 +16,20 @@ import { canonicalLane, checkLane, WHOLE_REPOSITORY } from './canonical-lane.js'
  */
 export const CLOCK_SKEW_MS = 60_000;
 
+/**
+ * The longest time to live a journal line may carry: 2^31−1 ms (24.8 days), the longest a Node
+ * timer can wait — the bound of every duration waves takes. A longer one (a forged `9e15`) is not a
+ * lease event: `readJournal` reports the line as corrupt, and it holds nothing.
+ */
+export const MAX_LEASE_TTL_MS = 2 ** 31 - 1;
+
+/** The last instant a Date can hold (±8.64e15 ms around 1970). */
+const DATE_LIMIT_MS = 8.64e15;
+
+const TtlMs = z.number().int().positive().max(MAX_LEASE_TTL_MS);
+/** A date Date.parse reads: anything else dates nothing. */
+const EventDate = z.string().refine((text) => Number.isFinite(Date.parse(text)), 'not a date');
+
 /** A lane as the journal stores it: canonical, or the line is not a lease event at all. */
 const JournalLane = z.string().transform((lane, ctx) => {
   const checked = checkLane(lane);
@@ -31,11 +45,11 @@ export const LeaseEventSchema = z.discriminatedUnion('op', [
     id: z.string().min(1),
     lane: JournalLane,
     holder: z.string().min(1),
-    at: z.string(),
-    ttlMs: z.number().int().positive(),
+    at: EventDate,
+    ttlMs: TtlMs,
   }),
-  z.object({ v: z.literal(1), op: z.literal('renew'), id: z.string().min(1), at: z.string(), ttlMs: z.number().int().positive() }),
-  z.object({ v: z.literal(1), op: z.literal('release'), id: z.string().min(1), at: z.string() }),
+  z.object({ v: z.literal(1), op: z.literal('renew'), id: z.string().min(1), at: EventDate, ttlMs: TtlMs }),
+  z.object({ v: z.literal(1), op: z.literal('release'), id: z.string().min(1), at: EventDate }),
 ]);
 
 export type LeaseEvent = z.infer<typeof LeaseEventSchema>;
@@ -57,7 +71,9 @@ export function lanesOverlap(a: string, b: string): boolean {
  * Every lease alive at `now`, in the order they were acquired. An acquire or renew dated more
  * than `CLOCK_SKEW_MS` after `now` is ignored (a release always counts). An acquire whose lane has
  * no canonical spelling is ignored too: `readJournal` reports such a line as corrupt, and the
- * fold never guesses a wider or narrower lane for it.
+ * fold never guesses a wider or narrower lane for it. Events the schema did not check are folded
+ * without throwing: an expiry no Date can hold (a time to live past the bound) makes no lease and
+ * extends none.
  */
 export function foldLeases(events: readonly LeaseEvent[], now: number): Lease[] {
   const leases = new Map<string, { lane: string; holder: string; since: string; expires: number }>();
@@ -67,16 +83,22 @@ export function foldLeases(events: readonly LeaseEvent[], now: number): Lease[] 
     if (event.op !== 'release' && at > now + CLOCK_SKEW_MS) continue;
     if (event.op === 'acquire') {
       const lane = checkLane(event.lane);
-      if (lane.ok && !leases.has(event.id)) leases.set(event.id, { lane: lane.lane, holder: event.holder, since: event.at, expires: at + event.ttlMs });
+      const expires = at + event.ttlMs;
+      if (lane.ok && isDateMs(expires) && !leases.has(event.id)) leases.set(event.id, { lane: lane.lane, holder: event.holder, since: event.at, expires });
     } else if (event.op === 'renew') {
       const lease = leases.get(event.id);
+      const expires = at + event.ttlMs;
       // A lease renewed after it expired stays expired: someone else may have taken the lane.
-      if (lease && lease.expires > at) lease.expires = Math.max(lease.expires, at + event.ttlMs);
+      if (lease && lease.expires > at && isDateMs(expires)) lease.expires = Math.max(lease.expires, expires);
     } else leases.delete(event.id);
   }
   return [...leases.entries()]
     .filter(([, lease]) => lease.expires > now)
     .map(([id, lease]) => ({ id, lane: lease.lane, holder: lease.holder, since: lease.since, until: new Date(lease.expires).toISOString() }));
+}
+
+function isDateMs(ms: number): boolean {
+  return Number.isFinite(ms) && Math.abs(ms) <= DATE_LIMIT_MS;
 }
 
 export type AcquireDecision = { status: 'acquired' } | { status: 'refused'; lease: Lease };

@@ -1,0 +1,57 @@
+/**
+ * Values a flag or the config gives that waves cannot honour are refused with one line naming
+ * where they came from (exit 2), before anything starts: durations past what a Node timer can
+ * wait (2^31−1 ms, about 24.8 days), and values that look like flags (`--top -1`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exampleRepo, FAKE_AGENT_CONFIG, waves } from '../helpers/example-repo.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
+
+let repo: TempRepo;
+beforeAll(async () => {
+  repo = await exampleRepo({ agents: FAKE_AGENT_CONFIG });
+}, 60_000);
+afterAll(async () => {
+  await repo.dispose();
+});
+
+async function refused(args: string[], config: unknown = { agents: FAKE_AGENT_CONFIG }) {
+  await repo.write({ 'waves.config.json': JSON.stringify(config) });
+  const result = await waves(args, repo.root);
+  expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(2);
+  const lines = result.stderr.trim().split('\n');
+  expect(lines, args.join(' ')).toHaveLength(1);
+  return lines[0]!;
+}
+
+describe('durations', () => {
+  it('refuses a --timeout past 24.8 days instead of timing every agent out at once', async () => {
+    expect(await refused(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake', '--timeout', '1000h'])).toMatch(/^waves: --timeout: .*24\.8 days.*"1000h"/);
+  });
+
+  it('refuses a leases.ttl past 24.8 days in the config of waves dispatch, naming the key', async () => {
+    const line = await refused(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake'], { agents: FAKE_AGENT_CONFIG, leases: { ttl: '8000h' } });
+    expect(line).toMatch(/^waves: config leases\.ttl: .*24\.8 days.*"8000h"/);
+  });
+
+  it('refuses a verification timeout past 24.8 days, from --verify-timeout or verifyTimeout', async () => {
+    expect(await refused(['harvest', '--verify-timeout', '1000h'])).toMatch(/^waves: --verify-timeout: .*24\.8 days.*"1000h"/);
+    // A run to harvest, so that the config is read.
+    await repo.write({ 'waves.config.json': JSON.stringify({ agents: FAKE_AGENT_CONFIG }) });
+    const dispatched = await waves(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake', '--wave-size', '1'], repo.root, { WAVES_KILL_GRACE_MS: '300' });
+    expect(dispatched.exitCode, dispatched.stderr).toBe(0);
+    expect(await refused(['harvest'], { agents: FAKE_AGENT_CONFIG, verifyTimeout: '1000h' })).toMatch(/^waves: config verifyTimeout: .*24\.8 days.*"1000h"/);
+  });
+});
+
+describe('values that look like flags', () => {
+  it('says what is wrong with a negative number instead of "argument is ambiguous"', async () => {
+    expect(await refused(['plan', '--from-issues', 'backlog.json', '--top', '-1'])).toBe('waves: --top: expected an integer of at least 1, got -1');
+    expect(await refused(['graph', '--hubs', '-1'])).toBe('waves: --hubs: expected an integer of at least 0, got -1');
+    expect(await refused(['lease', 'acquire', 'packages/api', '--ttl', '-5m'])).toMatch(/^waves: --ttl: expected a duration .*"-5m"/);
+  });
+
+  it('says how to write a value that starts with a dash', async () => {
+    expect(await refused(['plan', '--repo', '-x/y'])).toBe('waves: --repo: a value starting with - must be written --repo=-x/y');
+  });
+});
