@@ -5,21 +5,24 @@
  * the run ended; one found now escaped or was started since, and may still be writing in the work
  * tree — a revert or a commit then races it, so the harvest asks a person first.
  *
- * NOTE: this finds what the group and the marker find. A process that left the group and cleared
- * its environment (`env -i setsid …`) carries neither; tracking those is the supervisor's job.
+ * A process that left the group and cleared its environment (`env -i setsid …`) carries neither:
+ * the supervisor's descendant tracker saw it, and the record's `tracked` (the sealed record's,
+ * as the harvest passes it) finds it again here.
  */
 import { markerEntry } from './agent-env.js';
 import { environHas, isRunning, listProcesses, ownProcessGroup } from './process-table.js';
 import type { RunRecord } from './run-record.js';
+import { DescendantTracker } from './track-descendants.js';
 
-export function liveProcessesOf(record: Pick<RunRecord, 'id' | 'pid'>): number[] {
+export function liveProcessesOf(record: Pick<RunRecord, 'id' | 'pid' | 'tracked'>): number[] {
   const group = record.pid !== null && Number.isSafeInteger(record.pid) && record.pid > 1 ? record.pid : null;
   const table = listProcesses();
   if (table === null) return group !== null && groupAlive(group) ? [group] : [];
   const own = ownProcessGroup();
   const entry = markerEntry(record.id);
+  const tracked = new Set(record.tracked ? (DescendantTracker.fromRecord(record.tracked)?.observe(table) ?? []) : []);
   return table
-    .filter((p) => p.pid > 1 && p.pid !== process.pid && p.pgid !== own && ((group !== null && p.pgid === group) || environHas(p.pid, entry)))
+    .filter((p) => p.pid > 1 && p.pid !== process.pid && p.pgid !== own && ((group !== null && p.pgid === group) || tracked.has(p.pid) || environHas(p.pid, entry)))
     .filter((p) => isRunning(p.pid))
     .map((p) => p.pid)
     .sort((a, b) => a - b);
