@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRepoGraph, loadRepo, summarizeGraph } from '@waves/planner';
+import { buildRepoGraph, loadRepo, readRegularFile, readRegularFileSync, summarizeGraph } from '@waves/planner';
 import { TempRepo } from '../helpers/temp-repo.js';
 
 let repo: TempRepo;
@@ -54,5 +54,42 @@ describe('reading a repository', () => {
     expect(graph.getAttribute('skipped').map((s) => s.file)).toContain('src/main.ts');
     const loaded = await loadRepo(repo.root, { cache: false });
     expect(summarizeGraph(loaded.graph, { root: '.', head: null, packages: [] }).skipped.map((s) => s.file)).toEqual(['src/big.ts', 'src/pipe.ts', 'src/secret.ts', 'src/zero.ts']);
+  });
+});
+
+describe('reading one file waves reads back (readRegularFile)', () => {
+  it('reads a regular file whole, and refuses a FIFO, a device, a directory, a link and a file over the limit, each at once', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'waves-regular-'));
+    try {
+      writeFileSync(path.join(dir, 'ok.json'), '{"a":1}');
+      writeFileSync(path.join(dir, 'big'), 'x'.repeat(1500));
+      execFileSync('mkfifo', [path.join(dir, 'fifo')]);
+      symlinkSync(path.join(dir, 'ok.json'), path.join(dir, 'link'));
+      symlinkSync('/dev/zero', path.join(dir, 'zero'));
+      const options = { maxBytes: 1000 };
+      for (const read of [readRegularFileSync, readRegularFile]) {
+        const ok = await read(path.join(dir, 'ok.json'), options);
+        expect(ok.ok && ok.text).toBe('{"a":1}');
+        const refusals = await Promise.all(['fifo', 'zero', 'link', 'big', 'missing', '.'].map(async (name) => {
+          const result = await read(path.join(dir, name), options);
+          return result.ok ? 'read' : `${result.kind}: ${result.reason}`;
+        }));
+        expect(refusals).toEqual([
+          'not-regular: is not a regular file (a FIFO)',
+          'link: is a symbolic link (not followed)',
+          'link: is a symbolic link (not followed)',
+          'too-large: is larger than 1000 bytes (1.5 KB)',
+          'missing: no such file',
+          'not-regular: is not a regular file (a directory)',
+        ]);
+        // A link is followed only when asked, and what it leads to is checked the same.
+        const followed = await read(path.join(dir, 'link'), { ...options, followLinks: true });
+        expect(followed.ok).toBe(true);
+        const device = await read(path.join(dir, 'zero'), { ...options, followLinks: true });
+        expect(device.ok ? 'read' : device.reason).toBe('is not a regular file (a socket or device)');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

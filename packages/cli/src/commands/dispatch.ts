@@ -4,11 +4,10 @@
  * would start each agent — shell-quoted, so it can be pasted and runs exactly that argv — with
  * the tier, the model and the rule that chose it; nothing is started, written or leased.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { agentTemplate, AgentTemplateError, buildDispatch, packagesOfPaths, workTreeOf, DEFAULT_PROMPT_TEMPLATE, parseDuration, RUNS_DIR, runWave, type DispatchOptions, type RunEvent } from '@waves/dispatch';
-import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, verifyPlan } from '@waves/planner';
+import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, readRegularFile, verifyPlan } from '@waves/planner';
 import { intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { configPath } from '../config/config-paths.js';
 import { UsageError } from '../errors.js';
@@ -82,6 +81,9 @@ Exit codes: 0 every agent succeeded (or started, with --detach; or shown, with -
 1 an agent failed or timed out, 2 bad flag, input or config, 130 cancelled.
 `;
 
+/** A prompt template is a page or two of text; past this it is refused. */
+const MAX_PROMPT_BYTES = 1024 * 1024;
+
 export async function runDispatch(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs('dispatch', DISPATCH_FLAGS, argv);
   if (values.help) {
@@ -109,11 +111,10 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   let promptTemplate = config.config.prompt?.template ?? DEFAULT_PROMPT_TEMPLATE;
   if (config.config.prompt?.file) {
     const promptFile = await configPath(config, root, 'prompt.file', config.config.prompt.file);
-    try {
-      promptTemplate = await readFile(promptFile, 'utf8');
-    } catch (error) {
-      throw new ConfigError(`config prompt.file ${config.config.prompt.file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-    }
+    // A regular file only: a clone's FIFO there would hang the dispatch.
+    const read = await readRegularFile(promptFile, { maxBytes: MAX_PROMPT_BYTES, followLinks: true });
+    if (!read.ok) throw new ConfigError(`config prompt.file ${config.config.prompt.file}: ${read.kind === 'missing' ? 'cannot read it (ENOENT)' : read.reason}`);
+    promptTemplate = read.text;
   }
   const analysis = analyzePlan(input);
   const { plan } = analysis;

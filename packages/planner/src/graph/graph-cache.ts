@@ -6,9 +6,10 @@
  * ignored and rebuilt — never trusted.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ImportKind, RepoPath } from '../types.js';
+import { readRegularFile } from './read-regular-file.js';
 
 /** Bump when scanning or resolution changes what a cached entry means. */
 export const GRAPH_CACHE_VERSION = 5; // 4: files read only inside the repository, regular and at most 2 MB; 5: JSON imports resolve to their files
@@ -81,32 +82,46 @@ export function cacheFile(root: string, slot?: string): string {
   return path.join(root, '.waves', 'cache', `graph-v${GRAPH_CACHE_VERSION}${slot ? `-${slot}` : ''}.json`);
 }
 
-/** Reads the cache of `root`; null when there is none, or it is corrupt, old or made by another tool version. */
+/**
+ * The most a cache may hold when read back: a repository of a hundred thousand files makes tens of
+ * megabytes. The cache lies in the repository, where an agent could put anything in its place.
+ */
+const MAX_CACHE_BYTES = 512 * 1024 * 1024;
+
+/** Reads the cache of `root`; null when there is none, or it is corrupt, old or made by another tool version (or not a regular file). */
 export async function readGraphCache(root: string, tool: string, slot?: string): Promise<GraphCache | null> {
-  let text: string;
+  const read = await readRegularFile(cacheFile(root, slot), { maxBytes: MAX_CACHE_BYTES });
+  if (!read.ok) return null;
   try {
-    text = await readFile(cacheFile(root, slot), 'utf8');
-  } catch {
-    return null;
-  }
-  try {
-    const data: unknown = JSON.parse(text);
+    const data: unknown = JSON.parse(read.text);
     return isCache(data, tool) ? data : null;
   } catch {
     return null;
   }
 }
 
-/** Writes the cache atomically (a temporary file renamed over the old one); failures are not fatal. */
+/** A directory waves made, or one that is not there yet; never a link a clone or an agent put in its place. */
+async function ownDirectory(dir: string): Promise<boolean> {
+  const info = await lstat(dir).catch(() => null);
+  return info === null || info.isDirectory();
+}
+
+/**
+ * Writes the cache atomically (a temporary file renamed over the old one); failures are not fatal.
+ * Nothing is written through a link: `.waves` and `.waves/cache` must be directories (or absent),
+ * and the temporary file is created afresh (`wx`).
+ */
 export async function writeGraphCache(root: string, tool: string, cache: GraphCache, slot?: string): Promise<boolean> {
   const file = cacheFile(root, slot);
   const dir = path.dirname(file);
   try {
+    if (!(await ownDirectory(path.dirname(dir))) || !(await ownDirectory(dir))) return false;
     await mkdir(dir, { recursive: true });
     // The cache never belongs in the repository.
     await writeFile(path.join(root, '.waves', '.gitignore'), '*\n', { flag: 'wx' }).catch(() => undefined);
     const temp = `${file}.${process.pid}.tmp`;
-    await writeFile(temp, JSON.stringify({ ...cache, tool }));
+    await rm(temp, { force: true });
+    await writeFile(temp, JSON.stringify({ ...cache, tool }), { flag: 'wx' });
     await rename(temp, file);
     return true;
   } catch {
