@@ -1,10 +1,12 @@
 /**
  * Files waves reads back that an agent (or a cloned repository) can replace: a run record, the
  * lease journal, the repository's config and the files it names. A FIFO in their place must
- * never hang a command (a blocked read is deaf to SIGTERM).
+ * never hang a command (a blocked read is deaf to SIGTERM), nor may a tsconfig's `extends` out of
+ * the repository.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,4 +103,26 @@ describe('a FIFO where waves reads a file back', () => {
       config({ agents: FAKE_AGENT_CONFIG });
     }
   }, 60_000);
+});
+
+describe("a tsconfig's extends out of the repository", () => {
+  it('is skipped with a warning by waves plan, never read, whether it names /dev/zero, a FIFO or /etc/passwd', async () => {
+    const fifo = path.join(mkdtempSync(path.join(tmpdir(), 'waves-fifo-')), 'base.json');
+    mkfifo(fifo);
+    const tsconfig = path.join(repo.root, 'tsconfig.json');
+    const original = readFileSync(tsconfig, 'utf8');
+    try {
+      for (const target of ['/dev/zero', '../../../../../../../../../dev/zero', fifo, '/etc/passwd']) {
+        writeFileSync(tsconfig, JSON.stringify({ extends: target }));
+        const result = await wavesWithin(['plan', '--from-issues', 'backlog.json', '--no-cache'], repo.root, 30_000);
+        expect(result.timedOut, target).toBe(false);
+        expect(result.exitCode, `${target}: ${result.stderr}`).toBe(0);
+        const shown = target.startsWith('../') ? '/dev/zero' : target;
+        expect(lines(result.stderr), target).toEqual([`waves: skipped tsconfig.json: its extends chain names ${shown}, which is outside the repository and not a package's (not read)`]);
+      }
+    } finally {
+      writeFileSync(tsconfig, original);
+      rmSync(path.dirname(fifo), { recursive: true, force: true });
+    }
+  }, 120_000);
 });

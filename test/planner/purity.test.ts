@@ -17,6 +17,7 @@ const ADAPTERS = new Set([
   'graph/scan-worker.ts',
   'graph/read-repo-file.ts',
   'graph/files-to-read.ts',
+  'graph/tsconfig-chain.ts',
   'graph/read-regular-file.ts',
 ]);
 

@@ -93,3 +93,60 @@ describe('reading one file waves reads back (readRegularFile)', () => {
     }
   });
 });
+
+describe('tsconfig extends chains', () => {
+  it('skips, with a reason, a tsconfig whose extends leaves the repository or names a device, a FIFO or a link out; follows a package through node_modules', async () => {
+    const store = mkdtempSync(path.join(tmpdir(), 'waves-store-'));
+    const fifo = path.join(store, 'fifo.json');
+    execFileSync('mkfifo', [fifo]);
+    // A package installed the pnpm way: node_modules/@tsconfig/base is a link into a store's node_modules.
+    const pkg = path.join(store, 'node_modules', '.pnpm', 'base@1', 'node_modules', '@tsconfig', 'base');
+    const chain = await TempRepo.create({
+      'zero/tsconfig.json': '{"extends": "/dev/zero"}',
+      'zero/main.ts': "import './leaf';\n",
+      'zero/leaf.ts': '',
+      'updevice/tsconfig.json': '{"extends": "../../../../../../../../../../dev/zero"}',
+      'updevice/main.ts': "import './leaf';\n",
+      'updevice/leaf.ts': '',
+      'fifo/tsconfig.json': JSON.stringify({ extends: fifo }),
+      'fifo/main.ts': "import './leaf';\n",
+      'fifo/leaf.ts': '',
+      'passwd/tsconfig.json': '{"extends": "/etc/passwd"}',
+      'passwd/main.ts': "import './leaf';\n",
+      'passwd/leaf.ts': '',
+      'sneaky/tsconfig.json': '{"extends": "./node_modules/sneaky.json"}',
+      'sneaky/main.ts': "import './leaf';\n",
+      'sneaky/leaf.ts': '',
+      'pkg/tsconfig.json': '{"extends": "@tsconfig/base/tsconfig.json"}',
+      'pkg/main.ts': "import '@/leaf';\n",
+      'pkg/src/leaf.ts': '',
+    });
+    try {
+      execFileSync('mkdir', ['-p', pkg, path.join(chain.root, 'pkg/node_modules/@tsconfig'), path.join(chain.root, 'sneaky/node_modules')]);
+      writeFileSync(path.join(pkg, 'tsconfig.json'), JSON.stringify({ compilerOptions: { paths: { '@/*': ['${configDir}/src/*'] } } }));
+      symlinkSync(pkg, path.join(chain.root, 'pkg/node_modules/@tsconfig/base'));
+      symlinkSync('/etc/passwd', path.join(chain.root, 'sneaky/node_modules/sneaky.json'));
+      const graph = await buildRepoGraph(chain.root, { cache: false });
+      const skipped = Object.fromEntries(graph.getAttribute('skipped').map((s) => [s.file, s.reason]));
+      expect(skipped).toEqual({
+        'fifo/tsconfig.json': `its extends chain names ${fifo}, which is outside the repository and not a package's (not read)`,
+        'passwd/tsconfig.json': 'its extends chain names /etc/passwd, which is outside the repository and not a package\'s (not read)',
+        'sneaky/tsconfig.json': `its extends chain names ${path.join(chain.root, 'sneaky/node_modules/sneaky.json')}, which is outside the repository and not a package's (not read)`,
+        'updevice/tsconfig.json': 'its extends chain names /dev/zero, which is outside the repository and not a package\'s (not read)',
+        'zero/tsconfig.json': 'its extends chain names /dev/zero, which is outside the repository and not a package\'s (not read)',
+      });
+      // A skipped tsconfig counts as none: relative imports still resolve.
+      expect(graph.outNeighbors('zero/main.ts')).toEqual(['zero/leaf.ts']);
+      expect(graph.outNeighbors('passwd/main.ts')).toEqual(['passwd/leaf.ts']);
+      // The package's config was read: its paths alias resolves.
+      expect(graph.outNeighbors('pkg/main.ts')).toEqual(['pkg/src/leaf.ts']);
+      // A warm cache, which resolves nothing again, still reports them.
+      await buildRepoGraph(chain.root);
+      const warm = await buildRepoGraph(chain.root);
+      expect(Object.fromEntries(warm.getAttribute('skipped').map((s) => [s.file, s.reason]))).toEqual(skipped);
+    } finally {
+      await chain.dispose();
+      rmSync(store, { recursive: true, force: true });
+    }
+  });
+});

@@ -294,12 +294,16 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
     if (options.onProgress && ++done % 1000 === 0) options.onProgress(done, sources.length);
   }
   options.onProgress?.(sources.length, sources.length);
+  // Tsconfigs whose extends chain was refused: found by this build's resolver, else (a warm build
+  // that resolved nothing) as the cache remembers them; the same configuration refuses the same.
+  const skippedConfigs: Record<RepoPath, string> = { ...(sameConfig || !resolver ? (previous?.skippedConfigs ?? {}) : {}), ...Object.fromEntries(resolver?.skippedConfigs ?? []) };
+  for (const [file, reason] of Object.entries(skippedConfigs)) skipped.set(file, reason);
 
   if (writeCache && (jobs.length > 0 || resolvedCount > 0 || previous === null)) {
     const extraConfigs: Record<string, string> = {};
     if (resolver) for (const [abs, text] of resolver.extraConfigReads) extraConfigs[abs] = contentId(text);
     else Object.assign(extraConfigs, previous?.extraConfigs ?? {});
-    const cache: GraphCache = { version: GRAPH_CACHE_VERSION, configKey: keyOf(extraConfigs), files: [...files], extraConfigs, entries };
+    const cache: GraphCache = { version: GRAPH_CACHE_VERSION, configKey: keyOf(extraConfigs), files: [...files], extraConfigs, skippedConfigs, entries };
     await writeGraphCache(cacheRoot, tool, cache, slot);
   }
   options.onStats?.({

@@ -12,7 +12,7 @@ import type { ImportKind, RepoPath } from '../types.js';
 import { readRegularFile } from './read-regular-file.js';
 
 /** Bump when scanning or resolution changes what a cached entry means. */
-export const GRAPH_CACHE_VERSION = 5; // 4: files read only inside the repository, regular and at most 2 MB; 5: JSON imports resolve to their files
+export const GRAPH_CACHE_VERSION = 6; // 4: files read only inside the repository, regular and at most 2 MB; 5: JSON imports resolve to their files; 6: tsconfig extends chains read only inside the repository or from packages
 
 /** Who wrote a cache: a cache of another tool or version is never read. */
 export const GRAPH_CACHE_TOOL = `waves-graph-${GRAPH_CACHE_VERSION}`;
@@ -37,6 +37,8 @@ export interface GraphCache {
   files: RepoPath[];
   /** Configuration files read outside the file list (gitignored `extends` targets), with their ids. */
   extraConfigs: Record<RepoPath, string>;
+  /** Tsconfigs skipped because their extends chain was refused (tsconfig-chain.ts), with why. */
+  skippedConfigs: Record<RepoPath, string>;
   entries: Record<RepoPath, CachedFile>;
 }
 
@@ -55,6 +57,7 @@ function isCache(data: unknown, tool: string): data is GraphCache {
   const c = data as Record<string, unknown>;
   if (c.version !== GRAPH_CACHE_VERSION || c.tool !== tool || typeof c.configKey !== 'string' || !isStringArray(c.files)) return false;
   if (!c.extraConfigs || typeof c.extraConfigs !== 'object' || !Object.values(c.extraConfigs).every((v) => typeof v === 'string')) return false;
+  if (!c.skippedConfigs || typeof c.skippedConfigs !== 'object' || !Object.values(c.skippedConfigs).every((v) => typeof v === 'string')) return false;
   if (!c.entries || typeof c.entries !== 'object') return false;
   for (const entry of Object.values(c.entries as Record<string, unknown>)) {
     if (!entry || typeof entry !== 'object') return false;
