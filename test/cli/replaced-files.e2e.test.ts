@@ -1,11 +1,11 @@
 /**
  * Files waves reads back that an agent (or a cloned repository) can replace: a run record, the
  * lease journal, the repository's config and the files it names. A FIFO in their place must
- * never hang a command (a blocked read is deaf to SIGTERM), nor may a tsconfig's `extends` out of
- * the repository.
+ * never hang a command (a blocked read is deaf to SIGTERM), and `.waves` or `.dispatch-runs`
+ * committed as symbolic links must never make waves write outside the repository.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -103,6 +103,47 @@ describe('a FIFO where waves reads a file back', () => {
       config({ agents: FAKE_AGENT_CONFIG });
     }
   }, 60_000);
+});
+
+describe('.waves and .dispatch-runs committed as symbolic links', () => {
+  it('refuses to use either, with one line naming it, and writes nothing through it', async () => {
+    const outside = mkdtempSync(path.join(tmpdir(), 'waves-outside-'));
+    try {
+      for (const name of ['.waves', '.dispatch-runs']) {
+        rmSync(path.join(repo.root, name), { recursive: true, force: true });
+        symlinkSync(outside, path.join(repo.root, name));
+        const mine = path.join(repo.root, '..', `${path.basename(repo.root)}-mine.json`);
+        writeFileSync(mine, JSON.stringify({ agents: FAKE_AGENT_CONFIG }));
+        for (const args of [['graph'], ['plan', '--from-issues', 'backlog.json'], ['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake', '--worktree', '--config', mine], ['status'], ['lease', 'list']]) {
+          const result = await wavesWithin(args, repo.root, 30_000);
+          expect(result.exitCode, `${name}: ${args.join(' ')}: ${result.stderr}`).toBe(2);
+          expect(lines(result.stderr), `${name}: ${args.join(' ')}`).toEqual([`waves: ${name}: a symbolic link in the repository (to ${outside}); waves keeps its own files there and never follows a link: remove it`]);
+        }
+        expect(readdirSync(outside), name).toEqual([]);
+        rmSync(path.join(repo.root, name));
+      }
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('names the directory, not a config file that does not exist, when there is no config', async () => {
+    const outside = mkdtempSync(path.join(tmpdir(), 'waves-outside-'));
+    rmSync(path.join(repo.root, 'waves.config.json'), { force: true });
+    rmSync(path.join(repo.root, '.waves'), { recursive: true, force: true });
+    symlinkSync(outside, path.join(repo.root, '.waves'));
+    try {
+      const result = await wavesWithin(['plan', '--from-issues', 'backlog.json'], repo.root);
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).not.toMatch(/waves\.config\.json/);
+      expect(result.stderr).toMatch(/^waves: \.waves: a symbolic link/);
+      expect(existsSync(path.join(outside, 'cache'))).toBe(false);
+    } finally {
+      rmSync(path.join(repo.root, '.waves'));
+      rmSync(outside, { recursive: true, force: true });
+      config({ agents: FAKE_AGENT_CONFIG });
+    }
+  });
 });
 
 describe("a tsconfig's extends out of the repository", () => {
