@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { agentTemplate, AgentTemplateError, buildDispatch, packagesOfPaths, workTreeOf, DEFAULT_PROMPT_TEMPLATE, parseDuration, RUNS_DIR, runWave, type DispatchOptions, type RunEvent } from '@waves/dispatch';
 import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, readRegularFile, verifyPlan } from '@waves/planner';
 import { intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
+import { checkTokenPassThrough } from '../config/agent-trust.js';
 import { configPath } from '../config/config-paths.js';
 import { UsageError } from '../errors.js';
 import { killGraceMs } from '../kill-grace.js';
@@ -48,8 +49,9 @@ by default), under exclusive leases on each issue's paths:
     (no cap, unless logs.maxBytes in the config), its pid to .pid, its run record to .json (status,
     exit code, times, leases), settled whatever the ending: succeeded, failed, timed_out, cancelled;
   - GITHUB_TOKEN, GH_TOKEN, GITHUB_ENTERPRISE_TOKEN and GH_ENTERPRISE_TOKEN are left out of an
-    agent's environment unless agents.<name>.env in the config names them, and their values are
-    redacted from its log; every agent carries WAVES_RUN=<run id>;
+    agent's environment unless agents.<name>.env names them in a config you name with --config
+    (never the repository's own waves.config.json), and their values are redacted from its log;
+    every agent carries WAVES_RUN=<run id>;
   - however a run ends (its own exit too), what is left of its processes — the whole process group,
     and on Linux any process carrying its WAVES_RUN — gets SIGTERM, then SIGKILL 5 s later, and is
     checked gone before the record is settled; a lost lease stops the run (failed);
@@ -74,7 +76,8 @@ Examples:
 Agents: opencode (opencode run --title … --model … PROMPT), claude (claude --print --model …
 PROMPT), codex (codex exec --model … PROMPT), or any agent of waves.config.json
 ("agents": {"mytool": {"command": ["mytool", "--title", "{title}", "{prompt}"]}}); a preset's
-entry may set only its env ("agents": {"claude": {"env": ["GITHUB_TOKEN"]}}). Issue text in a
+command is fixed, its entry may set only settings ("agents": {"claude": {"env": ["GITHUB_TOKEN"]}},
+honoured from a --config file only). Issue text in a
 template is data: never the code of an interpreter (sh -c, node -e…), never after a flag not known
 to take a value (mark your tool's own with "valueFlags").
 Exit codes: 0 every agent succeeded (or started, with --detach; or shown, with --dry-run),
@@ -108,6 +111,8 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
     if (error instanceof AgentTemplateError) throw new UsageError(`--agent: ${error.message}`);
     throw error;
   }
+  // The token goes to an agent only by the user's own config, never by the repository's.
+  checkTokenPassThrough(config, agent);
   let promptTemplate = config.config.prompt?.template ?? DEFAULT_PROMPT_TEMPLATE;
   if (config.config.prompt?.file) {
     const promptFile = await configPath(config, root, 'prompt.file', config.config.prompt.file);
