@@ -77,9 +77,11 @@ Agents: opencode (opencode run --title … --model … PROMPT), claude (claude -
 PROMPT), codex (codex exec --model … PROMPT), or any agent of waves.config.json
 ("agents": {"mytool": {"command": ["mytool", "--title", "{title}", "{prompt}"]}}); a preset's
 command is fixed, its entry may set only settings ("agents": {"claude": {"env": ["GITHUB_TOKEN"]}},
-honoured from a --config file only). Issue text in a
-template is data: never the code of an interpreter (sh -c, node -e…), never after a flag not known
-to take a value (mark your tool's own with "valueFlags").
+honoured from a --config file only). Issue text in a template is data: it may stand only as the
+value of a flag known to take one ("--title", "{title}" or "--title={title}"; mark your tool's own
+with "valueFlags", never a code flag) or as the whole "{prompt}" element, and never as the code of
+a program (sh -c, node -e, make --eval, git -c…) or anywhere after one that runs its arguments as
+code (tmux, ssh, vim, awk…).
 Exit codes: 0 every agent succeeded (or started, with --detach; or shown, with --dry-run),
 1 an agent failed or timed out, 2 bad flag, input or config, 130 cancelled.
 `;
