@@ -138,8 +138,17 @@ describe('.waves and .dispatch-runs committed as symbolic links', () => {
       expect(result.stderr).not.toMatch(/waves\.config\.json/);
       expect(result.stderr).toMatch(/^waves: \.waves: a symbolic link/);
       expect(existsSync(path.join(outside, 'cache'))).toBe(false);
-    } finally {
+      // The journal itself a link out, in a real .waves: named as waves' default, not as a config's.
       rmSync(path.join(repo.root, '.waves'));
+      mkdirSync(path.join(repo.root, '.waves'));
+      symlinkSync(path.join(outside, 'journal'), path.join(repo.root, '.waves', 'leases.jsonl'));
+      const journal = await wavesWithin(['plan', '--from-issues', 'backlog.json'], repo.root);
+      expect(journal.exitCode).toBe(2);
+      expect(lines(journal.stderr)).toEqual([
+        'waves: leases.journal ".waves/leases.jsonl" (the default; there is no config) is a symbolic link that leads nowhere (it could be created outside the repository); remove the link',
+      ]);
+    } finally {
+      rmSync(path.join(repo.root, '.waves'), { recursive: true, force: true });
       rmSync(outside, { recursive: true, force: true });
       config({ agents: FAKE_AGENT_CONFIG });
     }
