@@ -110,9 +110,20 @@ describe('waves dispatch --dry-run', () => {
         expect(refused.exitCode, command.join(' ')).toBe(2);
         expect(refused.stderr.trim().split('\n'), command.join(' ')).toEqual([expect.stringMatching(/^waves: config agents: agent unsafe: /)]);
       }
-      // …unless the agent marks a flag of its own as taking a value.
-      await writeFile(path.join(repo.root, 'waves.config.json'), JSON.stringify({ agents: { unsafe: { command: ['/bin/echo', '-e', '{title}'], valueFlags: ['-e'] } } }));
+      // …unless the agent marks a flag of its own as taking a value (never a code flag such as -e).
+      await writeFile(path.join(repo.root, 'waves.config.json'), JSON.stringify({ agents: { unsafe: { command: ['/bin/echo', '-n', '{title}'], valueFlags: ['-n'] } } }));
       expect((await waves(['dispatch', '--dry-run', '--from-issues', 'backlog.json', '--agent', 'unsafe'], repo.root)).exitCode).toBe(0);
+      await writeFile(path.join(repo.root, 'waves.config.json'), JSON.stringify({ agents: { unsafe: { command: ['/bin/echo', '-e', '{title}'], valueFlags: ['-e'] } } }));
+      const declared = await waves(['dispatch', '--dry-run', '--from-issues', 'backlog.json', '--agent', 'unsafe'], repo.root);
+      expect(declared.exitCode).toBe(2);
+      expect(declared.stderr.trim()).toBe('waves: config agents: agent unsafe: valueFlags names "-e", a flag that runs code in many tools: issue text may never be its value');
+      // The red team's forms, each one line, exit 2.
+      for (const command of [['make', '-f', '/dev/null', '--eval={title}'], ['vim', '+{title}'], ['tmux', 'new', '-d', '--', '{title}'], ['setsid', '--', '{title}'], ['env', 'BASH_ENV={title}', 'bash', 'f'], ['git', '-c', 'alias.x=!{title}', 'x']]) {
+        await writeFile(path.join(repo.root, 'waves.config.json'), JSON.stringify({ agents: { unsafe: { command } } }));
+        const refused = await waves(['dispatch', '--dry-run', '--from-issues', 'backlog.json', '--agent', 'unsafe'], repo.root);
+        expect(refused.exitCode, command.join(' ')).toBe(2);
+        expect(refused.stderr.trim().split('\n'), command.join(' ')).toEqual([expect.stringMatching(/^waves: config agents: agent unsafe: /)]);
+      }
       await writeFile(path.join(repo.root, 'waves.config.json'), JSON.stringify({ agents: { unsafe: { command: ['tool', '{title}'] } } }));
       // A real run needs the root at the top of its repository: fences and worktrees are relative to it.
       const nested = await waves(['dispatch', '--from-issues', 'backlog.json', '--root', 'packages', '--agent', 'claude'], repo.root);

@@ -215,6 +215,66 @@ describe('servers that do not answer, or answer nonsense', () => {
   });
 });
 
+describe('pagination links, huge answers, rate limits and bad ports', () => {
+  it('refuses a next-page link to another host before sending anything to it, in one line naming both', async () => {
+    const other = await fake();
+    const server = await fake([
+      { match: '/labels', status: 200, headers: { 'content-type': 'application/json', link: `<${other.url}/repos/acme/shop/labels?page=2>; rel="next"` }, body: '[{"name":"bug"}]' },
+    ]);
+    const result = await waves(['plan', '--repo', 'acme/shop', '--api-url', server.url, '--root', SHOP], { GITHUB_TOKEN: TOKEN });
+    expect(result.exitCode).toBe(1);
+    expect(oneLine(result.stderr)).toBe(
+      `waves: GitHub API at ${new URL(server.url).host}: a next-page link leads to ${other.url}, another host; refused before sending (the token goes only to ${server.url})`,
+    );
+    expect(other.requests).toEqual([]);
+  });
+
+  it('says a next-page link led to a path that is not there, rather than "repository not found"', async () => {
+    const issue = { number: 7, title: 'Fix the cart', body: null, labels: [], state: 'open', created_at: '2026-01-01T00:00:00Z' };
+    const server = await fake([{ match: '/issues?', status: 200, headers: { 'content-type': 'application/json', link: '</steal?page=2>; rel="next"' }, body: JSON.stringify([issue]) }]);
+    const result = await waves(['plan', '--repo', 'acme/shop', '--api-url', server.url, '--root', SHOP], { GITHUB_TOKEN: TOKEN });
+    expect(server.requests.map((r) => r.url)).toContain('/steal?page=2');
+    expect(result.exitCode).toBe(1);
+    expect(oneLine(result.stderr)).toBe(`waves: GitHub API at ${new URL(server.url).host}: GET /steal not found (404), a page that a next-page link of the API named; is it a GitHub API?`);
+  });
+
+  it('refuses an answer larger than 32 MB without retrying it, and a page of more items than asked', async () => {
+    const item = '{"id":1,"name":"label-0000000"},';
+    const huge = `[${item.repeat(Math.ceil((33 * 1024 * 1024) / item.length))}{"id":2,"name":"last"}]`;
+    const big = await fake([{ match: '/labels', status: 200, headers: { 'content-type': 'application/json' }, body: huge, times: 10 }]);
+    const result = await waves(['plan', '--repo', 'acme/shop', '--api-url', big.url, '--root', SHOP]);
+    expect(result.exitCode).toBe(1);
+    expect(oneLine(result.stderr)).toBe(`waves: GitHub API at ${new URL(big.url).host}: GET /repos/acme/shop/labels answered more than 32 MB; no page of GitHub's is that large, so it was not read`);
+    expect(big.requests.filter((r) => r.url.includes('/labels'))).toHaveLength(1);
+
+    const many = await fake([{ match: '/labels', status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(Array.from({ length: 150 }, (_, i) => ({ name: `l${i}` }))) }]);
+    const crowded = await waves(['plan', '--repo', 'acme/shop', '--api-url', many.url, '--root', SHOP]);
+    expect(crowded.exitCode).toBe(1);
+    expect(oneLine(crowded.stderr)).toBe(`waves: GitHub API at ${new URL(many.url).host}: GET /repos/acme/shop/labels answered 150 items where at most 100 were asked; is it a GitHub API?`);
+  }, 60_000);
+
+  it('says a primary rate limit it will not wait for in one line', async () => {
+    const reset = String(Math.floor(Date.now() / 1000) + 3600);
+    const server = await fake([{ match: '/labels', status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset }, message: 'API rate limit exceeded' }]);
+    const result = await waves(['plan', '--repo', 'acme/shop', '--api-url', server.url, '--root', SHOP]);
+    expect(result.exitCode).toBe(1);
+    expect(oneLine(result.stderr)).toMatch(/^waves: GitHub primary rate limit at 127\.0\.0\.1:\d+: it asks to wait \d+ s, more than the 120 s allowed; giving up$/);
+  });
+
+  it("refuses at once a port fetch will never connect to (fetch's bad ports), from the flag or the environment", async () => {
+    const started = Date.now();
+    for (const [args, env, where] of [
+      [['--api-url', 'http://127.0.0.1:1'], {}, '--api-url'],
+      [[], { GITHUB_API_URL: 'http://127.0.0.1:6000' }, 'GITHUB_API_URL'],
+    ] as const) {
+      const result = await waves(['plan', '--repo', 'acme/shop', '--root', SHOP, ...args], env);
+      expect(result.exitCode, where).toBe(2);
+      expect(oneLine(result.stderr)).toMatch(new RegExp(`^waves: ${where}: port \\d+ is one that fetch never connects to \\(a "bad port"\\); use another$`));
+    }
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
 describe('issue text from GitHub', () => {
   it('strips NUL bytes from titles, bodies and labels: the plan and the dry run work, and no argv carries one', async () => {
     const server = await fake([], [{ number: 7, title: 'Fix\u0000 the cart', body: 'Touch `src/a.ts`\u0000 only', labels: ['bug\u0000'], created_at: '2026-01-01T00:00:00Z' }]);

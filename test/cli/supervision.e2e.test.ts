@@ -257,9 +257,12 @@ describe('a supervised run', () => {
     expect(readFileSync(record!.log, 'utf8')).not.toContain(TOKEN);
   }, 60_000);
 
-  it('passes a token through when agents.<name>.env names it, and redacts it from the log', async () => {
-    const t = setUp({ default: { printEnv: true } }, { agents: { fake: { ...FAKE_AGENT_CONFIG.fake, env: ['GITHUB_TOKEN'] } } });
-    const result = await t.dispatch([], { GITHUB_TOKEN: TOKEN, GH_TOKEN: TOKEN });
+  it('passes a token through when agents.<name>.env names it in your own config, and redacts it from the log', async () => {
+    const t = setUp({ default: { printEnv: true } });
+    // Only a config named with --config may pass a token (a repository's own may not).
+    const mine = path.join(t.root, '..', `${path.basename(t.root)}-mine-${count}.json`);
+    writeFileSync(mine, JSON.stringify({ agents: { fake: { ...FAKE_AGENT_CONFIG.fake, env: ['GITHUB_TOKEN'] } } }));
+    const result = await t.dispatch(['--config', mine], { GITHUB_TOKEN: TOKEN, GH_TOKEN: TOKEN });
     expect(result.exitCode, result.stderr).toBe(0);
     const [record] = t.records();
     const env = t.trace().find((e) => e.event === 'env')!.env!;

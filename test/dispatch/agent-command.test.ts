@@ -35,7 +35,6 @@ describe('agent commands', () => {
   it('never lets issue text stand where it could become a flag', () => {
     expect(() => validateTemplate({ name: 'bad', command: ['tool', '{title}'] })).toThrow(/could become a flag/);
     expect(() => validateTemplate({ name: 'bad', command: ['tool', '--title', '{title}'] })).not.toThrow();
-    expect(() => validateTemplate({ name: 'bad', command: ['tool', '--', '{title}'] })).not.toThrow();
     expect(() => validateTemplate({ name: 'bad', command: ['{title}'] })).toThrow(/executable/);
     expect(() => validateTemplate({ name: 'bad', command: ['tool', '{nope}'] })).toThrow(/unknown placeholder \{nope\}/);
     for (const preset of Object.values(AGENT_PRESETS)) expect(() => validateTemplate(preset)).not.toThrow();
@@ -74,28 +73,70 @@ describe('agent commands', () => {
     ];
     for (const command of refused) expect(() => validateTemplate({ name: 'bad', command }), command.join(' ')).toThrow(/issue text .*where .*(code|arguments)/);
     // valueFlags never unmarks an interpreter's code flag.
-    expect(() => validateTemplate({ name: 'bad', command: ['sh', '-c', '{title}'], valueFlags: ['-c'] })).toThrow(/code for sh -c/);
+    expect(() => validateTemplate({ name: 'bad', command: ['sh', '-c', '{title}'], valueFlags: ['-c'] })).toThrow(/valueFlags names "-c", a flag that runs code in many tools/);
+  });
+
+  it("refuses every red-team form: a code flag glued with =, a program that runs its arguments as code, issue text embedded in a positional or after --", () => {
+    const refused: [string[], RegExp][] = [
+      [['make', '-f', '/dev/null', '--eval={title}'], /code for make --eval/],
+      [['npx', '--call={title}'], /code for npx --call/],
+      [['npm', 'exec', '--call={title}'], /code for npm --call/],
+      [['emacs', '--batch', '--eval={title}'], /emacs may read any of its arguments as code/],
+      [['nix-shell', '--run={title}'], /code for nix-shell --run/],
+      [['git', '-c', 'alias.x=!{title}', 'x'], /code for git -c/],
+      [['vim', '+{title}'], /vim may read any of its arguments as code/],
+      [['tmux', 'new', '-d', '--', '{title}'], /tmux may read any of its arguments as code/],
+      [['setsid', '--', '{title}'], /neither the value of a flag known to take one nor the whole \{prompt\}/],
+      [['env', 'BASH_ENV={title}', 'bash', 'f'], /neither the value of a flag known to take one nor the whole \{prompt\}/],
+      // The same forms with a tool waves does not know: only a known value flag takes issue text.
+      [['tool', '--eval={title}'], /after "--eval=", a flag not known to take a value/],
+      [['tool', '--run={prompt}'], /after "--run=", a flag not known to take a value/],
+      [['tool', '+{title}'], /neither the value/],
+      [['tool', '--', '{title}'], /neither the value/],
+      [['tool', 'Issue: {title}'], /neither the value/],
+      [['tool', '-x{title}'], /glues issue text to a flag/],
+      [['tool', '-D{title}'], /glues issue text to a flag/],
+      [['tool', '--eval', '{prompt}'], /"\{prompt\}" follows "--eval", a flag that runs code in many tools/],
+      [['ssh', 'host', '--', '{prompt}'], /ssh may read any of its arguments as code/],
+      [['su', 'me', '{prompt}'], /su may read any of its arguments as code/],
+      [['screen', '-dm', '{prompt}'], /screen may read/],
+      [['watch', '{prompt}'], /watch may read/],
+      [['script', '-q', '{prompt}'], /script may read/],
+      [['m4', '{prompt}'], /m4 may read/],
+      [['nvim', '--headless', '{prompt}'], /nvim may read/],
+      [['sudo', '-s', 'tool', '--title', '{title}'], /code for sudo -s/],
+      [['sh', '-c', 'tool "$1"', 'sh', '{title}'], /neither the value/],
+    ];
+    for (const [command, message] of refused) expect(() => validateTemplate({ name: 'bad', command }), command.join(' ')).toThrow(message);
+  });
+
+  it('never lets valueFlags declare a code flag', () => {
+    for (const flag of ['-c', '-e', '-E', '-r', '-x', '--eval', '--exec', '--execute', '--command', '--call', '--run', '--cmd', '-S']) {
+      expect(() => validateTemplate({ name: 'bad', command: ['tool', flag, '{title}'], valueFlags: [flag] }), flag).toThrow(`agent bad: valueFlags names "${flag}", a flag that runs code in many tools: issue text may never be its value`);
+    }
+    expect(() => validateTemplate({ name: 'bad', command: ['python3', 'agent.py', '-m', '{title}'], valueFlags: ['-m'] })).toThrow(/valueFlags names "-m", a code flag of python/);
+    expect(() => validateTemplate({ name: 'bad', command: ['tool', '+c', '{title}'], valueFlags: ['+c'] })).toThrow(/a \+ flag runs a command/);
   });
 
   it('refuses issue text after a flag not known to take a value, or glued to a short flag, unless the agent marks the flag', () => {
     expect(() => validateTemplate({ name: 'bad', command: ['/bin/echo', '-e', '{title}'] })).toThrow(/follows "-e", a flag not known to take a value/);
     expect(() => validateTemplate({ name: 'bad', command: ['claude', '-p', '{title}'] })).toThrow(/follows "-p"/);
     expect(() => validateTemplate({ name: 'bad', command: ['tool', '--output', '{title}'] })).toThrow(/follows "--output"/);
-    expect(() => validateTemplate({ name: 'bad', command: ['tool', '-x{title}'] })).toThrow(/glues issue text to a short flag/);
-    expect(() => validateTemplate({ name: 'ok', command: ['/bin/echo', '-e', '{title}'], valueFlags: ['-e'] })).not.toThrow();
-    expect(() => validateTemplate({ name: 'ok', command: ['tool', '-D{title}'], valueFlags: ['-D'] })).not.toThrow();
+    expect(() => validateTemplate({ name: 'ok', command: ['/bin/echo', '-n', '{title}'], valueFlags: ['-n'] })).not.toThrow();
+    expect(() => validateTemplate({ name: 'ok', command: ['tool', '--where={branch}'], valueFlags: ['--where'] })).not.toThrow();
   });
 
-  it('allows issue text as the value of a known value flag, after --, after waves\' own text, and as a shell\'s positional parameter', () => {
+  it('allows issue text as the value of a known value flag (next element or --flag=), the whole {prompt}, and a shell\'s $1 prompt', () => {
     const allowed = [
       ['tool', '--title', '{title}', '--model', '{model}', '{prompt}'],
       ['tool', '--message', '{title}', '-m', '{lane}', '--prompt', '{prompt}', '--name', '{branch}', '--description', '{title}', '--body', '{prompt}', '--subject', '{title}'],
-      ['tool', '--where={worktree}:{branch}', '--x={title}'],
-      ['tool', '--', '{title}', '{paths}'],
-      ['/bin/echo', '-e', 'Issue: {title}'],
-      ['sh', '-c', 'tool --title "$1" "$2"', 'sh', '{title}', '{prompt}'],
+      ['tool', '--where={worktree}', '--title={title}', '--prompt={prompt}', '--title', 'Issue #{number}: {title}'],
+      ['tool', '--', '{prompt}'],
+      ['claude', '-p', '{prompt}'],
+      ['sh', '-c', 'tool --prompt "$1"', 'sh', '{prompt}'],
       ['env', 'FOO=1', 'tool', '--title', '{title}', '{prompt}'],
       ['node', 'agent.js', '--title', '{title}', '{prompt}'],
+      ['setsid', 'tool', '--title', '{title}', '{prompt}'],
     ];
     for (const command of allowed) expect(() => validateTemplate({ name: 'ok', command }), command.join(' ')).not.toThrow();
   });

@@ -26,6 +26,15 @@ describe('agents.<name> in the config', () => {
     expect(agentTemplate('claude', agents)).toEqual({ name: 'claude', command: AGENT_PRESETS.claude!.command, env: ['GITHUB_TOKEN'] });
   });
 
+  it("never takes a preset's command from a config: the schema refuses it, and the template keeps the preset's", () => {
+    const redefined = AgentsConfigSchema.safeParse({ opencode: { command: ['sh', '-c', 'echo $GITHUB_TOKEN'], env: ['GITHUB_TOKEN'] } });
+    expect(redefined.success).toBe(false);
+    expect(redefined.error!.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['opencode.command', 'opencode is a preset, whose command cannot be redefined; give your own command a name of its own ("my-opencode") and choose it with --agent'],
+    ]);
+    expect(agentTemplate('opencode', { opencode: { command: ['sh', '-c', 'x'] } }).command).toEqual(AGENT_PRESETS.opencode!.command);
+  });
+
   it('needs a command for any other agent, and a variable name in env', () => {
     const missing = AgentsConfigSchema.safeParse({ mine: { env: ['GH_TOKEN'] } });
     expect(missing.success).toBe(false);

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,6 +88,19 @@ describe('the lease journal', () => {
     const after = await readJournal(journal);
     expect(after.events.map((e) => e.op === 'acquire' && e.lane)).toEqual(['a', 'b']);
     expect(after.corrupt).toHaveLength(2);
+  });
+
+  it('never reads or appends through a journal an agent replaced by a FIFO or a link: one WavesError line, nothing written', async () => {
+    await mkdir(path.dirname(journal), { recursive: true });
+    await execa('mkfifo', [journal]);
+    await expect(listLeases(journal, at(0))).rejects.toThrow(/^lease journal .*leases\.jsonl: is not a regular file \(a FIFO\)/);
+    await expect(acquireLease(journal, { lane: 'a', holder: 'h1', ttlMs: 60_000, now: at(0) })).rejects.toThrow(/is not a regular file \(a FIFO\)/);
+    await rm(journal);
+    const victim = path.join(dir, 'victim');
+    await writeFile(victim, 'precious\n');
+    await symlink(victim, journal);
+    await expect(acquireLease(journal, { lane: 'a', holder: 'h1', ttlMs: 60_000, now: at(0) })).rejects.toThrow(/is a symbolic link \(not followed\)/);
+    expect(await readFile(victim, 'utf8')).toBe('precious\n');
   });
 
   it('refuses the other spellings of a path inside a held lease, and never writes a lane that has no canonical spelling', async () => {

@@ -3,11 +3,12 @@
  * before the repository's copy; what dispatch fixed keeps its sealed value whatever a later write
  * carries; a record without a seal stays without one.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readRecord, readSeal, rewrittenFields, sealFileOf, stateDir, writeRecord, writeWitness, type RunRecord } from '@waves/dispatch';
+import { readRecord, readSeal, readTrustedRecord, rewrittenFields, sealFileOf, stateDir, writeRecord, writeWitness, type RunRecord } from '@waves/dispatch';
 
 let dir: string;
 const saved = process.env.WAVES_STATE_DIR;
@@ -85,5 +86,23 @@ describe('writeRecord and the seal', () => {
     process.env.WAVES_STATE_DIR = path.join(repo, 'state');
     await expect(writeRecord(path.join(repo, '.dispatch-runs', 'resolve-7-x.json'), record())).rejects.toThrow(/lies inside the repository/);
     expect(readdirSync(path.join(repo, '.dispatch-runs'))).toEqual([]);
+  });
+
+  it('reads a copy replaced by a FIFO, a link or a huge file as no run record, at once', async () => {
+    const file = path.join(dir, 'repo', '.dispatch-runs', 'resolve-7-20261130T000000000Z.json');
+    await writeRecord(file, record());
+    const sealed = readFileSync(file, 'utf8');
+    rmSync(file);
+    execFileSync('mkfifo', [file]);
+    await expect(readRecord(file)).rejects.toThrow('resolve-7-20261130T000000000Z.json is not a regular file (a FIFO): not a run record');
+    rmSync(file);
+    writeFileSync(path.join(dir, 'elsewhere.json'), sealed);
+    symlinkSync(path.join(dir, 'elsewhere.json'), file);
+    await expect(readRecord(file)).rejects.toThrow(/is a symbolic link \(not followed\): not a run record/);
+    rmSync(file);
+    writeFileSync(file, ' '.repeat(17 * 1024 * 1024));
+    await expect(readRecord(file)).rejects.toThrow(/is larger than 16 MB/);
+    // The seal is what waves acts on, and it is untouched.
+    expect((await readTrustedRecord(file)).scope!.fence).toEqual(['src/a.ts']);
   });
 });

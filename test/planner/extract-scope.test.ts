@@ -218,6 +218,16 @@ const CASES: Case[] = [
     rejected: ['/etc/passwd'],
   },
   {
+    name: 'Windows paths in code spans: backslashes are separators, and leaving the root is still refused',
+    body: [
+      'Fix `packages\\planner\\src\\index.ts` and `packages\\cli\\src\\commands\\plan.ts:12`, and look at `docs\\`.',
+      'Never `..\\..\\secret.ts`, `C:\\Windows\\win.ini`, `\\\\server\\share\\x.ts` or `\\etc\\passwd`.',
+      'Regexes stay code: `\\d+\\.\\d+`, `\\n`, `a\\b`.',
+    ].join('\n'),
+    leaves: ['dir:docs', 'file:packages/cli/src/commands/plan.ts', 'file:packages/planner/src/index.ts'],
+    rejected: ['..\\..\\secret.ts', 'C:\\Windows\\win.ini', '\\\\server\\share\\x.ts', '\\etc\\passwd'],
+  },
+  {
     name: 'root files',
     body: 'Bump `package.json`, refresh `pnpm-lock.yaml` and the workflow in `.github/workflows/ci.yml`.',
     leaves: ['file:.github/workflows/ci.yml', 'file:package.json', 'file:pnpm-lock.yaml'],

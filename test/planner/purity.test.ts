@@ -17,6 +17,8 @@ const ADAPTERS = new Set([
   'graph/scan-worker.ts',
   'graph/read-repo-file.ts',
   'graph/files-to-read.ts',
+  'graph/tsconfig-chain.ts',
+  'graph/read-regular-file.ts',
 ]);
 
 const FORBIDDEN: [RegExp, string][] = [

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRepoGraph, loadRepo, summarizeGraph } from '@waves/planner';
+import { buildRepoGraph, loadRepo, readRegularFile, readRegularFileSync, summarizeGraph } from '@waves/planner';
 import { TempRepo } from '../helpers/temp-repo.js';
 
 let repo: TempRepo;
@@ -54,5 +54,99 @@ describe('reading a repository', () => {
     expect(graph.getAttribute('skipped').map((s) => s.file)).toContain('src/main.ts');
     const loaded = await loadRepo(repo.root, { cache: false });
     expect(summarizeGraph(loaded.graph, { root: '.', head: null, packages: [] }).skipped.map((s) => s.file)).toEqual(['src/big.ts', 'src/pipe.ts', 'src/secret.ts', 'src/zero.ts']);
+  });
+});
+
+describe('reading one file waves reads back (readRegularFile)', () => {
+  it('reads a regular file whole, and refuses a FIFO, a device, a directory, a link and a file over the limit, each at once', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'waves-regular-'));
+    try {
+      writeFileSync(path.join(dir, 'ok.json'), '{"a":1}');
+      writeFileSync(path.join(dir, 'big'), 'x'.repeat(1500));
+      execFileSync('mkfifo', [path.join(dir, 'fifo')]);
+      symlinkSync(path.join(dir, 'ok.json'), path.join(dir, 'link'));
+      symlinkSync('/dev/zero', path.join(dir, 'zero'));
+      const options = { maxBytes: 1000 };
+      for (const read of [readRegularFileSync, readRegularFile]) {
+        const ok = await read(path.join(dir, 'ok.json'), options);
+        expect(ok.ok && ok.text).toBe('{"a":1}');
+        const refusals = await Promise.all(['fifo', 'zero', 'link', 'big', 'missing', '.'].map(async (name) => {
+          const result = await read(path.join(dir, name), options);
+          return result.ok ? 'read' : `${result.kind}: ${result.reason}`;
+        }));
+        expect(refusals).toEqual([
+          'not-regular: is not a regular file (a FIFO)',
+          'link: is a symbolic link (not followed)',
+          'link: is a symbolic link (not followed)',
+          'too-large: is larger than 1000 bytes (1.5 KB)',
+          'missing: no such file',
+          'not-regular: is not a regular file (a directory)',
+        ]);
+        // A link is followed only when asked, and what it leads to is checked the same.
+        const followed = await read(path.join(dir, 'link'), { ...options, followLinks: true });
+        expect(followed.ok).toBe(true);
+        const device = await read(path.join(dir, 'zero'), { ...options, followLinks: true });
+        expect(device.ok ? 'read' : device.reason).toBe('is not a regular file (a socket or device)');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('tsconfig extends chains', () => {
+  it('skips, with a reason, a tsconfig whose extends leaves the repository or names a device, a FIFO or a link out; follows a package through node_modules', async () => {
+    const store = mkdtempSync(path.join(tmpdir(), 'waves-store-'));
+    const fifo = path.join(store, 'fifo.json');
+    execFileSync('mkfifo', [fifo]);
+    // A package installed the pnpm way: node_modules/@tsconfig/base is a link into a store's node_modules.
+    const pkg = path.join(store, 'node_modules', '.pnpm', 'base@1', 'node_modules', '@tsconfig', 'base');
+    const chain = await TempRepo.create({
+      'zero/tsconfig.json': '{"extends": "/dev/zero"}',
+      'zero/main.ts': "import './leaf';\n",
+      'zero/leaf.ts': '',
+      'updevice/tsconfig.json': '{"extends": "../../../../../../../../../../dev/zero"}',
+      'updevice/main.ts': "import './leaf';\n",
+      'updevice/leaf.ts': '',
+      'fifo/tsconfig.json': JSON.stringify({ extends: fifo }),
+      'fifo/main.ts': "import './leaf';\n",
+      'fifo/leaf.ts': '',
+      'passwd/tsconfig.json': '{"extends": "/etc/passwd"}',
+      'passwd/main.ts': "import './leaf';\n",
+      'passwd/leaf.ts': '',
+      'sneaky/tsconfig.json': '{"extends": "./node_modules/sneaky.json"}',
+      'sneaky/main.ts': "import './leaf';\n",
+      'sneaky/leaf.ts': '',
+      'pkg/tsconfig.json': '{"extends": "@tsconfig/base/tsconfig.json"}',
+      'pkg/main.ts': "import '@/leaf';\n",
+      'pkg/src/leaf.ts': '',
+    });
+    try {
+      execFileSync('mkdir', ['-p', pkg, path.join(chain.root, 'pkg/node_modules/@tsconfig'), path.join(chain.root, 'sneaky/node_modules')]);
+      writeFileSync(path.join(pkg, 'tsconfig.json'), JSON.stringify({ compilerOptions: { paths: { '@/*': ['${configDir}/src/*'] } } }));
+      symlinkSync(pkg, path.join(chain.root, 'pkg/node_modules/@tsconfig/base'));
+      symlinkSync('/etc/passwd', path.join(chain.root, 'sneaky/node_modules/sneaky.json'));
+      const graph = await buildRepoGraph(chain.root, { cache: false });
+      const skipped = Object.fromEntries(graph.getAttribute('skipped').map((s) => [s.file, s.reason]));
+      expect(skipped).toEqual({
+        'fifo/tsconfig.json': `its extends chain names ${fifo}, which is outside the repository and not a package's (not read)`,
+        'passwd/tsconfig.json': 'its extends chain names /etc/passwd, which is outside the repository and not a package\'s (not read)',
+        'sneaky/tsconfig.json': `its extends chain names ${path.join(chain.root, 'sneaky/node_modules/sneaky.json')}, which is outside the repository and not a package's (not read)`,
+        'updevice/tsconfig.json': 'its extends chain names /dev/zero, which is outside the repository and not a package\'s (not read)',
+        'zero/tsconfig.json': 'its extends chain names /dev/zero, which is outside the repository and not a package\'s (not read)',
+      });
+      // A skipped tsconfig counts as none: relative imports still resolve.
+      expect(graph.outNeighbors('zero/main.ts')).toEqual(['zero/leaf.ts']);
+      expect(graph.outNeighbors('passwd/main.ts')).toEqual(['passwd/leaf.ts']);
+      // The package's config was read: its paths alias resolves.
+      expect(graph.outNeighbors('pkg/main.ts')).toEqual(['pkg/src/leaf.ts']);
+      // A warm cache, which resolves nothing again, still reports them.
+      await buildRepoGraph(chain.root);
+      const warm = await buildRepoGraph(chain.root);
+      expect(Object.fromEntries(warm.getAttribute('skipped').map((s) => [s.file, s.reason]))).toEqual(skipped);
+    } finally {
+      await chain.dispose();
+      rmSync(store, { recursive: true, force: true });
+    }
   });
 });

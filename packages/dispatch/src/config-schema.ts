@@ -11,7 +11,7 @@ export const AgentConfigSchema = z.strictObject({
     .array(z.string())
     .min(1)
     .optional()
-    .describe('argv template; placeholders {number} {title} {prompt} {model} {lane} {paths} {worktree} {branch} are replaced inside one element each (optional for the presets opencode, claude, codex)'),
+    .describe('argv template; placeholders {number} {title} {prompt} {model} {lane} {paths} {worktree} {branch} are replaced inside one element each (never for the presets opencode, claude, codex, whose command is fixed)'),
   valueFlags: z
     .array(z.string().regex(/^-/, 'a flag, starting with -'))
     .optional()
@@ -19,13 +19,23 @@ export const AgentConfigSchema = z.strictObject({
   env: z
     .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'))
     .optional()
-    .describe('Token variables passed through to this agent (GITHUB_TOKEN, GH_TOKEN, GITHUB_ENTERPRISE_TOKEN, GH_ENTERPRISE_TOKEN are left out otherwise; every other variable is always passed)'),
+    .describe('Token variables passed through to this agent (GITHUB_TOKEN, GH_TOKEN, GITHUB_ENTERPRISE_TOKEN, GH_ENTERPRISE_TOKEN are left out otherwise; every other variable is always passed); honoured only in a config named with --config, never in a repository\'s own'),
 });
 
 export const AgentsConfigSchema = z.record(z.string(), AgentConfigSchema).superRefine((agents, ctx) => {
   for (const [name, agent] of Object.entries(agents)) {
-    // A preset's settings (env) need not repeat its command; any other agent needs one.
-    if (agent.command === undefined && !Object.hasOwn(AGENT_PRESETS, name)) {
+    const preset = Object.hasOwn(AGENT_PRESETS, name);
+    // A preset's command is waves' own: a config (a clone's too) redefining it would run anything
+    // under a name the user trusts — opencode is the default agent. Its entry carries settings only.
+    if (preset && agent.command !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [name, 'command'],
+        message: `${name} is a preset, whose command cannot be redefined; give your own command a name of its own ("my-${name}") and choose it with --agent`,
+      });
+    }
+    // Any other agent needs a command.
+    if (agent.command === undefined && !preset) {
       ctx.addIssue({ code: 'custom', path: [name, 'command'], message: `required: ${name} is not a preset (${Object.keys(AGENT_PRESETS).join(', ')})` });
     }
   }
@@ -74,7 +84,7 @@ export const LeasesConfigSchema = z.strictObject({
 
 /** The dispatch keys of waves.config.json. */
 export const DispatchConfigShape = {
-  agents: AgentsConfigSchema.optional().describe('Custom agents by name, chosen with --agent NAME, or settings (env) of a preset'),
+  agents: AgentsConfigSchema.optional().describe('Custom agents by name, chosen with --agent NAME, or settings (env, valueFlags) of a preset, whose command is fixed'),
   routing: RoutingConfigSchema.optional().describe('Model routing: category → tier → model'),
   prompt: PromptConfigSchema.optional().describe('The worker prompt template'),
   verify: z.array(z.array(z.string()).min(1)).optional().describe('Verification commands as argv arrays ({paths} and {packages} placeholders)'),

@@ -20,6 +20,7 @@ export { DEFAULT_PROMPT_TEMPLATE, quoteBody, renderPrompt } from './prompt/rende
 export type { PromptContext } from './prompt/render-prompt.js';
 export { buildDispatch, buildIssueDispatch, modelFor, packagesOfPaths, renderVerify } from './build-dispatch.js';
 export type { DispatchOptions, IssueDispatch, WaveDispatch, WorktreeCommand } from './build-dispatch.js';
+export { checkOwnDirectories, OWN_DIRECTORIES, STATE_DIR } from './own-dirs.js';
 export { quoteArg, shellQuote } from './shell-quote.js';
 export { AgentConfigSchema, AgentsConfigSchema, DispatchConfigShape, LeasesConfigSchema, LogsConfigSchema, PromptConfigSchema, RoutingConfigSchema, TierSchema } from './config-schema.js';
 export type { AgentConfig, LogsConfig, RoutingConfig } from './config-schema.js';

@@ -7,7 +7,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
-  assertDirectory,
   BACKTEST_GRADES,
   BacktestReportSchema,
   filesToRead,
@@ -26,6 +25,7 @@ import type { CliIo } from '../io.js';
 import { renderBacktestMarkdown, renderBacktestTable } from '../render/backtest-report.js';
 import { withBaseWorktree } from '../sources/base-worktree.js';
 import { readHistory, type HistoryRange } from '../sources/git-history.js';
+import { rootFlag } from '../root-flag.js';
 import { warnSkipped } from './plan-input.js';
 
 const FORMATS = ['table', 'json', 'markdown'] as const;
@@ -129,11 +129,7 @@ export async function runBacktestCommand(argv: readonly string[], io: CliIo): Pr
   const until = stringFlag(values, 'until') ?? 'HEAD';
   const waveSize = intFlag(values, 'wave-size', 1);
   const maxFiles = intFlag(values, 'max-files', 1) ?? 8;
-  const rootArg = stringFlag(values, 'root');
-  const root = path.resolve(io.cwd, rootArg ?? '.');
-  await assertDirectory(root).catch((error: Error) => {
-    throw new UsageError(`--root ${rootArg ?? '.'}: ${error.message.replace(/^root [^:]*: /, '')}`);
-  });
+  const { root, rootArg } = await rootFlag(values, io);
   const config = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
   const options = planOptionsFromConfig(config.config);
   if (waveSize !== undefined) options.waveSize = waveSize;

@@ -4,12 +4,13 @@
  * would start each agent — shell-quoted, so it can be pasted and runs exactly that argv — with
  * the tier, the model and the rule that chose it; nothing is started, written or leased.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { agentTemplate, AgentTemplateError, buildDispatch, packagesOfPaths, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_VERIFY_TIMEOUT, MAX_DURATION_MS, RUNS_DIR, runWave, type DispatchOptions, type RunEvent } from '@waves/dispatch';
-import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, verifyPlan } from '@waves/planner';
+import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, readRegularFile, verifyPlan } from '@waves/planner';
 import { durationOf, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
+import { checkTokenPassThrough } from '../config/agent-trust.js';
 import { configPath } from '../config/config-paths.js';
 import { UsageError } from '../errors.js';
 import { killGraceMs } from '../kill-grace.js';
@@ -49,8 +50,9 @@ by default), under exclusive leases on each issue's paths:
     (no cap, unless logs.maxBytes in the config), its pid to .pid, its run record to .json (status,
     exit code, times, leases), settled whatever the ending: succeeded, failed, timed_out, cancelled;
   - GITHUB_TOKEN, GH_TOKEN, GITHUB_ENTERPRISE_TOKEN and GH_ENTERPRISE_TOKEN are left out of an
-    agent's environment unless agents.<name>.env in the config names them, and their values are
-    redacted from its log; every agent carries WAVES_RUN=<run id>;
+    agent's environment unless agents.<name>.env names them in a config you name with --config
+    (never the repository's own waves.config.json), and their values are redacted from its log;
+    every agent carries WAVES_RUN=<run id>;
   - however a run ends (its own exit too), what is left of its processes — the whole process group,
     and on Linux any process carrying its WAVES_RUN or found by the supervisor's descendant tracker
     (children, their sessions and groups, writers of the agent's output, its inherited tag) — gets
@@ -81,12 +83,18 @@ Examples:
 Agents: opencode (opencode run --title … --model … PROMPT), claude (claude --print --model …
 PROMPT), codex (codex exec --model … PROMPT), or any agent of waves.config.json
 ("agents": {"mytool": {"command": ["mytool", "--title", "{title}", "{prompt}"]}}); a preset's
-entry may set only its env ("agents": {"claude": {"env": ["GITHUB_TOKEN"]}}). Issue text in a
-template is data: never the code of an interpreter (sh -c, node -e…), never after a flag not known
-to take a value (mark your tool's own with "valueFlags").
+command is fixed, its entry may set only settings ("agents": {"claude": {"env": ["GITHUB_TOKEN"]}},
+honoured from a --config file only). Issue text in a template is data: it may stand only as the
+value of a flag known to take one ("--title", "{title}" or "--title={title}"; mark your tool's own
+with "valueFlags", never a code flag) or as the whole "{prompt}" element, and never as the code of
+a program (sh -c, node -e, make --eval, git -c…) or anywhere after one that runs its arguments as
+code (tmux, ssh, vim, awk…).
 Exit codes: 0 every agent succeeded (or started, with --detach; or shown, with --dry-run),
 1 an agent failed or timed out, 2 bad flag, input or config, 130 cancelled.
 `;
+
+/** A prompt template is a page or two of text; past this it is refused. */
+const MAX_PROMPT_BYTES = 1024 * 1024;
 
 export async function runDispatch(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs('dispatch', DISPATCH_FLAGS, argv);
@@ -111,14 +119,15 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
     if (error instanceof AgentTemplateError) throw new UsageError(`--agent: ${error.message}`);
     throw error;
   }
+  // The token goes to an agent only by the user's own config, never by the repository's.
+  checkTokenPassThrough(config, agent);
   let promptTemplate = config.config.prompt?.template ?? DEFAULT_PROMPT_TEMPLATE;
   if (config.config.prompt?.file) {
     const promptFile = await configPath(config, root, 'prompt.file', config.config.prompt.file);
-    try {
-      promptTemplate = await readFile(promptFile, 'utf8');
-    } catch (error) {
-      throw new ConfigError(`config prompt.file ${config.config.prompt.file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-    }
+    // A regular file only: a clone's FIFO there would hang the dispatch.
+    const read = await readRegularFile(promptFile, { maxBytes: MAX_PROMPT_BYTES, followLinks: true });
+    if (!read.ok) throw new ConfigError(`config prompt.file ${config.config.prompt.file}: ${read.kind === 'missing' ? 'cannot read it (ENOENT)' : read.reason}`);
+    promptTemplate = read.text;
   }
   const analysis = analyzePlan(input);
   const { plan } = analysis;

@@ -115,8 +115,9 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
   let github: LoadedPlanInput['github'] = null;
   if (fromIssues !== undefined) {
     if (stringFlag(values, 'repo') !== undefined) throw new UsageError('--from-issues and --repo name two backlogs; use one');
-    const file = values['from-issues'] === undefined && fromIssues !== '-' ? await configPath(config, root, 'defaults.fromIssues', fromIssues) : fromIssues;
-    backlog = await readIssuesFile(file, io);
+    const fromConfig = values['from-issues'] === undefined && fromIssues !== '-';
+    const file = fromConfig ? await configPath(config, root, 'defaults.fromIssues', fromIssues) : fromIssues;
+    backlog = await readIssuesFile(file, io, { fromConfig, shown: fromIssues });
     source = fromIssues === '-' ? 'standard input' : fromIssues;
     const filtered = backlog.filter(
       (i) => labels.every((l) => i.labels.some((x) => x.toLowerCase() === l.toLowerCase())),

@@ -40,8 +40,12 @@ export async function configPath(loaded: LoadedConfig, root: string, key: string
   const abs = path.resolve(root, value);
   if (loaded.explicit) return abs;
   const problem = await escapes(root, abs);
+  if (problem && loaded.file === null) {
+    // No config at all: the path is waves' own default, and the repository put a link there.
+    throw new ConfigError(`${key} ${JSON.stringify(value)} (the default; there is no config) ${problem}; remove the link`);
+  }
   if (problem) {
-    throw new ConfigError(`config ${path.basename(loaded.file ?? 'waves.config.json')}: ${key} ${JSON.stringify(value)} ${problem}; a repository's config may only name paths inside it (or name your own config with --config)`);
+    throw new ConfigError(`config ${path.basename(loaded.file!)}: ${key} ${JSON.stringify(value)} ${problem}; a repository's config may only name paths inside it (or name your own config with --config)`);
   }
   return abs;
 }

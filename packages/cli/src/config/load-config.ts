@@ -2,9 +2,8 @@
  * Reads `waves.config.json` (at the root, or the file given with --config) and turns the
  * planning keys into planner options. Errors name the file, the key path and what was expected.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError, jsonPath, parseJsonText, type PlanOptionsInput } from '@waves/planner';
+import { ConfigError, jsonPath, parseJsonText, readRegularFile, type PlanOptionsInput } from '@waves/planner';
 import type { z } from 'zod';
 import { nearest } from '../args.js';
 import { CONFIG_FILE, ConfigSchema, type WavesConfig } from './config-schema.js';
@@ -59,17 +58,19 @@ function describeProblem(file: string, issue: z.core.$ZodIssue): string {
   return `${file}: ${where}: ${issue.message}`;
 }
 
+/** A config is a few kilobytes; past this it is refused. */
+export const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+
 export async function loadConfig(root: string, explicit: string | undefined, cwd: string): Promise<LoadedConfig> {
   const file = explicit !== undefined ? path.resolve(cwd, explicit) : path.join(root, CONFIG_FILE);
   const shown = explicit ?? CONFIG_FILE;
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && explicit === undefined) return { config: {}, file: null, explicit: false, shown };
-    throw new ConfigError(`config ${shown}: cannot read it (${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message})`);
+  // A regular file only (a clone's FIFO would hang every command), of a bounded size.
+  const read = await readRegularFile(file, { maxBytes: MAX_CONFIG_BYTES, followLinks: true });
+  if (!read.ok) {
+    if (read.kind === 'missing' && explicit === undefined) return { config: {}, file: null, explicit: false, shown };
+    throw new ConfigError(`config ${shown}: ${read.kind === 'missing' ? 'cannot read it (no such file)' : read.reason}`);
   }
-  const json = parseJsonText(text);
+  const json = parseJsonText(read.text);
   if (!json.ok) throw new ConfigError(`config ${shown}: not valid JSON (${json.message})`);
   const parsed = ConfigSchema.safeParse(json.value);
   if (!parsed.success) {

@@ -12,7 +12,8 @@
  * - No credentials, query or fragment in the URL.
  *
  * Checked before any request is made. A redirect to another host is followed without the token
- * (fetch drops `Authorization` across origins).
+ * (fetch drops `Authorization` across origins); a next-page link (`Link: rel="next"`) to another
+ * origin is refused before it is requested (github.ts), since octokit would send the token along.
  */
 import { ConfigError } from '@waves/planner';
 import { UsageError } from '../errors.js';
@@ -55,11 +56,22 @@ export function checkApiUrlFlag(flag: string | undefined): void {
   if (flag !== undefined) userUrl(flag, '--api-url');
 }
 
+/**
+ * The ports fetch refuses to connect to (the Fetch standard's "bad ports"): a request there fails
+ * with "bad port" — each time, so octokit's retries would only wait 14 s for the same answer.
+ */
+const BAD_PORTS = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137,
+  139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723,
+  2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+]);
+
 function userUrl(text: string, where: string): URL {
   const url = parseApiUrl(text, where, (message) => new UsageError(message));
   if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname)) {
     throw new UsageError(`${where}: plain http to ${url.host} is refused (the token would cross the network in clear); use https, or http to 127.0.0.1, ::1 or localhost`);
   }
+  if (url.port !== '' && BAD_PORTS.has(Number(url.port))) throw new UsageError(`${where}: port ${url.port} is one that fetch never connects to (a "bad port"); use another`);
   return url;
 }
 

@@ -23,6 +23,9 @@ function expectsObject(url: string): boolean {
   return /\/issues\/(?:\d+|\{issue_number\})$/.test(url.replace(/[?#].*$/, ''));
 }
 
+/** The most items a list page may hold: waves always asks for 100 (`per_page`, GitHub's maximum). */
+export const MAX_PAGE_ITEMS = 100;
+
 /** Installs the JSON check on every answer of this client. */
 export function checkAnswers(octokit: Octokit, host: string): void {
   octokit.hook.after('request', (response, options) => {
@@ -35,6 +38,11 @@ export function checkAnswers(octokit: Octokit, host: string): void {
     if (!/^application\/(?:[\w.+-]+\+)?json$/.test(type)) throw new WavesError(`GitHub API at ${host}: ${endpoint} answered ${shownType}, not JSON; is it a GitHub API?`);
     const data: unknown = response.data;
     if (typeof data !== 'object' || data === null) throw new WavesError(`GitHub API at ${host}: ${endpoint} answered JSON that does not parse, or is not an object or a list`);
+    // A page holds at most what was asked (`per_page`, 100): more is a server that is not GitHub,
+    // and two million items would take gigabytes to validate.
+    if (Array.isArray(data) && data.length > MAX_PAGE_ITEMS) {
+      throw new WavesError(`GitHub API at ${host}: ${endpoint} answered ${data.length} items where at most ${MAX_PAGE_ITEMS} were asked; is it a GitHub API?`);
+    }
     const object = expectsObject(url);
     if (Array.isArray(data) === object) {
       throw new WavesError(`GitHub API at ${host}: ${endpoint} answered ${Array.isArray(data) ? 'a list' : 'an object'} where ${object ? 'an object' : 'a list'} was expected; is it a GitHub API?`);

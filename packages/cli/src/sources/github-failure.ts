@@ -59,7 +59,14 @@ export function describeFailure(error: unknown, context: FailureContext): Error 
     return new WavesError(`GitHub API at ${context.host} unreachable: ${reason}`);
   }
   if (status === 401) return new InputError('GitHub rejected the token (401): check GITHUB_TOKEN or GH_TOKEN');
-  if (status === 404) return new InputError(`repository ${context.repo} not found or not visible with this token (404)`);
+  if (status === 404) {
+    // Every request waves makes is under /repos/OWNER/NAME; anything else came from a next-page link.
+    const path = endpoint.slice(endpoint.indexOf(' ') + 1).toLowerCase();
+    if (!path.includes(`/repos/${context.repo.toLowerCase()}`) && !path.includes('{owner}')) {
+      return new WavesError(`GitHub API at ${context.host}: ${endpoint} not found (404), a page that a next-page link of the API named; is it a GitHub API?`);
+    }
+    return new InputError(`repository ${context.repo} not found or not visible with this token (404)`);
+  }
   if (status === 403 || status === 429) return new WavesError(`GitHub refused the request (${status}): rate limit exhausted or access forbidden`);
   const data = e.response?.data;
   const message = data !== null && typeof data === 'object' && typeof (data as { message?: unknown }).message === 'string' ? serverText((data as { message: string }).message) : '';

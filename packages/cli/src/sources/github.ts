@@ -14,7 +14,7 @@
  */
 import { Octokit } from 'octokit';
 import { extractMentions, InputError, isPullRequest, labelRank, parseIssues, rankIssues, WavesError, type BacklogIssue, type IssueRecord } from '@waves/planner';
-import { apiHost, DEFAULT_API_TIMEOUT_MS } from './api-url.js';
+import { apiHost, DEFAULT_API_TIMEOUT_MS, GITHUB_API } from './api-url.js';
 import { checkAnswers, endpointOf, readIssue, readIssuesPage, readLabels, readMilestones } from './github-answers.js';
 import { describeFailure } from './github-failure.js';
 import { fetchWithTimeout } from './github-fetch.js';
@@ -56,9 +56,20 @@ function splitRepo(repo: string): { owner: string; name: string } {
 
 type ClientOptions = Pick<GithubSourceOptions, 'repo' | 'token' | 'apiUrl' | 'maxWaitSeconds' | 'retries' | 'timeoutMs' | 'warn'>;
 
+/** What a client learnt that explains its last failure better than the answer does. */
+interface ClientState {
+  /** Why a rate limit was not waited for: the failure's one line, instead of "refused (403)". */
+  gaveUp: string | null;
+}
+
+const states = new WeakMap<Octokit, ClientState>();
+
 /** Turns whatever a request threw into the one-line error of `describeFailure`. */
-function failure(error: unknown, options: ClientOptions): Error {
+function failure(error: unknown, options: ClientOptions, octokit: Octokit): Error {
   if (error instanceof WavesError) return error;
+  const status = (error as { status?: number }).status;
+  const gaveUp = states.get(octokit)?.gaveUp;
+  if (gaveUp && (status === 403 || status === 429)) return new WavesError(gaveUp);
   return describeFailure(error, {
     repo: options.repo,
     host: apiHost(options.apiUrl),
@@ -67,15 +78,42 @@ function failure(error: unknown, options: ClientOptions): Error {
   });
 }
 
+/**
+ * Refuses, before it is sent, any request to another origin (scheme, host, port) than the API's:
+ * octokit's pagination follows the `Link: rel="next"` URL an answer names, wherever it points,
+ * with the token. Registered last, this hook runs first, outside octokit's retries.
+ */
+function keepToApiOrigin(octokit: Octokit, apiUrl: string | undefined): void {
+  const api = new URL(apiUrl ?? GITHUB_API);
+  octokit.hook.before('request', (request) => {
+    const url = String(request.url ?? '');
+    let target: URL;
+    try {
+      target = /^[a-z][a-z0-9+.-]*:/i.test(url) ? new URL(url) : new URL(`${String(request.baseUrl ?? api.href).replace(/\/+$/, '')}${url}`);
+    } catch {
+      throw new WavesError(`GitHub API at ${api.host}: a next-page link is not a URL; refused`);
+    }
+    if (target.origin !== api.origin) {
+      throw new WavesError(`GitHub API at ${api.host}: a next-page link leads to ${target.origin}, another host; refused before sending (the token goes only to ${api.origin})`);
+    }
+  });
+}
+
 export function createOctokit(options: Omit<ClientOptions, 'repo'>): Octokit {
   const maxWait = options.maxWaitSeconds ?? 120;
   const retries = options.retries ?? DEFAULT_RETRIES;
+  const state: ClientState = { gaveUp: null };
+  const host = apiHost(options.apiUrl);
   const onLimit = (kind: string) => (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
     if (retryAfter > maxWait) {
-      options.warn(`GitHub ${kind} rate limit: it asks to wait ${retryAfter} s, more than the ${maxWait} s allowed; giving up`);
+      // Said once, as the failure's own line (see `failure`).
+      state.gaveUp = `GitHub ${kind} rate limit at ${host}: it asks to wait ${retryAfter} s, more than the ${maxWait} s allowed; giving up`;
       return false;
     }
-    if (retryCount >= retries) return false;
+    if (retryCount >= retries) {
+      state.gaveUp = `GitHub ${kind} rate limit at ${host}: still limited after ${retries} wait(s); giving up`;
+      return false;
+    }
     options.warn(`GitHub ${kind} rate limit on ${request.method} ${request.url}: waiting ${retryAfter} s (retry ${retryCount + 1} of ${retries})`);
     return true;
   };
@@ -89,7 +127,9 @@ export function createOctokit(options: Omit<ClientOptions, 'repo'>): Octokit {
     // Silence octokit's own console logging: waves reports on stderr itself.
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
   });
-  checkAnswers(octokit, apiHost(options.apiUrl));
+  checkAnswers(octokit, host);
+  keepToApiOrigin(octokit, options.apiUrl);
+  states.set(octokit, state);
   return octokit;
 }
 
@@ -205,7 +245,7 @@ export async function readGithubBacklog(options: GithubSourceOptions): Promise<G
     }
     return { issues: parsedIssues(read), requests };
   } catch (error) {
-    throw failure(error, options);
+    throw failure(error, options, octokit);
   }
 }
 
@@ -240,6 +280,6 @@ export async function readGithubChanges(options: ClientOptions, numbers: readonl
     }
     return parsedIssues(read);
   } catch (error) {
-    throw failure(error, options);
+    throw failure(error, options, octokit);
   }
 }

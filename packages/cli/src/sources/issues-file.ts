@@ -4,15 +4,27 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseIssues, parseJsonText, type BacklogIssue } from '@waves/planner';
+import { parseIssues, parseJsonText, readRegularFile, type BacklogIssue } from '@waves/planner';
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
 
-export async function readIssuesFile(file: string, io: CliIo): Promise<BacklogIssue[]> {
-  const name = file === '-' ? 'standard input' : `issues file ${file}`;
+/** The largest issues file a config may name (a thousand long issues take a few megabytes). */
+export const MAX_ISSUES_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads the backlog. `shown`: the file as messages name it. A file the config names
+ * (`defaults.fromIssues`, `fromConfig`) must be a regular file of a bounded size — a clone could
+ * put a FIFO there; one named with `--from-issues` is the user's (a pipe such as `<(gh …)` is fine).
+ */
+export async function readIssuesFile(file: string, io: CliIo, options: { fromConfig?: boolean; shown?: string } = {}): Promise<BacklogIssue[]> {
+  const name = file === '-' ? 'standard input' : `issues file ${options.shown ?? file}`;
   let text: string;
   if (file === '-') text = await io.readStdin();
-  else {
+  else if (options.fromConfig) {
+    const read = await readRegularFile(path.resolve(io.cwd, file), { maxBytes: MAX_ISSUES_FILE_BYTES, followLinks: true });
+    if (!read.ok) throw new UsageError(`${name}: ${read.reason}`);
+    text = read.text;
+  } else {
     try {
       text = await readFile(path.resolve(io.cwd, file), 'utf8');
     } catch (error) {

@@ -53,12 +53,15 @@ export function renderCommand(template: AgentTemplate, values: CommandValues): s
   return out;
 }
 
-/** The template of a preset or a configured agent (whose config may only set the preset's `env`). */
+/**
+ * The template of a preset or a configured agent. A preset's command is always its own: its entry
+ * in a config sets only its settings (`env`, `valueFlags`; the config schema refuses a `command`).
+ */
 export function agentTemplate(name: string, agents: Readonly<Record<string, AgentConfig>> = {}): AgentTemplate {
   // Own properties only: `toString` or `__proto__` is a name like any other, not an agent.
   const custom = Object.hasOwn(agents, name) ? agents[name] : undefined;
   const preset = Object.hasOwn(AGENT_PRESETS, name) ? AGENT_PRESETS[name] : undefined;
-  const command = custom?.command ?? preset?.command;
+  const command = preset?.command ?? custom?.command;
   if (command) {
     return {
       name,

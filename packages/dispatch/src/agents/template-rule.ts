@@ -1,27 +1,33 @@
 /**
- * The rule an agent's argv template must follow before any issue text goes into it. Issue text
- * (the untrusted placeholders: title, prompt, lane, paths, branch) is data, never code and never a
- * flag:
+ * The rule an agent's argv template must follow before any issue text goes into it. Issue text —
+ * the untrusted placeholders {title} {prompt} {lane} {paths} {branch} — is data, never code and
+ * never a flag. An allow-list, because the other way round (refusing the places known to be code)
+ * kept missing some: `make --eval={title}`, `vim +{title}`, `tmux new -- {title}`, `env
+ * BASH_ENV={title} bash f`.
  *
- * 1. Never code. No untrusted placeholder, anywhere in an element, may stand at or after a code
- *    flag of a known interpreter appearing earlier in the argv (so also behind `env`, `nice`,
- *    `timeout`, `xargs`, `sudo`…): `sh -c`, `bash -lc`, `node -e/--eval/-p/--print`, `python -c/-m`,
- *    `perl -e/-E`, `ruby -e`, `php -r`, `osascript -e`, `env -S`, `su -c`… — except, for a shell,
- *    the positional parameters after the code string (`sh -c 'tool "$1"' sh {title}`, the safe
- *    idiom). After `pwsh`, `powershell`, `cmd`, `awk`, `sed`, `watch`, `ssh` or `eval` every
- *    operand may be code: no untrusted placeholder at all.
- * 2. Never a flag. An element that starts with issue text must follow a flag known to take a
- *    value (the presets' `--title` and `--model`, `VALUE_FLAGS`, or the agent's own `valueFlags`),
- *    or come after `--`; `{prompt}` alone may stand as a positional, since the prompt starts with
- *    waves' own text. Glued to a flag, issue text is a value only in `--name={title}` (the `=`
- *    ends the flag's name) or after a short flag marked as taking a value (`-D{title}`); in
- *    `-x{title}` it could add flags to a cluster. An element that starts with waves' own text
- *    (`Issue: {title}`) is never a flag.
+ * An element holding issue text is accepted only
  *
- * `valueFlags` can mark a tool's own flag as taking a value; it never unmarks an interpreter's code
- * flag, which rule 1 checks first.
+ * 1. as the value of a flag known to take one — the built-in `VALUE_FLAGS` or the agent's own
+ *    `valueFlags` — either the element right after the flag (`--title`, `Issue #{number}: {title}`)
+ *    or glued with `=` (`--title={title}`); or
+ * 2. as a whole positional `{prompt}` element: the prompt starts with waves' own text, so it is
+ *    never a flag (render-prompt.ts makes sure), and nothing an issue says can start it — unless it
+ *    follows a flag that runs code in many tools (`CODE_FLAGS`: `--eval {prompt}`).
+ *
+ * Nowhere else: not embedded in another positional element (`+{title}`, `BASH_ENV={title}`,
+ * `Issue: {title}`), not after `--`, not glued to a short flag (`-D{title}`).
+ *
+ * Then, first of all, never code, whatever the position (code-tables.ts): no issue text at or after
+ * a code flag of a program named earlier in the argv (`sh -c`, `node -e`, `make --eval`, `git -c`,
+ * `npx --call`, `nix-shell --run`…; a shell's positional parameters after its code string excepted,
+ * `sh -c 'tool "$1"' sh {prompt}`), and none at all after a program that hands its arguments to a
+ * shell or may read any of them as code (`tmux`, `ssh`, `su`, `awk`, `sed`, `vim`, `emacs`…).
+ *
+ * `valueFlags` may never name a code flag: one of `CODE_FLAGS`, a `+` flag, or a code flag of a
+ * program of the template.
  */
 import { AgentTemplateError, PLACEHOLDERS, type AgentTemplate, type Placeholder } from './agent-command.js';
+import { CODE_FLAGS, isCodeFlag, knownProgram, type Interpreter } from './code-tables.js';
 
 /** Placeholders whose values come from the issue's text. */
 const UNTRUSTED: readonly Placeholder[] = ['title', 'prompt', 'lane', 'paths', 'branch'];
@@ -33,52 +39,6 @@ const UNTRUSTED: readonly Placeholder[] = ['title', 'prompt', 'lane', 'paths', '
  */
 export const VALUE_FLAGS: readonly string[] = ['--title', '--model', '-m', '--message', '--prompt', '--name', '--description', '--body', '--subject'];
 
-interface Interpreter {
-  /** Flags whose value (or, for a shell, the first operand after it) is code. */
-  long: readonly string[];
-  /** Single letters that are code flags alone or in a cluster (`-c`, `-lc`, `-ne`). */
-  letters: string;
-  /** A shell: operands after its code string are positional parameters, which are data. */
-  shell?: boolean;
-}
-
-const SHELL: Interpreter = { long: ['--command'], letters: 'c', shell: true };
-const INTERPRETERS: Readonly<Record<string, Interpreter>> = {
-  sh: SHELL, bash: SHELL, zsh: SHELL, dash: SHELL, ksh: SHELL, mksh: SHELL, ash: SHELL, yash: SHELL, csh: SHELL, tcsh: SHELL,
-  fish: { long: ['--command', '--init-command'], letters: 'cC', shell: true },
-  node: { long: ['--eval', '--print'], letters: 'ep' },
-  nodejs: { long: ['--eval', '--print'], letters: 'ep' },
-  deno: { long: ['eval', '--eval', '--print'], letters: 'ep' },
-  bun: { long: ['--eval', '--print'], letters: 'ep' },
-  python: { long: [], letters: 'cm' },
-  perl: { long: [], letters: 'eE' },
-  ruby: { long: [], letters: 'e' },
-  php: { long: [], letters: 'r' },
-  osascript: { long: [], letters: 'e' },
-  env: { long: ['--split-string'], letters: 'S' },
-  su: { long: ['--command', '--session-command'], letters: 'c' },
-  sudo: { long: ['--shell', '--login'], letters: 'si' },
-  script: { long: ['--command'], letters: 'c' },
-  flock: { long: ['--command'], letters: 'c' },
-};
-
-/** Tools whose every operand may be read as code: no issue text after them at all. */
-const CODE_EVERYWHERE = new Set(['pwsh', 'powershell', 'cmd', 'awk', 'gawk', 'mawk', 'nawk', 'busybox', 'sed', 'gsed', 'watch', 'ssh', 'eval']);
-
-/** `/usr/bin/python3.12` → `python`, `C:\\Windows\\cmd.exe` → `cmd`, `ksh93` → `ksh`. */
-function programName(element: string): string {
-  return (element.split(/[\\/]/).pop() ?? '')
-    .toLowerCase()
-    .replace(/\.exe$/, '')
-    .replace(/[\d.]+$/, '');
-}
-
-function isCodeFlag(element: string, interpreter: Interpreter): boolean {
-  const name = element.split('=')[0]!;
-  if (interpreter.long.includes(name)) return true;
-  return /^-[A-Za-z]+$/.test(name) && [...interpreter.letters].some((letter) => name.slice(1).includes(letter));
-}
-
 const hasPlaceholder = (element: string) => /\{\w+\}/.test(element);
 
 function untrustedIn(element: string): Placeholder | null {
@@ -86,8 +46,27 @@ function untrustedIn(element: string): Placeholder | null {
   return null;
 }
 
+/** The programs of a template with code flags, as (name, interpreter), in argv order. */
+function interpretersIn(command: readonly string[]): [string, Interpreter][] {
+  const out: [string, Interpreter][] = [];
+  for (const element of command) {
+    if (hasPlaceholder(element)) continue;
+    const known = knownProgram(element);
+    if (known && !known.everywhere) out.push([known.name, known.interpreter]);
+  }
+  return out;
+}
+
+/** `-c{title}`, `--eval={title}`: a code flag with the value glued to it. */
+function hasLeadingCodeFlag(element: string, interpreter: Interpreter): boolean {
+  const literal = element.slice(0, element.indexOf('{'));
+  if (interpreter.long.some((flag) => literal.startsWith(`${flag}=`))) return true;
+  const cluster = /^-([A-Za-z]+)/.exec(literal);
+  return cluster !== null && [...interpreter.letters].some((letter) => cluster[1]!.includes(letter));
+}
+
 /**
- * What issue text at `index` would be to an interpreter before it: code (and why), a shell's
+ * What issue text at `index` would be to a program before it: code (and why), a shell's
  * positional parameter (data, never an option), or nothing known.
  */
 function interpreterRole(command: readonly string[], index: number): { code: string } | 'positional' | null {
@@ -95,10 +74,11 @@ function interpreterRole(command: readonly string[], index: number): { code: str
   for (let j = 0; j < index; j++) {
     const program = command[j]!;
     if (hasPlaceholder(program)) continue;
-    const name = programName(program);
-    if (CODE_EVERYWHERE.has(name)) return { code: `${name} may read any of its arguments as code` };
-    const interpreter = Object.hasOwn(INTERPRETERS, name) ? INTERPRETERS[name] : undefined;
-    if (!interpreter) continue;
+    const known = knownProgram(program);
+    if (!known) continue;
+    const { name } = known;
+    if (known.everywhere) return { code: `${name} may read any of its arguments as code` };
+    const { interpreter } = known;
     for (let k = j + 1; k <= index; k++) {
       if (!isCodeFlag(command[k]!, interpreter) && !(k === index && /^-/.test(command[k]!) && hasLeadingCodeFlag(command[k]!, interpreter))) continue;
       if (!interpreter.shell || k === index) return { code: `it would be code for ${name} ${command[k]!.split('=')[0]}` };
@@ -113,12 +93,12 @@ function interpreterRole(command: readonly string[], index: number): { code: str
   return role;
 }
 
-/** `-c{title}`, `--eval={title}`: a code flag with the value glued to it. */
-function hasLeadingCodeFlag(element: string, interpreter: Interpreter): boolean {
-  const literal = element.slice(0, element.indexOf('{'));
-  if (interpreter.long.some((flag) => literal.startsWith(`${flag}=`))) return true;
-  const cluster = /^-([A-Za-z]+)/.exec(literal);
-  return cluster !== null && [...interpreter.letters].some((letter) => cluster[1]!.includes(letter));
+/** Why `flag` may not be declared in `valueFlags`, or null when it may. */
+function codeFlagProblem(flag: string, interpreters: readonly [string, Interpreter][]): string | null {
+  if (flag.startsWith('+')) return 'a + flag runs a command in editors such as vim';
+  if (CODE_FLAGS.has(flag)) return 'a flag that runs code in many tools';
+  const of = interpreters.find(([, interpreter]) => isCodeFlag(flag, interpreter));
+  return of ? `a code flag of ${of[0]}` : null;
 }
 
 /**
@@ -129,8 +109,12 @@ export function validateTemplate(template: AgentTemplate): void {
   const { name, command } = template;
   if (command.length === 0) throw new AgentTemplateError(`agent ${name}: empty command`);
   if (hasPlaceholder(command[0]!)) throw new AgentTemplateError(`agent ${name}: the executable cannot be a placeholder`);
+  const interpreters = interpretersIn(command);
+  for (const flag of template.valueFlags ?? []) {
+    const problem = codeFlagProblem(flag, interpreters);
+    if (problem) throw new AgentTemplateError(`agent ${name}: valueFlags names "${flag}", ${problem}: issue text may never be its value`);
+  }
   const valueFlags = new Set([...VALUE_FLAGS, ...(template.valueFlags ?? [])]);
-  const dashDash = command.indexOf('--');
   command.forEach((element, i) => {
     for (const match of element.matchAll(/\{(\w+)\}/g)) {
       if (!(PLACEHOLDERS as readonly string[]).includes(match[1]!)) {
@@ -139,29 +123,38 @@ export function validateTemplate(template: AgentTemplate): void {
     }
     const placeholder = untrustedIn(element);
     if (!placeholder) return;
+    // Never code, wherever it stands.
     const role = interpreterRole(command, i);
     if (role !== null && role !== 'positional') {
       throw new AgentTemplateError(`agent ${name}: "${element}" puts issue text ({${placeholder}}) where ${role.code}; issue text may only be data`);
     }
-    if (role === 'positional') return; // $1, $2… of a shell's code string: never read as an option
-    if (element.startsWith('-')) {
-      const literal = element.slice(0, element.indexOf('{'));
-      if (/^--[^=]+=/.test(literal)) return;
-      if ([...valueFlags].some((flag) => /^-[^-]$/.test(flag) && literal.startsWith(flag))) return;
-      throw new AgentTemplateError(`agent ${name}: "${element}" glues issue text to a short flag, where it could add flags of its own; use "--name={${placeholder}}" or a separate element after a flag that takes a value`);
-    }
-    const leading = /^\{(\w+)\}/.exec(element)?.[1] as Placeholder | undefined;
-    if (!leading || !UNTRUSTED.includes(leading) || leading === 'prompt') return;
-    if (dashDash >= 0 && i > dashDash) return;
     const previous = command[i - 1] ?? '';
-    if (valueFlags.has(previous)) return;
-    if (previous.startsWith('-') && previous !== '--' && !hasPlaceholder(previous)) {
+    // 1. The value of a known value flag: the next element, or glued with `=`.
+    if (valueFlags.has(previous) && !hasPlaceholder(previous)) return;
+    const glued = /^(--?[A-Za-z0-9][\w.-]*)=/.exec(element);
+    if (glued && valueFlags.has(glued[1]!)) return;
+    // 2. The whole prompt, as a positional (a shell's $1 included) — but not as the value of a code flag.
+    if (element === '{prompt}') {
+      if (CODE_FLAGS.has(previous)) {
+        throw new AgentTemplateError(`agent ${name}: "{prompt}" follows "${previous}", a flag that runs code in many tools; issue text may only be data`);
+      }
+      return;
+    }
+    if (glued) {
       throw new AgentTemplateError(
-        `agent ${name}: "${element}" follows "${previous}", a flag not known to take a value, so issue text could become a flag; add "${previous}" to the agent's valueFlags if it takes one, or put the text after "--"`,
+        `agent ${name}: "${element}" puts issue text after "${glued[1]}=", a flag not known to take a value, so it could be code or flags; add "${glued[1]}" to the agent's valueFlags if it takes one`,
       );
     }
+    if (previous.startsWith('-') && previous !== '--' && !hasPlaceholder(previous)) {
+      throw new AgentTemplateError(
+        `agent ${name}: "${element}" follows "${previous}", a flag not known to take a value, so issue text could become a flag or code; add "${previous}" to the agent's valueFlags if it takes one`,
+      );
+    }
+    if (element.startsWith('-')) {
+      throw new AgentTemplateError(`agent ${name}: "${element}" glues issue text to a flag, where it could add flags of its own; use "--name={${placeholder}}" with a flag the agent declares in valueFlags`);
+    }
     throw new AgentTemplateError(
-      `agent ${name}: "${element}" starts with issue text that could become a flag; put it after a flag that takes a value ("--title", "${element}") or after "--"`,
+      `agent ${name}: "${element}" puts issue text ({${placeholder}}) where it is neither the value of a flag known to take one nor the whole {prompt}, so it could become a flag or code; put it after a flag that takes a value ("--title", "${element}")`,
     );
   });
 }

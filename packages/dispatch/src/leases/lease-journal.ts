@@ -7,11 +7,12 @@
  * append starts on a line of its own.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir, open, writeFile } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { canonicalLane, decideAcquire, foldLeases, LeaseEventSchema, MAX_LEASE_TTL_MS, WavesError, type Lease, type LeaseEvent } from '@waves/planner';
+import { canonicalLane, decideAcquire, foldLeases, LeaseEventSchema, MAX_LEASE_TTL_MS, readRegularFile, WavesError, type Lease, type LeaseEvent } from '@waves/planner';
 
 export const DEFAULT_JOURNAL = '.waves/leases.jsonl';
 
@@ -61,14 +62,28 @@ export function durationProblem(text: string): string | null {
   return `expected a duration such as 30m, 2h or 500ms (at most 24.8 days), got ${JSON.stringify(text)}`;
 }
 
+/**
+ * The most a journal may hold: about 300 000 events, far more than any set of orchestrators writes
+ * between two clean-ups. NOTE: the bound is what a journal replaced by something huge costs.
+ */
+export const MAX_JOURNAL_BYTES = 64 * 1024 * 1024;
+
+/** What is wrong with a journal that is there but cannot be a journal: one line naming it. */
+function journalError(file: string, reason: string): WavesError {
+  return new WavesError(`lease journal ${file}: ${reason}; waves reads and appends only a regular file there (remove it, or fix leases.journal)`);
+}
+
+/**
+ * The journal's events; none when it does not exist. A journal an agent replaced by a FIFO, a
+ * device, a link or something huge is refused with one line (never followed, never a hang).
+ */
 export async function readJournal(file: string): Promise<JournalRead> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { events: [], corrupt: [] };
-    throw error;
+  const read = await readRegularFile(file, { maxBytes: MAX_JOURNAL_BYTES });
+  if (!read.ok) {
+    if (read.kind === 'missing') return { events: [], corrupt: [] };
+    throw journalError(file, read.reason);
   }
+  const text = read.text;
   const events: LeaseEvent[] = [];
   const corrupt: CorruptLine[] = [];
   text.split('\n').forEach((line, i) => {
@@ -135,11 +150,20 @@ export async function withJournalLock<T>(file: string, fn: (lock: JournalLock) =
   }
 }
 
+const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
 /** Appends one event and flushes it to disk, on a line of its own even after a torn line. */
 export async function appendEvent(file: string, event: LeaseEvent): Promise<void> {
-  const handle = await open(file, 'a+');
+  // Never through a link (an agent's link to ~/.bashrc would get the event), never blocking on a FIFO.
+  const handle = await open(file, APPEND_FLAGS, 0o644).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ELOOP' || error.code === 'EMLINK') throw journalError(file, 'is a symbolic link (not followed)');
+    if (error.code === 'ENXIO') throw journalError(file, 'is not a regular file (a socket)');
+    throw error;
+  });
   try {
-    const { size } = await handle.stat();
+    const info = await handle.stat();
+    if (!info.isFile()) throw journalError(file, `is not a regular file (${info.isFIFO() ? 'a FIFO' : info.isDirectory() ? 'a directory' : 'a socket or device'})`);
+    const { size } = info;
     let prefix = '';
     if (size > 0) {
       const last = Buffer.alloc(1);

@@ -62,6 +62,16 @@ export function quoteBody(body: string): string {
   }
 }
 
+/**
+ * The issue's URL as the prompt shows it: in angle brackets, with any space or control character
+ * percent-encoded — intake refuses such a URL, but a library caller may pass anything, and a line
+ * break here would stand outside the quoted body. Anything but http(s) is left out.
+ */
+export function quoteUrl(url: string | null): string {
+  if (url === null || !/^https?:\/\//i.test(url)) return '';
+  return `<${url.replace(/[\s\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff<>]/g, (c) => encodeURIComponent(c))}>`;
+}
+
 function list(items: readonly string[], empty: string): string {
   return items.length === 0 ? `  (${empty})` : items.map((item) => `  - ${item}`).join('\n');
 }
@@ -70,7 +80,7 @@ export function renderPrompt(template: string, context: PromptContext): string {
   const values: Record<string, string> = {
     number: String(context.number),
     title: context.title.replace(/[\r\n]+/g, ' '),
-    url: context.url ?? '',
+    url: quoteUrl(context.url),
     lanes: context.lanes.join(', ') || '(none)',
     fence: list(context.fence, 'no paths: ask before editing anything'),
     forbidden: list(context.forbidden, 'nothing besides the fence rule'),

@@ -13,10 +13,10 @@
  * reach every file of that user, the state directory included.
  */
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, readdir, readFile, realpath, rename, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, realpath, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { ConfigError } from '@waves/planner';
+import { ConfigError, readRegularFile } from '@waves/planner';
 import type { RunRecord } from './run-record.js';
 
 /** waves' state directory: `$WAVES_STATE_DIR`, else `$XDG_STATE_HOME/waves`, else `~/.local/state/waves`. */
@@ -61,6 +61,9 @@ export async function sealedNames(runsDir: string): Promise<string[]> {
   return names.filter((n) => /^resolve-\d+-\w+\.json$/.test(n)).sort();
 }
 
+/** As MAX_RECORD_BYTES: a seal is a copy of a run record. */
+const MAX_SEAL_BYTES = 16 * 1024 * 1024;
+
 /** The seal's text, or null when there is none. A seal that is not a regular file is refused. */
 export async function readSealText(recordFile: string): Promise<string | null> {
   const file = await sealFileOf(recordFile);
@@ -70,7 +73,10 @@ export async function readSealText(recordFile: string): Promise<string | null> {
   });
   if (stat === null) return null;
   if (!stat.isFile()) throw new Error(`the seal ${file} is not a regular file`);
-  return readFile(file, 'utf8');
+  // Checked again on the open file: nothing swapped in since the lstat is followed or blocks.
+  const read = await readRegularFile(file, { maxBytes: MAX_SEAL_BYTES });
+  if (!read.ok) throw new Error(`the seal ${file} ${read.reason}`);
+  return read.text;
 }
 
 /** Writes a seal atomically (a temporary file renamed over it), readable by its owner alone. */

@@ -6,10 +6,10 @@
  * (record-seal.ts), outside the repository, then to the copy beside the log.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { ConfigError } from '@waves/planner';
+import { ConfigError, readRegularFile } from '@waves/planner';
 import { isRunning, processStart } from './process-table.js';
 import { FIXED_AT_DISPATCH, readSealText, sealedNames, sealFileOf, writeSealText } from './record-seal.js';
 
@@ -244,9 +244,17 @@ async function writeBoth(file: string, record: RunRecord, seal: boolean): Promis
   await rename(temp, file);
 }
 
-/** The repository's copy of a run record (for people and tools: an agent may have rewritten it). */
+/** A run record is a few kilobytes: this bounds what a copy an agent replaced can make waves read. */
+export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The repository's copy of a run record (for people and tools: an agent may have rewritten it, or
+ * replaced it by a FIFO, a link or something huge — then it is not a run record, never a hang).
+ */
 export async function readRecord(file: string): Promise<RunRecord> {
-  return RunRecordSchema.parse(JSON.parse(await readFile(file, 'utf8')));
+  const read = await readRegularFile(file, { maxBytes: MAX_RECORD_BYTES });
+  if (!read.ok) throw new Error(`${path.basename(file)} ${read.reason}: not a run record`);
+  return RunRecordSchema.parse(JSON.parse(read.text));
 }
 
 /**

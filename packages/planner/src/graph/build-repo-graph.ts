@@ -7,14 +7,14 @@
  * TypeScript, and a change re-scans only the files whose content changed and re-resolves only
  * what the change can affect.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DirectedGraph } from 'graphology';
 import { baseName, parentDir } from '../paths/repo-paths.js';
 import type { FileNodeAttributes, ImportKind, RepoGraph, RepoPath, SkippedFile, UnresolvedImport, WorkspacePackage } from '../types.js';
 import { contentId, EXTERNAL, GRAPH_CACHE_TOOL, GRAPH_CACHE_VERSION, readGraphCache, UNRESOLVED, writeGraphCache, type CachedFile, type GraphCache } from './graph-cache.js';
 import { listRepoFiles } from './list-files.js';
-import { repoFileReader } from './read-repo-file.js';
+import { MAX_SOURCE_BYTES, repoFileReader } from './read-repo-file.js';
+import { readRegularFileSync } from './read-regular-file.js';
 import { isJsonModule, isSourceFile } from './graph-files.js';
 import { ModuleResolver, type Resolved } from './module-resolver.js';
 import { readWorkspace, type WorkspaceMember } from './read-workspace.js';
@@ -234,11 +234,9 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
   // Configs read outside the file list last time, hashed as they are now.
   const extrasNow: Record<string, string> = {};
   for (const abs of Object.keys(previous?.extraConfigs ?? {})) {
-    try {
-      extrasNow[abs] = contentId(readFileSync(abs));
-    } catch {
-      extrasNow[abs] = '-';
-    }
+    // The cache lies in the repository: a path it names is read only as a regular file, bounded.
+    const read = readRegularFileSync(abs, { maxBytes: MAX_SOURCE_BYTES, followLinks: true });
+    extrasNow[abs] = read.ok ? contentId(read.text) : '-';
   }
   const configKey = keyOf(extrasNow);
 
@@ -296,12 +294,16 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
     if (options.onProgress && ++done % 1000 === 0) options.onProgress(done, sources.length);
   }
   options.onProgress?.(sources.length, sources.length);
+  // Tsconfigs whose extends chain was refused: found by this build's resolver, else (a warm build
+  // that resolved nothing) as the cache remembers them; the same configuration refuses the same.
+  const skippedConfigs: Record<RepoPath, string> = { ...(sameConfig || !resolver ? (previous?.skippedConfigs ?? {}) : {}), ...Object.fromEntries(resolver?.skippedConfigs ?? []) };
+  for (const [file, reason] of Object.entries(skippedConfigs)) skipped.set(file, reason);
 
   if (writeCache && (jobs.length > 0 || resolvedCount > 0 || previous === null)) {
     const extraConfigs: Record<string, string> = {};
     if (resolver) for (const [abs, text] of resolver.extraConfigReads) extraConfigs[abs] = contentId(text);
     else Object.assign(extraConfigs, previous?.extraConfigs ?? {});
-    const cache: GraphCache = { version: GRAPH_CACHE_VERSION, configKey: keyOf(extraConfigs), files: [...files], extraConfigs, entries };
+    const cache: GraphCache = { version: GRAPH_CACHE_VERSION, configKey: keyOf(extraConfigs), files: [...files], extraConfigs, skippedConfigs, entries };
     await writeGraphCache(cacheRoot, tool, cache, slot);
   }
   options.onStats?.({

@@ -6,12 +6,13 @@
  * ignored and rebuilt — never trusted.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ImportKind, RepoPath } from '../types.js';
+import { readRegularFile } from './read-regular-file.js';
 
 /** Bump when scanning or resolution changes what a cached entry means. */
-export const GRAPH_CACHE_VERSION = 5; // 4: files read only inside the repository, regular and at most 2 MB; 5: JSON imports resolve to their files
+export const GRAPH_CACHE_VERSION = 6; // 4: files read only inside the repository, regular and at most 2 MB; 5: JSON imports resolve to their files; 6: tsconfig extends chains read only inside the repository or from packages
 
 /** Who wrote a cache: a cache of another tool or version is never read. */
 export const GRAPH_CACHE_TOOL = `waves-graph-${GRAPH_CACHE_VERSION}`;
@@ -36,6 +37,8 @@ export interface GraphCache {
   files: RepoPath[];
   /** Configuration files read outside the file list (gitignored `extends` targets), with their ids. */
   extraConfigs: Record<RepoPath, string>;
+  /** Tsconfigs skipped because their extends chain was refused (tsconfig-chain.ts), with why. */
+  skippedConfigs: Record<RepoPath, string>;
   entries: Record<RepoPath, CachedFile>;
 }
 
@@ -54,6 +57,7 @@ function isCache(data: unknown, tool: string): data is GraphCache {
   const c = data as Record<string, unknown>;
   if (c.version !== GRAPH_CACHE_VERSION || c.tool !== tool || typeof c.configKey !== 'string' || !isStringArray(c.files)) return false;
   if (!c.extraConfigs || typeof c.extraConfigs !== 'object' || !Object.values(c.extraConfigs).every((v) => typeof v === 'string')) return false;
+  if (!c.skippedConfigs || typeof c.skippedConfigs !== 'object' || !Object.values(c.skippedConfigs).every((v) => typeof v === 'string')) return false;
   if (!c.entries || typeof c.entries !== 'object') return false;
   for (const entry of Object.values(c.entries as Record<string, unknown>)) {
     if (!entry || typeof entry !== 'object') return false;
@@ -81,32 +85,46 @@ export function cacheFile(root: string, slot?: string): string {
   return path.join(root, '.waves', 'cache', `graph-v${GRAPH_CACHE_VERSION}${slot ? `-${slot}` : ''}.json`);
 }
 
-/** Reads the cache of `root`; null when there is none, or it is corrupt, old or made by another tool version. */
+/**
+ * The most a cache may hold when read back: a repository of a hundred thousand files makes tens of
+ * megabytes. The cache lies in the repository, where an agent could put anything in its place.
+ */
+const MAX_CACHE_BYTES = 512 * 1024 * 1024;
+
+/** Reads the cache of `root`; null when there is none, or it is corrupt, old or made by another tool version (or not a regular file). */
 export async function readGraphCache(root: string, tool: string, slot?: string): Promise<GraphCache | null> {
-  let text: string;
+  const read = await readRegularFile(cacheFile(root, slot), { maxBytes: MAX_CACHE_BYTES });
+  if (!read.ok) return null;
   try {
-    text = await readFile(cacheFile(root, slot), 'utf8');
-  } catch {
-    return null;
-  }
-  try {
-    const data: unknown = JSON.parse(text);
+    const data: unknown = JSON.parse(read.text);
     return isCache(data, tool) ? data : null;
   } catch {
     return null;
   }
 }
 
-/** Writes the cache atomically (a temporary file renamed over the old one); failures are not fatal. */
+/** A directory waves made, or one that is not there yet; never a link a clone or an agent put in its place. */
+async function ownDirectory(dir: string): Promise<boolean> {
+  const info = await lstat(dir).catch(() => null);
+  return info === null || info.isDirectory();
+}
+
+/**
+ * Writes the cache atomically (a temporary file renamed over the old one); failures are not fatal.
+ * Nothing is written through a link: `.waves` and `.waves/cache` must be directories (or absent),
+ * and the temporary file is created afresh (`wx`).
+ */
 export async function writeGraphCache(root: string, tool: string, cache: GraphCache, slot?: string): Promise<boolean> {
   const file = cacheFile(root, slot);
   const dir = path.dirname(file);
   try {
+    if (!(await ownDirectory(path.dirname(dir))) || !(await ownDirectory(dir))) return false;
     await mkdir(dir, { recursive: true });
     // The cache never belongs in the repository.
     await writeFile(path.join(root, '.waves', '.gitignore'), '*\n', { flag: 'wx' }).catch(() => undefined);
     const temp = `${file}.${process.pid}.tmp`;
-    await writeFile(temp, JSON.stringify({ ...cache, tool }));
+    await rm(temp, { force: true });
+    await writeFile(temp, JSON.stringify({ ...cache, tool }), { flag: 'wx' });
     await rename(temp, file);
     return true;
   } catch {

@@ -16,7 +16,7 @@
  * Workspace package names resolve to the package's *source* entry from its manifest alone,
  * since the repository being planned usually has no `node_modules`.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createPathsMatcher, parseTsconfig, type PathsMatcher } from 'get-tsconfig';
 import type { ts } from 'ts-morph';
@@ -25,6 +25,7 @@ import type { RepoPath } from '../types.js';
 import { isJsonModule, isSourceFile } from './graph-files.js';
 import { CONDITIONS, exportTargets, mappedTargets, packageName } from './package-exports.js';
 import { repoFileReader, type RepoFileReader } from './read-repo-file.js';
+import { ChainRefusal, ExtendsGuard, GuardedTsconfigCache } from './tsconfig-chain.js';
 import type { PackageManifest, WorkspaceMember } from './read-workspace.js';
 import { typescript } from './typescript.js';
 
@@ -82,19 +83,24 @@ export class ModuleResolver {
   private readonly configFiles = new Map<RepoPath, RepoPath>();
   private readonly nearestCache = new Map<RepoPath, ConfigContext>();
   private readonly readCache = new Map<string, string | undefined>();
-  private readonly tsconfigCache = new Map<string, unknown>();
+  private readonly extendsGuard: ExtendsGuard;
+  private readonly tsconfigCache: GuardedTsconfigCache;
   private readonly workspaceCache = new Map<string, RepoPath | null>();
   private readonly manifestCache = new Map<RepoPath, PackageManifest | null>();
   private readonly defaultContext: ConfigContext;
   private host: ts.ModuleResolutionHost | undefined;
   /** Configuration files read from outside the file list (absolute path → content), for the cache key. */
   readonly extraConfigReads = new Map<string, string>();
+  /** Tsconfigs skipped because their extends chain named a file waves refuses to read, with why. */
+  readonly skippedConfigs = new Map<RepoPath, string>();
   /** How many specifiers went to TypeScript (for the benchmarks). */
   fallbacks = 0;
 
   constructor(options: ModuleResolverOptions) {
     this.root = path.resolve(options.root);
     this.reader = repoFileReader(this.root);
+    this.extendsGuard = new ExtendsGuard(this.root);
+    this.tsconfigCache = new GuardedTsconfigCache(this.extendsGuard);
     this.fileSet = new Set(options.files);
     for (const file of options.files) {
       let dir = parentDir(file);
@@ -150,7 +156,8 @@ export class ModuleResolver {
     try {
       // A tsconfig that is a link out of the repository, a FIFO or huge is not read (TypeScript's path below reads nothing either).
       if (!this.reader.read(configRel).ok) throw new Error(`${configRel}: not read`);
-      const config = parseTsconfig(abs, this.tsconfigCache as Map<string, string>);
+      // Every file of its extends chain is read through the guard (tsconfig-chain.ts).
+      const config = parseTsconfig(abs, this.tsconfigCache as Map<string, unknown> as Map<string, string>);
       for (const [key, value] of this.tsconfigCache) {
         const read = /^readFileSync:(.*):utf8$/.exec(key);
         if (read && typeof value === 'string' && !this.fileSet.has(this.toRel(read[1]!) ?? '\0')) this.extraConfigReads.set(read[1]!, value);
@@ -164,9 +171,13 @@ export class ModuleResolver {
         bareCache: new Map(),
       };
     } catch {
+      const refused = this.tsconfigCache.takeRefusal();
+      if (refused) return this.skipConfig(dir, configRel, refused);
       // A chain get-tsconfig cannot follow (say, `extends` into a workspace package that was never
       // installed): TypeScript reads it, through a host that knows the workspace.
-      const ts = this.tsContext(abs);
+      const refusals: ChainRefusal[] = [];
+      const ts = this.tsContext(abs, refusals);
+      if (refusals.length > 0) return this.skipConfig(dir, configRel, refusals[0]!);
       const options = ts.options;
       const base = options.baseUrl ?? (options as { pathsBasePath?: string }).pathsBasePath ?? path.dirname(abs);
       context = {
@@ -180,6 +191,13 @@ export class ModuleResolver {
     }
     this.configByDir.set(dir, context);
     return context;
+  }
+
+  /** A tsconfig whose extends chain waves refused to read counts as none, and is reported. */
+  private skipConfig(dir: RepoPath, configRel: RepoPath, refusal: ChainRefusal): ConfigContext {
+    this.skippedConfigs.set(configRel, refusal.message);
+    this.configByDir.set(dir, this.defaultContext);
+    return this.defaultContext;
   }
 
   // ── resolution ─────────────────────────────────────────────────────────────────────────────
@@ -397,16 +415,22 @@ export class ModuleResolver {
     return { options, cache: api.createModuleResolutionCache(this.root, (f) => f, options) };
   }
 
-  /** TypeScript's reading of a tsconfig, `extends` chains included. */
-  private tsContext(abs: string): { options: ts.CompilerOptions; cache: ts.ModuleResolutionCache } {
+  /** TypeScript's reading of a tsconfig, `extends` chains included; what the guard refused goes to `refusals`. */
+  private tsContext(abs: string, refusals: ChainRefusal[] = []): { options: ts.CompilerOptions; cache: ts.ModuleResolutionCache } {
     const api = typescript();
+    const readFile = (f: string) => {
+      const text = this.readConfigFile(f);
+      if (typeof text === 'string') return text;
+      if (text) refusals.push(text);
+      return undefined;
+    };
     const parseHost: ts.ParseConfigHost = {
       useCaseSensitiveFileNames: true,
       readDirectory: () => [],
-      fileExists: (f) => this.readConfigFile(f) !== undefined,
-      readFile: (f) => this.readConfigFile(f),
+      fileExists: (f) => readFile(f) !== undefined,
+      readFile,
     };
-    const read = api.readConfigFile(abs, (f) => this.readConfigFile(f));
+    const read = api.readConfigFile(abs, readFile);
     if (read.error || !read.config) return this.makeTsContext({});
     const parsed = api.parseJsonConfigFileContent(read.config, parseHost, path.dirname(abs), { ignoreDeprecations: '6.0' }, abs);
     return this.makeTsContext(parsed.options);
@@ -430,19 +454,23 @@ export class ModuleResolver {
    * generated config counts), and a workspace package's file when the chain goes through
    * `node_modules/<package>` that was never installed.
    */
-  private readConfigFile(abs: string): string | undefined {
-    const rel = this.toRel(abs);
-    if (rel !== null && this.fileSet.has(rel)) return this.readListedFile(abs);
+  private readConfigFile(abs: string): string | ChainRefusal | undefined {
     if (this.readCache.has(abs)) return this.readCache.get(abs);
+    const rel = this.toRel(abs);
+    if (rel !== null && this.fileSet.has(rel)) {
+      const listed = this.reader.read(rel);
+      if (!listed.ok && listed.reason) return new ChainRefusal(abs, `which is ${listed.reason}`);
+      const text = listed.ok ? listed.content.toString('utf8') : undefined;
+      this.readCache.set(abs, text);
+      return text;
+    }
     let real = abs;
     if (!existsSync(abs)) real = this.workspaceConfigPath(abs) ?? abs;
-    let text: string | undefined;
-    try {
-      text = readFileSync(real, 'utf8');
-      this.extraConfigReads.set(real, text);
-    } catch {
-      text = undefined;
-    }
+    // Only what the chain may read (tsconfig-chain.ts): never a device, a FIFO or a file out of the repository.
+    const read = this.extendsGuard.read(real);
+    if (!read.ok && !read.missing) return read.refusal;
+    const text = read.ok ? read.text : undefined;
+    if (text !== undefined) this.extraConfigReads.set(real, text);
     this.readCache.set(abs, text);
     return text;
   }

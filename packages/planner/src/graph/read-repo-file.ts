@@ -10,11 +10,13 @@
  *   blocks the open, and never read);
  * - it is no larger than the limit (2 MB by default: no hand-written source file comes close).
  *
- * Anything else comes back as a reason, for the caller to report: never silently.
+ * Anything else comes back as a reason, for the caller to report: never silently. The open, the
+ * type check and the bounded read are read-regular-file.ts's.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { RepoPath } from '../types.js';
+import { readRegularBytesSync } from './read-regular-file.js';
 
 /** The default size limit of a file waves reads from a repository. */
 export const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
@@ -26,12 +28,6 @@ export type RepoRead =
 
 export interface RepoFileReader {
   read(file: RepoPath): RepoRead;
-}
-
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
-
-function megabytes(bytes: number): string {
-  return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
 }
 
 /** A reader for the repository at `root` (resolved once to its real path). */
@@ -52,30 +48,12 @@ export function repoFileReader(root: string, maxBytes = MAX_SOURCE_BYTES): RepoF
         return { ok: false, reason: null };
       }
       if (!inside(real)) return { ok: false, reason: 'a symbolic link leading outside the repository' };
-      let fd: number;
-      try {
-        // The real path has no link left; O_NOFOLLOW keeps one swapped in since from being followed.
-        fd = openSync(real, OPEN_FLAGS);
-      } catch {
-        return { ok: false, reason: null };
-      }
-      try {
-        const info = fstatSync(fd);
-        if (!info.isFile()) return { ok: false, reason: 'not a regular file (a FIFO, socket or device)' };
-        if (info.size > maxBytes) return { ok: false, reason: `larger than ${megabytes(maxBytes)} (${megabytes(info.size)})` };
-        const content = Buffer.alloc(info.size);
-        let filled = 0;
-        while (filled < content.length) {
-          const n = readSync(fd, content, filled, content.length - filled, filled);
-          if (n === 0) break;
-          filled += n;
-        }
-        return { ok: true, content: filled === content.length ? content : content.subarray(0, filled) };
-      } catch {
-        return { ok: false, reason: null };
-      } finally {
-        closeSync(fd);
-      }
+      // The real path has no link left; O_NOFOLLOW keeps one swapped in since from being followed.
+      const read = readRegularBytesSync(real, { maxBytes });
+      if (read.ok) return { ok: true, content: Buffer.from(read.content.buffer, read.content.byteOffset, read.content.byteLength) };
+      if (read.kind === 'not-regular') return { ok: false, reason: 'not a regular file (a FIFO, socket or device)' };
+      if (read.kind === 'too-large') return { ok: false, reason: read.reason.replace(/^is /, '') };
+      return { ok: false, reason: null };
     },
   };
 }

@@ -12,6 +12,26 @@ const IssueText = z.string().transform((text) => text.replaceAll('\u0000', ''));
 
 const LabelSchema = z.union([IssueText, z.looseObject({ name: IssueText })]);
 
+/** Spaces and control characters (C0, C1, line and paragraph separators, bidirectional marks). */
+const UNSAFE_IN_URL = /[\s\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/;
+
+function isIssueUrl(text: string): boolean {
+  if (UNSAFE_IN_URL.test(text)) return false;
+  try {
+    const url = new URL(text);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * An issue's URL: an http(s) URL without spaces or control characters, or none (`null`, or `""`).
+ * NOTE: it goes into the worker prompt outside the quoted body, so a line break in it could pass
+ * for the orchestrator's own words: refused at intake, with its path, rather than dropped.
+ */
+const UrlSchema = IssueText.transform((text) => (text === '' ? null : text)).refine((text) => text === null || isIssueUrl(text), 'expected an http(s) URL without spaces or control characters');
+
 /** `gh` prints OPEN/CLOSED, the REST API open/closed: any case, nothing else. */
 const StateSchema = z.string().regex(/^(?:open|closed)$/i, 'expected open or closed (in any case)');
 
@@ -30,8 +50,8 @@ export const IssueRecordSchema = z.looseObject({
   state: StateSchema.nullish(),
   createdAt: CreatedAtSchema.nullish(),
   created_at: CreatedAtSchema.nullish(),
-  url: IssueText.nullish(),
-  html_url: IssueText.nullish(),
+  url: UrlSchema.nullish(),
+  html_url: UrlSchema.nullish(),
   sortOrder: z.number().nullish(),
   /** Present on pull requests in the REST API: such items are skipped. */
   pull_request: z.unknown().optional(),

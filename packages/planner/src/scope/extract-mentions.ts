@@ -157,6 +157,27 @@ function linkTargets(line: string): { target: string; index: number }[] {
   return out;
 }
 
+/** A name a path segment may have (route folders keep their brackets and dollars). */
+const SEGMENT = /^[\w.@$()[\]~-]+$/;
+
+/**
+ * `packages\core\src\cart.ts` → `packages/core/src/cart.ts`: backslashes as separators, when the
+ * text reads as a path — every segment a name, at least two of them (or one and a trailing `\`,
+ * `docs\`) and not all one letter, so that `\n`, `\d+\.\d+` and `a\b` stay code. A leading `\`, a drive letter or `..` stay what
+ * they are (checkPathToken refuses them); `\\server\share` comes back as `//server/share`.
+ * Null when it is not such a path.
+ */
+function windowsPath(text: string): string | null {
+  if (!text.includes('\\') || text.includes('/')) return null;
+  if (text.startsWith('\\\\')) return `//${text.slice(2).replace(/\\/g, '/')}`;
+  const slashed = text.replace(/\\/g, '/');
+  const segments = splitAnchor(slashed).path.split('/');
+  const named = segments.filter((segment, i) => !(segment === '' && (i === 0 || i === segments.length - 1)) && !(i === 0 && /^[A-Za-z]:$/.test(segment)));
+  const directory = segments.length > 1 && segments.at(-1) === '';
+  if ((named.length < 2 && !directory) || named.length === 0 || named.every((segment) => segment.length === 1)) return null;
+  return named.every((segment) => SEGMENT.test(segment)) ? slashed : null;
+}
+
 class MentionCollector {
   readonly paths: PathMention[] = [];
   readonly rejected: RejectedMention[] = [];
@@ -166,7 +187,13 @@ class MentionCollector {
   add(raw: string, via: MentionVia, ctx: Context, index: number, strong: boolean, forceDirectory = false, quoted = false): void {
     if (raw.length > MAX_TOKEN + 16) return;
     const cleaned = trimToken(raw);
-    const { path, lines } = splitAnchor(cleaned);
+    // A Windows path in a code span (`packages\core\src\cart.ts`) names the same file; reported as written.
+    const slashed = quoted ? windowsPath(cleaned) : null;
+    if (slashed?.startsWith('//')) {
+      this.rejected.push({ raw: cleaned, in: ctx.in, line: ctx.line, reason: 'absolute path' });
+      return;
+    }
+    const { path, lines } = splitAnchor(slashed ?? cleaned);
     const check = checkPathToken(path, strong || lines !== null);
     if (check.kind === 'not-a-path') return;
     if (check.kind === 'root') {

@@ -1,0 +1,22 @@
+/**
+ * Which config may hand an agent the GitHub token. `agents.<name>.env` naming GITHUB_TOKEN,
+ * GH_TOKEN, GITHUB_ENTERPRISE_TOKEN or GH_ENTERPRISE_TOKEN passes the user's token to a process
+ * whose command, for a custom agent, the same config chose. A repository's own waves.config.json
+ * travels with a clone, so it is the repository's word: it may not do that. A config the user
+ * names with --config is the user's own, and may — as with `defaults.apiUrl` (api-url.ts) and the
+ * paths a config names (config-paths.ts), the user's word and the repository's are told apart by
+ * `LoadedConfig.explicit`.
+ */
+import { TOKEN_VARIABLES, type AgentTemplate } from '@waves/dispatch';
+import { ConfigError } from '@waves/planner';
+import type { LoadedConfig } from './load-config.js';
+
+/** Throws a one-line `ConfigError` when a repository's own config passes a token to the agent about to run. */
+export function checkTokenPassThrough(loaded: LoadedConfig, agent: AgentTemplate): void {
+  if (loaded.explicit) return;
+  const token = (agent.env ?? []).find((name) => (TOKEN_VARIABLES as readonly string[]).includes(name));
+  if (token === undefined) return;
+  throw new ConfigError(
+    `config ${loaded.shown}: agents.${agent.name}.env names ${token}: a repository's own config cannot pass a GitHub token to an agent; put the setting in a config of your own and name it with --config FILE`,
+  );
+}

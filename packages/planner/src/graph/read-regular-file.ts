@@ -1,0 +1,136 @@
+/**
+ * Adapter: reads one file waves reads back by its path — a run record, the lease journal, a
+ * config, a prompt file, an issues file a config names, the graph cache, a tsconfig's `extends` —
+ * any of which an agent or a cloned repository could have replaced by a FIFO (a plain read would
+ * block for ever, deaf to SIGTERM while libuv's thread waits), a device (`/dev/zero`: read until
+ * memory runs out), a link, or something huge. So the file is
+ *
+ * - opened non-blocking (a FIFO never blocks the open) and, unless asked, without following a link
+ *   in its last component (O_NOFOLLOW: the link is refused);
+ * - checked on the open descriptor: a regular file only, no larger than `maxBytes`;
+ * - read to its end, but never past `maxBytes` (a file that grows meanwhile is refused too).
+ *
+ * Anything else comes back as data — a kind and a short phrase to follow the file's name — for the
+ * caller to turn into its one-line error. repoFileReader (read-repo-file.ts) adds the repository
+ * root's containment on top, for the files of a repository's tree.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+
+/** Why a file was not read: gone, a link (not followed), not a regular file, too large, or an error. */
+export type RefusalKind = 'missing' | 'link' | 'not-regular' | 'too-large' | 'unreadable';
+
+export type Refusal = { ok: false; kind: RefusalKind; reason: string };
+
+/** A file's text (UTF-8), or why it was not read; `reason` is one phrase to follow its name: "is not a regular file (a FIFO)". */
+export type RegularRead = { ok: true; text: string } | Refusal;
+
+/** The same, as bytes. */
+export type RegularBytes = { ok: true; content: Uint8Array } | Refusal;
+
+export interface RegularReadOptions {
+  /** Past this many bytes the file is refused (`too-large`), whatever fstat said. */
+  maxBytes: number;
+  /** Follow a symbolic link in the last component (default false: a link is refused). */
+  followLinks?: boolean;
+}
+
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/** `2 MB`, `1.5 MB`, `12 KB`, `900 bytes`. */
+export function megabytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+  if (bytes >= 1024) return `${Math.round((bytes / 1024) * 10) / 10} KB`;
+  return `${bytes} bytes`;
+}
+
+function openFlags(options: RegularReadOptions): number {
+  return constants.O_RDONLY | NONBLOCK | (options.followLinks ? 0 : NOFOLLOW);
+}
+
+function refusedOpen(error: unknown): Refusal {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, kind: 'missing', reason: 'no such file' };
+  // O_NOFOLLOW on a link: ELOOP on Linux, EMLINK on FreeBSD.
+  if (code === 'ELOOP' || code === 'EMLINK') return { ok: false, kind: 'link', reason: 'is a symbolic link (not followed)' };
+  // A socket cannot be opened; a FIFO without a writer can (non-blocking) and is refused by fstat.
+  if (code === 'ENXIO' || code === 'EOPNOTSUPP') return { ok: false, kind: 'not-regular', reason: 'is not a regular file (a socket)' };
+  return { ok: false, kind: 'unreadable', reason: `cannot be read (${code ?? (error as Error).message})` };
+}
+
+/** The refusal of what fstat says is not a regular file, or of a size past the limit; null when it may be read. */
+function checkOpened(info: { isFile(): boolean; isDirectory(): boolean; isFIFO(): boolean; size: number }, maxBytes: number): Refusal | null {
+  if (!info.isFile()) {
+    const what = info.isDirectory() ? 'a directory' : info.isFIFO() ? 'a FIFO' : 'a socket or device';
+    return { ok: false, kind: 'not-regular', reason: `is not a regular file (${what})` };
+  }
+  return info.size > maxBytes ? tooLarge(maxBytes, info.size) : null;
+}
+
+function tooLarge(maxBytes: number, size: number | null): Refusal {
+  return { ok: false, kind: 'too-large', reason: `is larger than ${megabytes(maxBytes)}${size !== null ? ` (${megabytes(size)})` : ''}` };
+}
+
+/** Reads the whole of a regular file as bytes, never more than `maxBytes` (see the header). */
+export function readRegularBytesSync(file: string, options: RegularReadOptions): RegularBytes {
+  let fd: number;
+  try {
+    fd = openSync(file, openFlags(options));
+  } catch (error) {
+    return refusedOpen(error);
+  }
+  try {
+    const info = fstatSync(fd);
+    const refused = checkOpened(info, options.maxBytes);
+    if (refused) return refused;
+    // One byte more than allowed, to notice a file that grew since fstat.
+    const content = Buffer.alloc(Math.min(info.size, options.maxBytes) + 1);
+    let filled = 0;
+    while (filled < content.length) {
+      const n = readSync(fd, content, filled, content.length - filled, filled);
+      if (n === 0) break;
+      filled += n;
+    }
+    if (filled > options.maxBytes) return tooLarge(options.maxBytes, null);
+    return { ok: true, content: content.subarray(0, filled) };
+  } catch (error) {
+    return refusedOpen(error);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads the whole of a regular file as UTF-8 text, never more than `maxBytes` (see the header). */
+export function readRegularFileSync(file: string, options: RegularReadOptions): RegularRead {
+  const read = readRegularBytesSync(file, options);
+  return read.ok ? { ok: true, text: Buffer.from(read.content.buffer, read.content.byteOffset, read.content.byteLength).toString('utf8') } : read;
+}
+
+/** The asynchronous `readRegularFileSync`: never blocks the event loop, and never waits on a FIFO. */
+export async function readRegularFile(file: string, options: RegularReadOptions): Promise<RegularRead> {
+  let handle;
+  try {
+    handle = await open(file, openFlags(options));
+  } catch (error) {
+    return refusedOpen(error);
+  }
+  try {
+    const info = await handle.stat();
+    const refused = checkOpened(info, options.maxBytes);
+    if (refused) return refused;
+    const content = Buffer.alloc(Math.min(info.size, options.maxBytes) + 1);
+    let filled = 0;
+    while (filled < content.length) {
+      const { bytesRead } = await handle.read(content, filled, content.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    if (filled > options.maxBytes) return tooLarge(options.maxBytes, null);
+    return { ok: true, text: content.toString('utf8', 0, filled) };
+  } catch (error) {
+    return refusedOpen(error);
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Adapter: what a tsconfig's `extends` chain may make waves read. The chain is the repository's
+ * word, and a cloned repository is untrusted: `"extends": "/dev/zero"` (or `../../…/dev/zero`)
+ * would read for ever, a FIFO would block for ever, and `/etc/passwd` would be read silently. So
+ * every file a chain reads — through get-tsconfig or through TypeScript's fallback — passes here
+ * first, and is read only when
+ *
+ * - its real path lies inside the repository's real path, or it is a package's file: both the
+ *   path asked for and its real path go through a `node_modules` folder (`@tsconfig/node20` is
+ *   often a pnpm link into `node_modules/.pnpm`, or into a parent workspace's);
+ * - it is a regular file of at most 2 MB (read-regular-file.ts).
+ *
+ * Anything else is a refusal with a reason: the tsconfig whose chain named it is skipped (as if it
+ * were not there) and reported like any file the graph build did not read.
+ *
+ * NOTE: get-tsconfig reads every file through the cache it is given (`readFileSync:<path>:utf8`
+ * keys), so a cache that reads through this guard intercepts the whole chain — `extends` arrays,
+ * packages' `tsconfig` fields and `exports` included — without resolving it a second time here.
+ */
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
+import { MAX_SOURCE_BYTES } from './read-repo-file.js';
+import { readRegularFileSync } from './read-regular-file.js';
+
+/** A file of an `extends` chain that waves refused to read. */
+export class ChainRefusal extends Error {
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+  ) {
+    super(`its extends chain names ${file}, ${reason} (not read)`);
+    this.name = 'ChainRefusal';
+  }
+}
+
+export type ChainRead = { ok: true; text: string } | { ok: false; missing: true } | { ok: false; missing: false; refusal: ChainRefusal };
+
+const inNodeModules = (file: string) => file.split(/[\\/]/).includes('node_modules');
+
+/** Reads files of `extends` chains for the repository at `root` (see the header). */
+export class ExtendsGuard {
+  private readonly realRoot: string;
+
+  constructor(root: string) {
+    try {
+      this.realRoot = realpathSync(root);
+    } catch {
+      this.realRoot = path.resolve(root);
+    }
+  }
+
+  private inside(real: string): boolean {
+    return real === this.realRoot || real.startsWith(this.realRoot.endsWith(path.sep) ? this.realRoot : this.realRoot + path.sep);
+  }
+
+  read(file: string): ChainRead {
+    const abs = path.resolve(file);
+    let real: string;
+    try {
+      real = realpathSync(abs);
+    } catch {
+      return { ok: false, missing: true };
+    }
+    if (!this.inside(real) && !(inNodeModules(abs) && inNodeModules(real))) {
+      return { ok: false, missing: false, refusal: new ChainRefusal(abs, "which is outside the repository and not a package's") };
+    }
+    // The real path has no link left; O_NOFOLLOW keeps one swapped in since from being followed.
+    const read = readRegularFileSync(real, { maxBytes: MAX_SOURCE_BYTES });
+    if (read.ok) return read;
+    if (read.kind === 'missing') return { ok: false, missing: true };
+    return { ok: false, missing: false, refusal: new ChainRefusal(abs, `which ${read.reason}`) };
+  }
+}
+
+const READ_KEY = /^readFileSync:(.*):utf8$/;
+
+/**
+ * The cache to hand get-tsconfig's `parseTsconfig`: a file it reads comes through the guard, and a
+ * refused one makes `parseTsconfig` throw (and `takeRefusal` says why). A file that is not there is left to
+ * get-tsconfig, which reports it as it always does.
+ */
+export class GuardedTsconfigCache extends Map<string, unknown> {
+  private refused: ChainRefusal | null = null;
+
+  constructor(private readonly guard: ExtendsGuard) {
+    super();
+  }
+
+  override get(key: string): unknown {
+    if (!super.has(key)) {
+      const read = READ_KEY.exec(key);
+      if (read) {
+        const result = this.guard.read(read[1]!);
+        if (result.ok) super.set(key, result.text);
+        else if (!result.missing) {
+          // get-tsconfig replaces what a read throws by its own "Cannot resolve tsconfig": kept for `takeRefusal`.
+          this.refused = result.refusal;
+          throw result.refusal;
+        }
+      }
+    }
+    return super.get(key);
+  }
+
+  /** The refusal that made the last `parseTsconfig` fail, if one did (then forgotten). */
+  takeRefusal(): ChainRefusal | null {
+    const refused = this.refused;
+    this.refused = null;
+    return refused;
+  }
+}
