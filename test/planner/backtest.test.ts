@@ -165,11 +165,25 @@ describe('the perfect-knowledge reference', () => {
     expect(referenceWaves([1, 2, 3], new Set(), 2)).toEqual([[1, 2], [3]]);
   });
 
+  it('puts an issue after the issues it depends on, even one ranked later', () => {
+    // #2 depends on #1; #1 depends on #4, ranked last.
+    expect(referenceWaves([1, 2, 3, 4], new Set(), 4, [[1, 2], [4, 1]])).toEqual([[3, 4], [1], [2]]);
+  });
+
   it('judges a plan: a violation per truly conflicting pair sharing a wave, waves against the reference, the share dispatched', () => {
     const truth = [{ a: 1, b: 2, evidence: [{ kind: 'path' as const, detail: 'both touch x' }] }];
     const judged = judgePlan({ order: [1, 2, 3], truth, waves: [[2, 1]], waveSize: 4 });
     expect(judged.violations).toEqual([{ wave: 1, a: 1, b: 2, evidence: truth[0]!.evidence }]);
     expect(judged.summary).toEqual({ issues: 3, dispatched: 2, dispatchedShare: 2 / 3, waves: 1, referenceWaves: 2, wavesRatio: 0.5, violations: 1, truePairs: 1 });
+  });
+
+  it('builds the reference of the dispatched issues only, with the dependencies the plan respected', () => {
+    // #3 is set aside (subdivide, say): the reference does not plan it either.
+    const truth = [{ a: 1, b: 3, evidence: [{ kind: 'path' as const, detail: 'both touch x' }] }];
+    const judged = judgePlan({ order: [1, 2, 3], truth, waves: [[1], [2]], waveSize: 4, precedences: [[1, 2]] });
+    expect(judged.reference).toEqual([[1], [2]]);
+    expect(judged.summary).toMatchObject({ dispatched: 2, waves: 2, referenceWaves: 2, wavesRatio: 1 });
+    expect(judgePlan({ order: [1, 2, 3], truth, waves: [[1, 2]], waveSize: 4 }).reference).toEqual([[1, 2]]);
   });
 });
 
@@ -215,7 +229,7 @@ describe('runBacktest', () => {
 
   it('at the title grade nothing resolves: every issue goes to triage, which alone keeps every true conflict apart', () => {
     const report = backtest('title');
-    expect(report.summary).toMatchObject({ dispatched: 0, waves: 0, violations: 0, referenceWaves: 3 });
+    expect(report.summary).toMatchObject({ dispatched: 0, waves: 0, violations: 0, referenceWaves: 0, wavesRatio: null });
     expect(rule(report, 'triage')).toEqual({ issues: 8, pairs: null, truePairs: 5, wavesCost: null, alonePrevented: 5 });
   });
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-/** Bump when the meaning of the backtest report changes. */
-export const BACKTEST_SCHEMA_VERSION = 1 as const;
+/** Bump when the meaning of the backtest report changes (2: the reference partitions the dispatched issues only; the root-files rule). */
+export const BACKTEST_SCHEMA_VERSION = 2 as const;
 
 const Count = z.number().int().min(0);
 const IssueNumber = z.number().int().positive();
@@ -52,7 +52,7 @@ export const BacktestReportSchema = z.object({
     /** dispatched ÷ issues (1 when there is no issue). */
     dispatchedShare: z.number().min(0).max(1),
     waves: Count,
-    /** Waves of the perfect-knowledge reference: first fit in rank order over the true conflicts, same wave size, every issue. */
+    /** Waves of the perfect-knowledge reference: the dispatched issues, first fit in rank order over the true conflicts and the plan's dependencies, same wave size. */
     referenceWaves: Count,
     /** waves ÷ referenceWaves (null when the reference has none). */
     wavesRatio: z.number().min(0).nullable(),
@@ -69,7 +69,8 @@ export const BacktestReportSchema = z.object({
       files: z.array(z.object({ path: z.string(), change: z.enum(['edit', 'create', 'delete']) })),
       bucket: z.enum(['wave', 'subdivide', 'triage', 'deferred', 'held']),
       wave: z.number().int().positive().nullable(),
-      referenceWave: z.number().int().positive(),
+      /** Its wave in the perfect-knowledge reference (null: not dispatched, so not in the reference). */
+      referenceWave: z.number().int().positive().nullable(),
       /** Why it runs alone, or why it is not in a wave. */
       reason: z.string().nullable(),
     }),
