@@ -72,7 +72,7 @@ then judged by what the commits really touched:
   Waves        against a perfect-knowledge reference: the issues the plan dispatched, first fit
                in history order over the true conflicts, same wave size.
   Dispatched   the share of issues the plan put in a wave (not subdivide, triage, deferred).
-  Rules        for each rule that keeps issues apart (serial root file, serial config glob, hub,
+  Rules        for each rule that keeps issues apart (root files, serial config glob, hub,
                import at depth k, path, dependency, subdivide, triage): the issues or pairs it
                touched, the true conflicts among them, the waves it cost (the plan re-partitioned
                without it) and the true conflicts it alone prevented.

@@ -39,7 +39,7 @@ export const ConfigSchema = z.strictObject({
     .record(z.string(), z.strictObject({ paths: z.array(z.string()).min(1), keywords: z.array(z.string()).optional() }))
     .optional()
     .describe('Named lanes: paths or globs, optionally picked by keywords in titles; used by lane:<name> labels'),
-  serial: z.array(z.string()).optional().describe('Globs of high-blast-radius paths: issues touching them run alone'),
+  serial: z.array(z.string()).optional().describe('Globs of high-blast-radius paths: issues touching them run alone (root files only conflict with one another)'),
   hubs: z
     .enum(['off', 'fan-in', 'transitive'])
     .optional()

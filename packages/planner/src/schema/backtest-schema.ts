@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Bump when the meaning of the backtest report changes (2: the reference partitions the dispatched issues only; the root-files rule). */
+/** Bump when the meaning of the backtest report changes (2: the reference plans the dispatched issues only; `root-files` replaces `serial-root`). */
 export const BACKTEST_SCHEMA_VERSION = 2 as const;
 
 const Count = z.number().int().min(0);
@@ -12,10 +12,10 @@ export const TruthEvidenceSchema = z.object({
 });
 
 export const BacktestRuleSchema = z.object({
-  rule: z.enum(['serial-root', 'serial-config', 'hub', 'import', 'path', 'dependency', 'subdivide', 'triage']),
+  rule: z.enum(['root-files', 'serial-config', 'hub', 'import', 'path', 'dependency', 'subdivide', 'triage']),
   label: z.string(),
-  issues: Count.nullable().describe('Issues it applied to (serial rules, subdivide, triage)'),
-  pairs: Count.nullable().describe('Conflicting pairs of dispatchable issues it found (path, import, dependency)'),
+  issues: Count.nullable().describe('Issues it applied to (root files, serial rules, subdivide, triage)'),
+  pairs: Count.nullable().describe('Conflicting pairs of dispatchable issues it found (root files, path, import, dependency)'),
   truePairs: Count.describe('True conflicts it kept apart, alone or with other rules'),
   wavesCost: z.number().int().nullable().describe('Waves of the plan minus waves of the plan re-partitioned without it (null: cannot be switched off)'),
   wavesWithout: Count.nullable(),

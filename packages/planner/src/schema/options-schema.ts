@@ -23,7 +23,7 @@ export const PlanOptionsSchema = z.strictObject({
     .boolean()
     .default(false)
     .describe('Issues without an acceptance-criteria section go to triage'),
-  serial: z.array(z.string()).default([]).describe('Globs of high-blast-radius paths, added to the built-in root files'),
+  serial: z.array(z.string()).default([]).describe('Globs of high-blast-radius paths: an issue touching one runs alone (root files do not: they conflict with one another)'),
   hubs: z
     .enum(['off', 'fan-in', 'transitive'])
     .optional()

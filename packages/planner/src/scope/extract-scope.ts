@@ -60,7 +60,7 @@ export interface IssueScope {
   size: { files: number; subsystems: string[]; companions: number };
   /**
    * How the issue names the repository root itself (`./`, `/`, "files at the root"), or null. Its
-   * leaves then hold the root's own files, and the issue runs alone.
+   * leaves then hold the root's own files, and it touches root files (see `rootFilesOf`).
    */
   root: ScopeEvidence | null;
   /** Explicit lanes (labels, `Lane:` lines, config keyword lanes). */
