@@ -125,8 +125,27 @@ describe('classify', () => {
     const result = plan([withCompanions, eightAndTests, nine, threePlaces], {}, { repo: flat });
     expect(result.plan.waves.flatMap((w) => w.issues.map((i) => i.number)).sort()).toEqual([1, 2]);
     expect(result.plan.subdivide.map((x) => [x.number, x.reason])).toEqual([
-      [3, '9 file(s) across 1 subsystem(s), besides 1 test, fixture, doc or example file(s) (limits: 8 files, 2 subsystems, 15 steps)'],
-      [4, '3 file(s) across 3 subsystem(s), besides 2 test, fixture, doc or example file(s) (limits: 8 files, 2 subsystems, 15 steps)'],
+      [3, '9 file(s) across 1 subsystem(s), besides 1 test, fixture, doc, example or configuration file(s) (limits: 8 files, 2 subsystems, 15 steps)'],
+      [4, '3 file(s) across 3 subsystem(s), besides 2 test, fixture, doc, example or configuration file(s) (limits: 8 files, 2 subsystems, 15 steps)'],
+    ]);
+  });
+
+  it('sends a change with the manifests, configs and CI it brings along to a wave: only code spans subsystems', () => {
+    const mono = makeRepo({
+      files: ['package.json', '.github/workflows/ci.yml', 'knip.ts', 'packages/a/package.json', 'packages/a/src/x.ts', 'packages/b/package.json', 'packages/b/vite.config.ts', 'packages/c/package.json', 'packages/c/.eslintrc.cjs', 'packages/c/src/i18n/en.json', 'packages/d/package.json', 'packages/d/src/y.ts'],
+      packages: ['a', 'b', 'c', 'd'].map((n) => ({ name: `@m/${n}`, dir: `packages/${n}` })),
+    });
+    // One source file, and the wiring of four packages, the root and CI around it.
+    const bump = touching(1, 'packages/a/src/x.ts', 'packages/b/vite.config.ts', 'packages/c/.eslintrc.cjs', 'packages/c/src/i18n/en.json', 'packages/d/package.json', 'package.json', '.github/workflows/ci.yml', 'knip.ts');
+    // No code at all: a sweep of manifests, judged on its files alone.
+    const sweep = touching(2, 'packages/a/package.json', 'packages/b/package.json', 'packages/c/package.json');
+    // Code in three packages is three subsystems.
+    const wide = touching(3, 'packages/a/src/x.ts', 'packages/d/src/y.ts', 'packages/b/vite.config.ts', 'packages/c/src/i18n/en.json');
+    const result = plan([bump, sweep, wide], { maxSubsystems: 1 }, { repo: mono });
+    expect(result.scopes.get(1)!.size).toEqual({ files: 2, subsystems: ['packages/a'], companions: 6 });
+    expect(result.scopes.get(2)!.size).toEqual({ files: 3, subsystems: [], companions: 0 });
+    expect(result.plan.subdivide.map((x) => [x.number, x.reason])).toEqual([
+      [3, '2 file(s) across 2 subsystem(s), besides 2 test, fixture, doc, example or configuration file(s) (limits: 8 files, 1 subsystems, 15 steps)'],
     ]);
   });
 

@@ -53,7 +53,7 @@ export { labelRank, priorityLabel, priorityRank } from './backlog/priority.js';
 
 export { extractScope, isDirectoryLeaf } from './scope/extract-scope.js';
 export { resolvePath } from './scope/resolve-path.js';
-export { isCompanionPath } from './scope/companion-paths.js';
+export { isCompanionPath, isWiringPath } from './scope/companion-paths.js';
 export type { Resolution, ResolveOptions } from './scope/resolve-path.js';
 export type { IssueScope, LeafKind, ScopeEvidence, ScopeLeaf, ScopeNote, ScopeOptions, ScopeSource } from './scope/extract-scope.js';
 export { extractMentions } from './scope/extract-mentions.js';

@@ -96,8 +96,10 @@ function describeSize(scope: IssueScope, options: ClassifyInput['options']): str
   const parts: string[] = [];
   const { files, subsystems, companions } = scope.size;
   if (files > options.maxFiles || subsystems.length > options.maxSubsystems) {
-    const besides = companions > 0 ? `, besides ${companions} test, fixture, doc or example file(s)` : '';
-    parts.push(`${files} file(s) across ${subsystems.length} subsystem(s)${besides}`);
+    const besides = companions > 0 ? `, besides ${companions} test, fixture, doc, example or configuration file(s)` : '';
+    // At the dirs grade an issue may name directories only: no file, but subsystems.
+    const span = [files > 0 || subsystems.length === 0 ? `${files} file(s)` : '', subsystems.length > 0 ? `${subsystems.length} subsystem(s)` : ''].filter(Boolean).join(' across ');
+    parts.push(`${span}${besides}`);
   }
   if (scope.steps > options.maxSteps) parts.push(`${scope.steps} steps`);
   if (parts.length === 0) return null;
