@@ -21,6 +21,7 @@ const repo = makeRepo({
     'packages/web/package.json',
     'packages/web/src/app.ts',
     'packages/web/src/view.ts',
+    'tools/gen.ts',
   ],
   imports: [
     ['packages/api/src/server.ts', 'packages/api/src/routes.ts'],
@@ -96,21 +97,24 @@ describe('classify', () => {
     expect(waveNumbers(result)).toEqual([[2]]);
   });
 
-  it('subdivides an issue with more than 8 files, more than 2 subsystems or more than 15 steps', () => {
-    const many = touching(1, 'packages/core/src/index.ts', 'packages/api/src/server.ts', 'packages/web/src/app.ts');
+  it('subdivides an issue with more than 8 files, more than 3 subsystems or more than 15 steps', () => {
+    const many = touching(1, 'packages/core/src/index.ts', 'packages/api/src/server.ts', 'packages/web/src/app.ts', 'tools/gen.ts');
+    const three = touching(3, 'packages/core/src/index.ts', 'packages/api/src/server.ts', 'packages/web/src/view.ts');
     const steps = issue(2, { body: '`docs/guide.md`\n' + Array.from({ length: 16 }, (_, i) => `${i + 1}. step`).join('\n') });
-    const result = plan([many, steps]);
+    const result = plan([many, steps, three]);
     expect(result.plan.subdivide).toEqual([
       {
         number: 1,
         title: 'Issue 1',
         url: null,
-        reason: '3 file(s) across 3 subsystem(s) (limits: 8 files, 2 subsystems, 15 steps)',
-        childBudget: 3,
-        paths: ['packages/api/src/server.ts', 'packages/core/src/index.ts', 'packages/web/src/app.ts'],
+        reason: '4 file(s) across 4 subsystem(s) (limits: 8 files, 3 subsystems, 15 steps)',
+        childBudget: 4,
+        paths: ['packages/api/src/server.ts', 'packages/core/src/index.ts', 'packages/web/src/app.ts', 'tools/gen.ts'],
       },
-      { number: 2, title: 'Issue 2', url: null, reason: '16 steps (limits: 8 files, 2 subsystems, 15 steps)', childBudget: 2, paths: ['docs/guide.md'] },
+      { number: 2, title: 'Issue 2', url: null, reason: '16 steps (limits: 8 files, 3 subsystems, 15 steps)', childBudget: 2, paths: ['docs/guide.md'] },
     ]);
+    // Code in three packages — a core change and two of its users — is one agent's work.
+    expect(waveNumbers(result)).toEqual([[3]]);
   });
 
   it('sends a source change with its test, fixture and doc in three top-level directories to a wave, not to subdivide', () => {
@@ -122,7 +126,7 @@ describe('classify', () => {
     const eightAndTests = touching(2, ...['x', 'a', 'b', 'c', 'd', 'e', 'f', 'g'].map((n) => `src/${n}.ts`), 'test/x.test.ts', 'test/a.test.ts', 'test/b.test.ts');
     const nine = touching(3, ...['x', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((n) => `src/${n}.ts`), 'test/x.test.ts');
     const threePlaces = touching(4, 'src/x.ts', 'lib/y.ts', 'scripts/z.ts', 'test/x.test.ts', 'README.md');
-    const result = plan([withCompanions, eightAndTests, nine, threePlaces], {}, { repo: flat });
+    const result = plan([withCompanions, eightAndTests, nine, threePlaces], { maxSubsystems: 2 }, { repo: flat });
     expect(result.plan.waves.flatMap((w) => w.issues.map((i) => i.number)).sort()).toEqual([1, 2]);
     expect(result.plan.subdivide.map((x) => [x.number, x.reason])).toEqual([
       [3, '9 file(s) across 1 subsystem(s), besides 1 test, fixture, doc, example or configuration file(s) (limits: 8 files, 2 subsystems, 15 steps)'],
