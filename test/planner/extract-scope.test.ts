@@ -165,6 +165,12 @@ const CASES: Case[] = [
     unresolved: [],
   },
   {
+    name: 'a file marked edited or deleted in a directory that does not exist yet: the file alone (another issue creates the directory)',
+    body: '## Files\n- `packages/nowhere/src/x.ts` (edit)\n- `packages/nowhere/src/y.ts` (deleted)\n- `tools/gen/run.ts` (create)\n- packages/later/a.ts (modified)',
+    leaves: ['new-file:packages/later/a.ts', 'new-file:packages/nowhere/src/x.ts', 'new-file:packages/nowhere/src/y.ts', 'new-dir:tools'],
+    unresolved: [],
+  },
+  {
     name: 'a new folder inside a package, as a file in it and with a trailing slash',
     body: '- `packages/planner/src/infer/infer-scope.ts`\n- `packages/planner/src/infer/`',
     leaves: ['new-dir:packages/planner/src/infer'],

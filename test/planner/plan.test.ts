@@ -265,6 +265,25 @@ describe('classify', () => {
   });
 });
 
+describe('new directories', () => {
+  it('lets two issues editing different files of a directory another issue creates share a wave, apart from the creator', () => {
+    const body = (...lines: string[]) => issue(0, { body: ['## Files', ...lines].join('\n') }).body;
+    const creates = issue(1, { body: body('- `packages/web/src/charts/bar.ts` (create)') });
+    const editsBar = issue(2, { body: body('- `packages/web/src/charts/bar.ts` (edit)') });
+    const editsPie = issue(3, { body: body('- `packages/web/src/charts/pie/pie.ts` (edit)') });
+    const alsoCreates = issue(4, { body: body('- `packages/web/src/charts/line.ts`') });
+    const result = plan([creates, editsBar, editsPie, alsoCreates]);
+    expect(result.plan.waves.map((w) => w.issues.map((i) => [i.number, i.paths]))).toEqual([
+      [[1, ['packages/web/src/charts/']]],
+      [
+        [2, ['packages/web/src/charts/bar.ts']],
+        [3, ['packages/web/src/charts/pie/pie.ts']],
+      ],
+      [[4, ['packages/web/src/charts/']]],
+    ]);
+  });
+});
+
 describe('root files', () => {
   it('finds the root files an issue touches: the files, a directory holding one, the root it names', () => {
     const tree = createRepoTree(['package.json', 'tsconfig.base.json', '.github/workflows/ci.yml', 'packages/web/yarn.lock', 'packages/web/src/a.ts', 'README.md']);

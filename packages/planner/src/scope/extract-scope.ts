@@ -197,7 +197,13 @@ export function extractScope(
       unresolved.push({ text: mention.raw, source: mention.in, line: mention.line, reason: `links to another repository (${mention.githubRepo})` });
       continue;
     }
-    const resolved = resolveMention(mention, tree, laneDirs);
+    let resolved = resolveMention(mention, tree, laneDirs);
+    // A file the issue says it edits or deletes, in a directory that does not exist yet: the
+    // issue does not create that directory (whoever does conflicts with it by containment), so it
+    // claims the file alone — not every path of the new directory, as its creators do.
+    if (resolved.kind === 'new-dir' && !mention.directory && (mention.change === 'edit' || mention.change === 'delete')) {
+      resolved = { kind: 'new-file', path: resolved.named };
+    }
     if (resolved.kind === 'unresolved') {
       if (mention.strong && !mention.excluded) unresolved.push({ text: mention.raw, source: mention.in, line: mention.line, reason: resolved.reason });
       continue;
