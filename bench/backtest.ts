@@ -14,6 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { BacktestReportSchema, filesToRead, loadRepo, runBacktest, type BacktestReport } from '../packages/planner/dist/index.js';
 import { readHistory } from '../packages/cli/dist/sources/git-history.js';
 import { withBaseWorktree } from '../packages/cli/dist/sources/base-worktree.js';
+import { cacheFile } from '../packages/planner/dist/graph/graph-cache.js';
 import { measure, median } from './lib/measure.js';
 import { writeResultBlock } from './lib/results.js';
 
@@ -40,8 +41,8 @@ const last = Number(values.last);
 const runs = Number(values.runs);
 const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
 const cpu = execFileSync('sh', ['-c', "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"], { encoding: 'utf8' }).trim();
-const slot = path.join(root, '.waves/cache');
-const clearSlot = () => rmSync(path.join(slot, 'graph-v4-backtest.json'), { force: true });
+// The backtest's own cache slot, whatever the cache version (it was v4 when this was written, and no seeded run was then seeded).
+const clearSlot = () => rmSync(cacheFile(root, 'backtest'), { force: true });
 
 // Whole processes: cold (no cache at all), seeded (the main cache of HEAD), then warm.
 const args = ['backtest', '--root', root, '--last', String(last), '--json'];

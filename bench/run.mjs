@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const bench = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(bench);
 const [name, ...args] = process.argv.slice(2);
-const available = ['graph', 'plan', 'explain', 'backtest'];
+const available = ['graph', 'plan', 'explain', 'backtest', 'backtests'];
 if (!name || !available.includes(name)) {
   console.error(`usage: pnpm bench <${available.join('|')}> [options]   (pnpm bench graph --help)`);
   process.exit(2);
@@ -24,5 +24,11 @@ if (!existsSync(path.join(bench, 'node_modules', 'tsx'))) {
   run(pnpm[0], [...pnpm.slice(1), 'install', '--ignore-workspace'], bench);
 }
 run('node', [path.join(root, 'node_modules/typescript/bin/tsc'), '-b', 'packages/cli'], root);
-const absolute = args.map((arg, i) => (args[i - 1] === '--root' || args[i - 1] === '--results' ? path.resolve(process.env.INIT_CWD ?? process.cwd(), arg) : arg));
+const from = process.env.INIT_CWD ?? process.cwd();
+const absolute = args.map((arg, i) => {
+  const flag = args[i - 1];
+  if (flag === '--root' || flag === '--results' || flag === '--waves') return path.resolve(from, arg);
+  if (flag === '--repos') return arg.split(',').map((dir) => path.resolve(from, dir)).join(',');
+  return arg;
+});
 run('node', ['--import', 'tsx', path.join(bench, `${name}.ts`), ...absolute], bench);

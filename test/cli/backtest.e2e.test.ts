@@ -62,9 +62,9 @@ describe('waves backtest, end to end', () => {
       [4, F, `lib/g.ts (#4) imports lib/f.ts (#${F})`],
     ]);
     expect(json.referenceWaves).toEqual([[1, 3, 4, 5], [2, F, 11], [6]]);
-    expect(json.summary).toEqual({ issues: 8, dispatched: 8, dispatchedShare: 1, waves: 4, referenceWaves: 3, wavesRatio: 4 / 3, violations: 0, truePairs: 5 });
+    expect(json.summary).toEqual({ issues: 8, dispatched: 8, dispatchedShare: 1, waves: 3, referenceWaves: 3, wavesRatio: 1, violations: 0, truePairs: 5 });
     expect(json.rules.map((r) => [r.rule, r.wavesCost, r.alonePrevented])).toEqual([
-      ['serial-root', 1, 0],
+      ['root-files', 0, 0],
       ['serial-config', 0, 0],
       ['hub', 0, 0],
       ['import', 1, 4],
@@ -93,14 +93,14 @@ describe('waves backtest, end to end', () => {
     expect(table.exitCode).toBe(0);
     expect(table.stdout).toContain(`12 first-parent commit(s), the last 12 up to`);
     expect(table.stdout).toContain('Backlog: 8 issue(s), one per commit (skipped: 1 merge(s); 1 with only docs, markdown or lockfiles; 1 with only tests; 1 with no code file)');
-    expect(table.stdout).toMatch(/│ Waves\s+│ 4 \(reference 3: 1\.33×\)\s+│/);
+    expect(table.stdout).toMatch(/│ Waves\s+│ 3 \(reference 3: 1\.00×\)\s+│/);
     expect(table.stdout).toMatch(/│ import at depth 1\s+│ —\s+│ 4\s+│ 4\s+│ \+1\s+│ 4\s+│/);
-    expect(table.stdout.trimEnd().split('\n').at(-1)).toBe('0 violation(s) · 4 (reference 3: 1.33×) wave(s) · 8 of 8 dispatched (100.0%)');
+    expect(table.stdout.trimEnd().split('\n').at(-1)).toBe('0 violation(s) · 3 (reference 3: 1.00×) wave(s) · 8 of 8 dispatched (100.0%)');
     const markdown = await waves(['--root', repo.root, '--last', '12', '--format', 'markdown']);
     expect(markdown.exitCode).toBe(0);
     expect(markdown.stdout).toContain('### Backtest');
-    expect(markdown.stdout).toContain('| 0 | 4 (reference 3: 1.33×) | 8 of 8 (100.0%) |');
-    expect(markdown.stdout).toContain('| serial root file | 1 | — | 0 | +1 | 0 |');
+    expect(markdown.stdout).toContain('| 0 | 3 (reference 3: 1.00×) | 8 of 8 (100.0%) |');
+    expect(markdown.stdout).toContain('| root files | 1 | 0 | 0 | 0 | 0 |');
   });
 
   it('judges by dependency-cruiser edges when given, and shows each violation with its evidence', async () => {

@@ -20,12 +20,16 @@ export function waves(args: string[], cwd = ROOT, env: Record<string, string> = 
   return execa(process.execPath, [BIN, ...args], { cwd, reject: false, stdin: 'ignore', env: { WAVES_STATE_DIR: TEST_STATE_DIR, ...env } });
 }
 
-/** A git repository holding a copy of the example (examples/shop with backlog.json and a config). */
-export async function exampleRepo(config: unknown): Promise<TempRepo> {
+/**
+ * A git repository holding a copy of the example (examples/shop with backlog.json and a config:
+ * the example's own, `serial` for its TypeScript upgrade, with the test's keys over it).
+ */
+export async function exampleRepo(config: object): Promise<TempRepo> {
   const repo = await TempRepo.create({ 'README.md': '# x\n' });
   cpSync(path.join(ROOT, 'examples/shop'), repo.root, { recursive: true, filter: (source) => !source.includes('/.waves') });
   writeFileSync(path.join(repo.root, 'backlog.json'), readFileSync(path.join(ROOT, 'examples/backlog.json'), 'utf8'));
-  writeFileSync(path.join(repo.root, 'waves.config.json'), JSON.stringify(config));
+  const own = JSON.parse(readFileSync(path.join(ROOT, 'examples/shop/waves.config.json'), 'utf8')) as object;
+  writeFileSync(path.join(repo.root, 'waves.config.json'), JSON.stringify({ ...own, ...config }));
   await repo.git('add', '-A');
   await repo.git('-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qm', 'example');
   return repo;

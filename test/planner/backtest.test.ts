@@ -165,11 +165,25 @@ describe('the perfect-knowledge reference', () => {
     expect(referenceWaves([1, 2, 3], new Set(), 2)).toEqual([[1, 2], [3]]);
   });
 
+  it('puts an issue after the issues it depends on, even one ranked later', () => {
+    // #2 depends on #1; #1 depends on #4, ranked last.
+    expect(referenceWaves([1, 2, 3, 4], new Set(), 4, [[1, 2], [4, 1]])).toEqual([[3, 4], [1], [2]]);
+  });
+
   it('judges a plan: a violation per truly conflicting pair sharing a wave, waves against the reference, the share dispatched', () => {
     const truth = [{ a: 1, b: 2, evidence: [{ kind: 'path' as const, detail: 'both touch x' }] }];
     const judged = judgePlan({ order: [1, 2, 3], truth, waves: [[2, 1]], waveSize: 4 });
     expect(judged.violations).toEqual([{ wave: 1, a: 1, b: 2, evidence: truth[0]!.evidence }]);
     expect(judged.summary).toEqual({ issues: 3, dispatched: 2, dispatchedShare: 2 / 3, waves: 1, referenceWaves: 2, wavesRatio: 0.5, violations: 1, truePairs: 1 });
+  });
+
+  it('builds the reference of the dispatched issues only, with the dependencies the plan respected', () => {
+    // #3 is set aside (subdivide, say): the reference does not plan it either.
+    const truth = [{ a: 1, b: 3, evidence: [{ kind: 'path' as const, detail: 'both touch x' }] }];
+    const judged = judgePlan({ order: [1, 2, 3], truth, waves: [[1], [2]], waveSize: 4, precedences: [[1, 2]] });
+    expect(judged.reference).toEqual([[1], [2]]);
+    expect(judged.summary).toMatchObject({ dispatched: 2, waves: 2, referenceWaves: 2, wavesRatio: 1 });
+    expect(judgePlan({ order: [1, 2, 3], truth, waves: [[1, 2]], waveSize: 4 }).reference).toEqual([[1, 2]]);
   });
 });
 
@@ -184,11 +198,11 @@ describe('runBacktest', () => {
       [4, F, 'import'],
     ]);
     expect(report.referenceWaves).toEqual([[1, 3, 4, 5], [2, F, 11], [6]]);
-    // #5 touches package.json and runs alone; #1, #2 and #6 conflict pairwise: 1 + 3 waves.
-    expect(report.summary).toMatchObject({ issues: 8, dispatched: 8, dispatchedShare: 1, waves: 4, referenceWaves: 3, violations: 0, truePairs: 5 });
-    expect(report.waves.find((w) => w.includes(5))).toEqual([5]);
-    expect(report.issues.find((i) => i.number === 5)).toMatchObject({ bucket: 'wave', reason: 'package.json (root file)' });
-    expect(rule(report, 'serial-root')).toEqual({ issues: 1, pairs: null, truePairs: 0, wavesCost: 1, alonePrevented: 0 });
+    // #1, #2 and #6 conflict pairwise: 3 waves. #5 touches package.json, the only root file of the backlog: it shares a wave.
+    expect(report.waves).toEqual([[1, 3, 4, 5], [2, F, 11], [6]]);
+    expect(report.summary).toMatchObject({ issues: 8, dispatched: 8, dispatchedShare: 1, waves: 3, referenceWaves: 3, wavesRatio: 1, violations: 0, truePairs: 5 });
+    expect(report.issues.find((i) => i.number === 5)).toMatchObject({ bucket: 'wave', wave: 1, referenceWave: 1, reason: null });
+    expect(rule(report, 'root-files')).toEqual({ issues: 1, pairs: 0, truePairs: 0, wavesCost: 0, alonePrevented: 0 });
     expect(rule(report, 'import')).toEqual({ issues: null, pairs: 4, truePairs: 4, wavesCost: 1, alonePrevented: 4 });
     expect(rule(report, 'path')).toEqual({ issues: null, pairs: 1, truePairs: 1, wavesCost: 1, alonePrevented: 1 });
     expect(rule(report, 'serial-config')).toEqual({ issues: 0, pairs: null, truePairs: 0, wavesCost: 0, alonePrevented: 0 });
@@ -207,15 +221,32 @@ describe('runBacktest', () => {
 
   it('measures subdivide by planning what it set aside', () => {
     const report = backtest('files', { maxFiles: 1 });
-    // #4 and #5 change two files each. Without them: the triangle's 3 waves; with them, #5 alone makes 4.
-    expect(report.issues.filter((i) => i.bucket === 'subdivide').map((i) => i.number)).toEqual([4, 5]);
-    expect(rule(report, 'subdivide')).toEqual({ issues: 2, pairs: null, truePairs: 1, wavesCost: -1, alonePrevented: 0 });
-    expect(report.summary.dispatched).toBe(6);
+    // #4 changes two source files; #5 one, beside the manifest (which is not code). Without #4 or with it: the triangle's 3 waves.
+    expect(report.issues.filter((i) => i.bucket === 'subdivide').map((i) => i.number)).toEqual([4]);
+    expect(rule(report, 'subdivide')).toEqual({ issues: 1, pairs: null, truePairs: 1, wavesCost: 0, alonePrevented: 0 });
+    expect(report.summary).toMatchObject({ dispatched: 7, waves: 3, referenceWaves: 3 });
+    // The reference plans what the plan dispatched: not #4.
+    expect(report.referenceWaves).toEqual([[1, 3, 5, F], [2, 11], [6]]);
+    expect(report.issues.find((i) => i.number === 4)).toMatchObject({ bucket: 'subdivide', wave: null, referenceWave: null });
+  });
+
+  it('measures the root-files rule: two issues touching root files never share a wave, at the cost it has', () => {
+    const commits = [
+      { sha: '1'.repeat(40), parents: ['f'.repeat(40)], subject: 'chore: scripts (#21)', files: [{ path: 'package.json', change: 'edit' as const }, { path: 'src/e.ts', change: 'edit' as const }] },
+      { sha: '2'.repeat(40), parents: ['f'.repeat(40)], subject: 'ci: lint (#22)', files: [{ path: '.github/workflows/ci.yml', change: 'create' as const }, { path: 'lib/f.ts', change: 'edit' as const }] },
+      { sha: '3'.repeat(40), parents: ['f'.repeat(40)], subject: 'fix: c (#23)', files: [{ path: 'src/c.ts', change: 'edit' as const }] },
+    ];
+    const report = runBacktest({ commits, repo, range: RANGE, grade: 'files', maxFiles: 8 });
+    expect(report.trueConflicts).toEqual([]);
+    expect(report.waves).toEqual([[21, 23], [22]]);
+    expect(report.summary).toMatchObject({ waves: 2, referenceWaves: 1, violations: 0 });
+    expect(rule(report, 'root-files')).toEqual({ issues: 2, pairs: 1, truePairs: 0, wavesCost: 1, alonePrevented: 0 });
+    expect(rule(report, 'path')).toEqual({ issues: null, pairs: 0, truePairs: 0, wavesCost: 0, alonePrevented: 0 });
   });
 
   it('at the title grade nothing resolves: every issue goes to triage, which alone keeps every true conflict apart', () => {
     const report = backtest('title');
-    expect(report.summary).toMatchObject({ dispatched: 0, waves: 0, violations: 0, referenceWaves: 3 });
+    expect(report.summary).toMatchObject({ dispatched: 0, waves: 0, violations: 0, referenceWaves: 0, wavesRatio: null });
     expect(rule(report, 'triage')).toEqual({ issues: 8, pairs: null, truePairs: 5, wavesCost: null, alonePrevented: 5 });
   });
 
@@ -227,7 +258,7 @@ describe('runBacktest', () => {
       [3, 4],
     ]);
     expect(report.options.truth).toEqual({ source: 'dependency-cruiser', file: 'dc.json', edges: 1 });
-    expect(report.waves[0]).toEqual([1, 3, 4]);
+    expect(report.waves[0]).toEqual([1, 3, 4, 5]);
     expect(report.violations).toEqual([{ wave: 1, a: 3, b: 4, evidence: [{ kind: 'import', detail: 'src/c.ts (#3) imports lib/g.ts (#4)' }] }]);
   });
 });

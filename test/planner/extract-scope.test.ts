@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRepoTree, extractScope, type IssueScope } from '@waves/planner';
+import { createRepoTree, extractScope, isWiringPath, type IssueScope } from '@waves/planner';
 
 const FILES = [
   'package.json',
@@ -165,6 +165,12 @@ const CASES: Case[] = [
     unresolved: [],
   },
   {
+    name: 'a file marked edited or deleted in a directory that does not exist yet: the file alone (another issue creates the directory)',
+    body: '## Files\n- `packages/nowhere/src/x.ts` (edit)\n- `packages/nowhere/src/y.ts` (deleted)\n- `tools/gen/run.ts` (create)\n- packages/later/a.ts (modified)',
+    leaves: ['new-file:packages/later/a.ts', 'new-file:packages/nowhere/src/x.ts', 'new-file:packages/nowhere/src/y.ts', 'new-dir:tools'],
+    unresolved: [],
+  },
+  {
     name: 'a new folder inside a package, as a file in it and with a trailing slash',
     body: '- `packages/planner/src/infer/infer-scope.ts`\n- `packages/planner/src/infer/`',
     leaves: ['new-dir:packages/planner/src/infer'],
@@ -311,8 +317,15 @@ describe('extractScope metadata', () => {
     expect(change.size).toEqual({ files: 1, subsystems: ['src'], companions: 6 });
     // Code in two places is two subsystems, whatever accompanies it.
     expect(scope('- `src/x.ts`\n- `lib/z.ts`\n- `test/x.test.ts`').size).toEqual({ files: 2, subsystems: ['lib', 'src'], companions: 1 });
-    // With no code at all, everything it touches is judged.
-    expect(scope('- `docs/x.md`\n- `examples/demo.ts`\n- `test/x.test.ts`').size).toEqual({ files: 3, subsystems: ['docs', 'examples', 'test'], companions: 0 });
+    // With no code at all, all its files are judged, and it spans no subsystem.
+    expect(scope('- `docs/x.md`\n- `examples/demo.ts`\n- `test/x.test.ts`').size).toEqual({ files: 3, subsystems: [], companions: 0 });
+  });
+
+  it('tells wiring from code: manifests, lockfiles, configuration by format or by name, dotfiles and dot-folders', () => {
+    const wiring = ['package.json', 'packages/a/tsconfig.build.json', 'yarn.lock', 'pnpm-workspace.yaml', 'nx.json', 'src/i18n/en.json', 'packages/b/vite.config.ts', 'vitest.config.base.mts', '.eslintrc.cjs', '.prettierrc', '.nvmrc', '.github/workflows/ci.yml', '.husky/pre-commit', 'netlify.toml'];
+    const code = ['src/config.ts', 'src/configure.ts', 'packages/a/src/index.ts', 'knip.ts', 'src/styles.css', 'src/schema.graphql', 'src/app.config/x.ts'];
+    expect(wiring.filter((p) => !isWiringPath(p))).toEqual([]);
+    expect(code.filter((p) => isWiringPath(p))).toEqual([]);
   });
 
   it('counts files and subsystems for the subdivide rule', () => {

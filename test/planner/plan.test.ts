@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzePlan, PlanSchema, planWaves, rankIssues, verifyPlan, type BacklogIssue, type PlanInput, type PlanOptionsInput } from '@waves/planner';
+import { analyzePlan, createRepoTree, PlanSchema, planWaves, rankIssues, rootFilesOf, verifyPlan, type BacklogIssue, type PlanInput, type PlanOptionsInput } from '@waves/planner';
 import { assertValidPlan } from '../helpers/assert-valid-plan.js';
 import { issue, NOW } from '../helpers/issues.js';
 import { makeRepo } from '../helpers/repo.js';
@@ -21,6 +21,7 @@ const repo = makeRepo({
     'packages/web/package.json',
     'packages/web/src/app.ts',
     'packages/web/src/view.ts',
+    'tools/gen.ts',
   ],
   imports: [
     ['packages/api/src/server.ts', 'packages/api/src/routes.ts'],
@@ -96,21 +97,24 @@ describe('classify', () => {
     expect(waveNumbers(result)).toEqual([[2]]);
   });
 
-  it('subdivides an issue with more than 8 files, more than 2 subsystems or more than 15 steps', () => {
-    const many = touching(1, 'packages/core/src/index.ts', 'packages/api/src/server.ts', 'packages/web/src/app.ts');
+  it('subdivides an issue with more than 8 files, more than 3 subsystems or more than 15 steps', () => {
+    const many = touching(1, 'packages/core/src/index.ts', 'packages/api/src/server.ts', 'packages/web/src/app.ts', 'tools/gen.ts');
+    const three = touching(3, 'packages/core/src/index.ts', 'packages/api/src/server.ts', 'packages/web/src/view.ts');
     const steps = issue(2, { body: '`docs/guide.md`\n' + Array.from({ length: 16 }, (_, i) => `${i + 1}. step`).join('\n') });
-    const result = plan([many, steps]);
+    const result = plan([many, steps, three]);
     expect(result.plan.subdivide).toEqual([
       {
         number: 1,
         title: 'Issue 1',
         url: null,
-        reason: '3 file(s) across 3 subsystem(s) (limits: 8 files, 2 subsystems, 15 steps)',
-        childBudget: 3,
-        paths: ['packages/api/src/server.ts', 'packages/core/src/index.ts', 'packages/web/src/app.ts'],
+        reason: '4 file(s) across 4 subsystem(s) (limits: 8 files, 3 subsystems, 15 steps)',
+        childBudget: 4,
+        paths: ['packages/api/src/server.ts', 'packages/core/src/index.ts', 'packages/web/src/app.ts', 'tools/gen.ts'],
       },
-      { number: 2, title: 'Issue 2', url: null, reason: '16 steps (limits: 8 files, 2 subsystems, 15 steps)', childBudget: 2, paths: ['docs/guide.md'] },
+      { number: 2, title: 'Issue 2', url: null, reason: '16 steps (limits: 8 files, 3 subsystems, 15 steps)', childBudget: 2, paths: ['docs/guide.md'] },
     ]);
+    // Code in three packages — a core change and two of its users — is one agent's work.
+    expect(waveNumbers(result)).toEqual([[3]]);
   });
 
   it('sends a source change with its test, fixture and doc in three top-level directories to a wave, not to subdivide', () => {
@@ -122,11 +126,30 @@ describe('classify', () => {
     const eightAndTests = touching(2, ...['x', 'a', 'b', 'c', 'd', 'e', 'f', 'g'].map((n) => `src/${n}.ts`), 'test/x.test.ts', 'test/a.test.ts', 'test/b.test.ts');
     const nine = touching(3, ...['x', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((n) => `src/${n}.ts`), 'test/x.test.ts');
     const threePlaces = touching(4, 'src/x.ts', 'lib/y.ts', 'scripts/z.ts', 'test/x.test.ts', 'README.md');
-    const result = plan([withCompanions, eightAndTests, nine, threePlaces], {}, { repo: flat });
+    const result = plan([withCompanions, eightAndTests, nine, threePlaces], { maxSubsystems: 2 }, { repo: flat });
     expect(result.plan.waves.flatMap((w) => w.issues.map((i) => i.number)).sort()).toEqual([1, 2]);
     expect(result.plan.subdivide.map((x) => [x.number, x.reason])).toEqual([
-      [3, '9 file(s) across 1 subsystem(s), besides 1 test, fixture, doc or example file(s) (limits: 8 files, 2 subsystems, 15 steps)'],
-      [4, '3 file(s) across 3 subsystem(s), besides 2 test, fixture, doc or example file(s) (limits: 8 files, 2 subsystems, 15 steps)'],
+      [3, '9 file(s) across 1 subsystem(s), besides 1 test, fixture, doc, example or configuration file(s) (limits: 8 files, 2 subsystems, 15 steps)'],
+      [4, '3 file(s) across 3 subsystem(s), besides 2 test, fixture, doc, example or configuration file(s) (limits: 8 files, 2 subsystems, 15 steps)'],
+    ]);
+  });
+
+  it('sends a change with the manifests, configs and CI it brings along to a wave: only code spans subsystems', () => {
+    const mono = makeRepo({
+      files: ['package.json', '.github/workflows/ci.yml', 'knip.ts', 'packages/a/package.json', 'packages/a/src/x.ts', 'packages/b/package.json', 'packages/b/vite.config.ts', 'packages/c/package.json', 'packages/c/.eslintrc.cjs', 'packages/c/src/i18n/en.json', 'packages/d/package.json', 'packages/d/src/y.ts'],
+      packages: ['a', 'b', 'c', 'd'].map((n) => ({ name: `@m/${n}`, dir: `packages/${n}` })),
+    });
+    // One source file, and the wiring of four packages, the root and CI around it.
+    const bump = touching(1, 'packages/a/src/x.ts', 'packages/b/vite.config.ts', 'packages/c/.eslintrc.cjs', 'packages/c/src/i18n/en.json', 'packages/d/package.json', 'package.json', '.github/workflows/ci.yml', 'knip.ts');
+    // No code at all: a sweep of manifests, judged on its files alone.
+    const sweep = touching(2, 'packages/a/package.json', 'packages/b/package.json', 'packages/c/package.json');
+    // Code in three packages is three subsystems.
+    const wide = touching(3, 'packages/a/src/x.ts', 'packages/d/src/y.ts', 'packages/b/vite.config.ts', 'packages/c/src/i18n/en.json');
+    const result = plan([bump, sweep, wide], { maxSubsystems: 1 }, { repo: mono });
+    expect(result.scopes.get(1)!.size).toEqual({ files: 2, subsystems: ['packages/a'], companions: 6 });
+    expect(result.scopes.get(2)!.size).toEqual({ files: 3, subsystems: [], companions: 0 });
+    expect(result.plan.subdivide.map((x) => [x.number, x.reason])).toEqual([
+      [3, '2 file(s) across 2 subsystem(s), besides 2 test, fixture, doc, example or configuration file(s) (limits: 8 files, 1 subsystems, 15 steps)'],
     ]);
   });
 
@@ -193,63 +216,124 @@ describe('classify', () => {
   it('has the independent checker reject a plan that ignores a live lease', () => {
     const issues = [touching(1, 'packages/api/src/routes.ts'), touching(2, 'packages/web/src/app.ts'), touching(3, 'package.json')];
     const unleased = planWaves({ issues, repo, options: { maxWaves: 10 }, now: NOW });
-    const leases = [{ id: 'l1', lane: 'packages/core/src/money.ts', holder: 'agent-7', until: '2026-11-29T13:00:00.000Z' }];
+    const leases = [
+      { id: 'l1', lane: 'packages/core/src/money.ts', holder: 'agent-7', until: '2026-11-29T13:00:00.000Z' },
+      { id: 'l2', lane: 'pnpm-lock.yaml', holder: 'agent-8', until: '2026-11-29T13:00:00.000Z' },
+    ];
     const violations = verifyPlan(unleased, { issues, repo, options: { maxWaves: 10 }, now: NOW, leases });
     expect(violations.filter((v) => v.rule === 'lease').map((v) => v.message)).toEqual([
       '#1 contends through imports with packages/core/src/money.ts, leased by agent-7',
-      '#3 runs alone but packages/core/src/money.ts is leased by agent-7',
+      '#3 touches root files and so does pnpm-lock.yaml, leased by agent-8',
     ]);
   });
 
-  it('holds a serial issue while anyone else holds any lease, and every issue under a whole-repository lease', () => {
+  it('holds a serial issue while anyone else holds any lease, an issue touching root files while root files are leased, and every issue under a whole-repository lease', () => {
     const elsewhere = [{ id: 'l1', lane: 'docs', holder: 'agent-7', until: '2026-11-29T13:00:00.000Z' }];
-    const result = plan([touching(1, 'package.json'), touching(2, 'packages/web/src/view.ts')], {}, { leases: elsewhere });
+    const result = plan([touching(1, 'packages/core/src/types.ts'), touching(2, 'packages/web/src/view.ts'), touching(3, 'package.json')], { serial: ['packages/core/**'] }, { leases: elsewhere });
     expect(result.plan.held.map((h) => h.number)).toEqual([1]);
-    expect(waveNumbers(result)).toEqual([[2]]);
+    expect(waveNumbers(result)).toEqual([[2, 3]]);
+    const lockfile = [{ id: 'l3', lane: 'pnpm-lock.yaml', holder: 'agent-9', until: '2026-11-29T13:00:00.000Z' }];
+    const rooted = plan([touching(1, 'package.json'), touching(2, 'packages/web/src/view.ts')], {}, { leases: lockfile });
+    expect(rooted.plan.held.map((h) => [h.number, h.lease.lane])).toEqual([[1, 'pnpm-lock.yaml']]);
+    expect(waveNumbers(rooted)).toEqual([[2]]);
     const whole = [{ id: 'l2', lane: '.', holder: 'agent-8', until: '2026-11-29T13:00:00.000Z' }];
     const blocked = plan([touching(1, 'package.json'), touching(2, 'packages/web/src/view.ts')], {}, { leases: whole });
     expect(blocked.plan.held.map((h) => [h.number, h.lease.lane])).toEqual([[1, '.'], [2, '.']]);
     expect(blocked.plan.waves).toEqual([]);
   });
 
-  it('runs an issue touching a root file or a configured serial path alone', () => {
-    const result = plan([touching(1, 'package.json'), touching(2, 'docs/guide.md'), touching(3, 'packages/web/src/view.ts'), touching(4, 'README.md')], {
+  it('runs an issue touching a configured serial path alone', () => {
+    const result = plan([touching(1, 'docs/guide.md'), touching(2, 'packages/web/src/view.ts'), touching(3, 'README.md')], {
       serial: ['docs/**'],
     });
     expect(result.plan.waves.map((w) => [w.kind, w.issues.map((i) => i.number)])).toEqual([
       ['serial_singleton', [1]],
-      ['serial_singleton', [2]],
-      ['parallel', [3, 4]],
+      ['parallel', [2, 3]],
     ]);
-    expect(result.plan.waves[0]!.issues[0]!.serial).toBe('package.json (root file)');
-    expect(result.plan.waves[1]!.issues[0]!.serial).toBe('docs/guide.md (serial docs/**)');
+    expect(result.plan.waves[0]!.issues[0]!.serial).toBe('docs/guide.md (serial docs/**)');
+  });
+
+  it('lets an issue touching a root file share its wave, but never with another touching root files', () => {
+    // package.json and the lockfile are two files, but one dependency change rewrites both.
+    const result = plan([touching(1, 'package.json'), touching(2, 'pnpm-lock.yaml'), touching(3, 'packages/web/src/view.ts'), touching(4, 'README.md')]);
+    expect(result.plan.waves.map((w) => [w.kind, w.issues.map((i) => i.number)])).toEqual([
+      ['parallel', [1, 3, 4]],
+      ['parallel', [2]],
+    ]);
+    expect(result.plan.waves[0]!.issues[0]!.serial).toBeNull();
+    expect(result.plan.conflicts).toEqual([{ a: 1, b: 2, kind: 'path', detail: 'both touch root files: package.json (#1); pnpm-lock.yaml (#2)' }]);
+  });
+});
+
+describe('new directories', () => {
+  it('lets two issues editing different files of a directory another issue creates share a wave, apart from the creator', () => {
+    const body = (...lines: string[]) => issue(0, { body: ['## Files', ...lines].join('\n') }).body;
+    const creates = issue(1, { body: body('- `packages/web/src/charts/bar.ts` (create)') });
+    const editsBar = issue(2, { body: body('- `packages/web/src/charts/bar.ts` (edit)') });
+    const editsPie = issue(3, { body: body('- `packages/web/src/charts/pie/pie.ts` (edit)') });
+    const alsoCreates = issue(4, { body: body('- `packages/web/src/charts/line.ts`') });
+    const result = plan([creates, editsBar, editsPie, alsoCreates]);
+    expect(result.plan.waves.map((w) => w.issues.map((i) => [i.number, i.paths]))).toEqual([
+      [[1, ['packages/web/src/charts/']]],
+      [
+        [2, ['packages/web/src/charts/bar.ts']],
+        [3, ['packages/web/src/charts/pie/pie.ts']],
+      ],
+      [[4, ['packages/web/src/charts/']]],
+    ]);
+  });
+});
+
+describe('root files', () => {
+  it('finds the root files an issue touches: the files, a directory holding one, the root it names', () => {
+    const tree = createRepoTree(['package.json', 'tsconfig.base.json', '.github/workflows/ci.yml', 'packages/web/yarn.lock', 'packages/web/src/a.ts', 'README.md']);
+    expect(rootFilesOf([{ path: 'tsconfig.base.json', dir: false }, { path: 'packages/web/src/a.ts', dir: false }], tree, false)).toEqual(['tsconfig.base.json']);
+    expect(rootFilesOf([{ path: '.github', dir: true }, { path: 'packages/web', dir: true }], tree, false)).toEqual(['.github/', 'packages/web/yarn.lock']);
+    expect(rootFilesOf([{ path: 'README.md', dir: false }], tree, true)).toEqual(['./']);
+    expect(rootFilesOf([{ path: 'README.md', dir: false }, { path: 'packages/web/src', dir: true }], tree, false)).toEqual([]);
+  });
+
+  it('has the independent checker reject two issues touching root files in one wave', () => {
+    const issues = [touching(1, 'package.json'), touching(2, 'pnpm-lock.yaml')];
+    const good = planWaves({ issues, repo, options: { maxWaves: 10 }, now: NOW });
+    expect(good.waves).toHaveLength(2);
+    const merged = { ...good, waves: [{ ...good.waves[0]!, issues: [...good.waves[0]!.issues, ...good.waves[1]!.issues] }], summary: { ...good.summary, waves: 1 } };
+    expect(verifyPlan(merged, { issues, repo, options: { maxWaves: 10 }, now: NOW }).map((v) => v.message)).toEqual(['wave 1: #1 and #2 both touch root files']);
   });
 });
 
 describe('the repository root', () => {
-  it('runs an issue naming the root (`./`, `/`, "files at the root") alone, and the plan says why', () => {
-    const result = plan([issue(1, { body: 'Tidy the files at the root.' }), touching(2, 'docs/guide.md'), issue(3, { body: 'Sort out `./` and `/etc/passwd`' })]);
+  it('reads an issue naming the root (`./`, `/`, "files at the root") as touching its files, which conflict with any other root file', () => {
+    const result = plan([
+      issue(1, { body: 'Tidy the files at the root.' }),
+      touching(2, 'docs/guide.md'),
+      issue(3, { body: 'Sort out `./` and `/etc/passwd`' }),
+      touching(4, 'pnpm-lock.yaml'),
+    ]);
     expect(result.plan.waves.map((w) => [w.kind, w.issues.map((i) => i.number)])).toEqual([
-      ['serial_singleton', [1]],
-      ['parallel', [2]],
-      ['serial_singleton', [3]],
+      ['parallel', [1, 2]],
+      ['parallel', [3]],
+      ['parallel', [4]],
     ]);
     const first = result.plan.waves[0]!.issues[0]!;
-    expect(first.serial).toBe('names the repository root (files at the root)');
+    expect(first.serial).toBeNull();
     expect(first.paths).toEqual(['README.md', 'package.json', 'pnpm-lock.yaml']);
-    expect(result.plan.waves[2]!.issues[0]!.serial).toBe('names the repository root (./)');
-    expect(result.plan.conflicts).toContainEqual({ a: 1, b: 2, kind: 'serial', detail: '#1 names the repository root and runs alone' });
+    expect(result.plan.conflicts.filter((c) => c.a === 1)).toEqual([
+      { a: 1, b: 3, kind: 'path', detail: 'both touch README.md' },
+      { a: 1, b: 4, kind: 'path', detail: 'both touch pnpm-lock.yaml' },
+    ]);
     // An absolute path still leaves the repository: dropped, with a warning.
     expect(result.plan.warnings).toEqual([{ number: 3, message: 'dropped /etc/passwd: absolute path' }]);
   });
 
-  it('keeps an issue naming the root serial when its only root file is no serial path', () => {
-    const bare = makeRepo({ files: ['README.md', 'src/a.ts', 'src/b.ts'] });
-    const result = plan([issue(1, { body: 'Reformat `/`' }), touching(2, 'src/a.ts')], {}, { repo: bare });
-    expect(result.plan.waves.map((w) => [w.kind, w.issues.map((i) => i.paths)])).toEqual([
-      ['serial_singleton', [['README.md']]],
-      ['parallel', [['src/a.ts']]],
-    ]);
+  it('keeps an issue naming the root apart from other root files when its only root file is none of them', () => {
+    const bare = makeRepo({ files: ['README.md', 'package.json', 'src/a.ts', 'src/b.ts'] });
+    const result = plan([issue(1, { body: 'Reformat `/`' }), touching(2, 'package.json'), touching(3, 'src/a.ts')], {}, { repo: bare });
+    expect(result.plan.waves.map((w) => w.issues.map((i) => i.paths))).toEqual([[['README.md', 'package.json'], ['src/a.ts']], [['package.json']]]);
+    const lone = makeRepo({ files: ['README.md', 'src/a.ts', 'src/b.ts'] });
+    const alone = plan([issue(1, { body: 'Reformat `/`' }), touching(2, 'src/a.ts')], {}, { repo: lone });
+    expect(alone.plan.waves.map((w) => [w.kind, w.issues.map((i) => i.paths)])).toEqual([['parallel', [['README.md'], ['src/a.ts']]]]);
+    expect(alone.units.map((u) => u.rootFiles)).toEqual([['./'], []]);
   });
 });
 

@@ -53,7 +53,7 @@ export { labelRank, priorityLabel, priorityRank } from './backlog/priority.js';
 
 export { extractScope, isDirectoryLeaf } from './scope/extract-scope.js';
 export { resolvePath } from './scope/resolve-path.js';
-export { isCompanionPath } from './scope/companion-paths.js';
+export { isCompanionPath, isWiringPath } from './scope/companion-paths.js';
 export type { Resolution, ResolveOptions } from './scope/resolve-path.js';
 export type { IssueScope, LeafKind, ScopeEvidence, ScopeLeaf, ScopeNote, ScopeOptions, ScopeSource } from './scope/extract-scope.js';
 export { extractMentions } from './scope/extract-mentions.js';
@@ -64,7 +64,7 @@ export { createRepoTree } from './scope/repo-tree.js';
 export { baseName, containsPath, parentDir } from './paths/repo-paths.js';
 export type { RepoTree } from './scope/repo-tree.js';
 export { categoryFromLabel, laneFromLabel, resolveLaneName } from './scope/resolve-lane.js';
-export { BUILTIN_SERIAL_GLOBS, matchRoot, matchSerial } from './scope/serial-paths.js';
+export { BUILTIN_SERIAL_GLOBS, matchSerial, ROOT_FILE_GLOBS, rootFileOf, rootFilesOf } from './scope/serial-paths.js';
 export { hubRuleOf, matchHub } from './scope/hub-paths.js';
 export type { HubOptions, HubRule } from './scope/hub-paths.js';
 export { DEFAULT_HUB_MIN_DEPENDENTS, DEFAULT_HUB_THRESHOLD, dependentCounts, describeHub, findHubs, isBarrel, stronglyConnected } from './graph/dependents.js';
@@ -76,7 +76,7 @@ export type { SerialMatch } from './scope/serial-paths.js';
 
 export { classifyIssues, dependencyCycles } from './classify/classify-issues.js';
 export type { Bucket, Classification } from './classify/classify-issues.js';
-export { findConflicts, serialConflicts } from './conflicts/find-conflicts.js';
+export { describeRootFiles, findConflicts, rootFilePairs, serialConflicts } from './conflicts/find-conflicts.js';
 export type { Conflict, ConflictUnit } from './conflicts/find-conflicts.js';
 export { leafLabel, rollUpLeaves } from './conflicts/roll-up-leaves.js';
 export type { Leaf } from './conflicts/roll-up-leaves.js';

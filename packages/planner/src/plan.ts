@@ -20,6 +20,7 @@ import type { ActiveLease, BacklogIssue, IssueNumber, RepoIndex } from './types.
 import { partitionWaves } from './waves/partition-waves.js';
 import { lanesOverlap } from './leases/fold-leases.js';
 import { DEFAULT_TIER, routeTier } from './classify/route-tier.js';
+import { rootFilesOf } from './scope/serial-paths.js';
 
 export interface PlanInput {
   /** The backlog: open and closed issues (closed ones only satisfy dependencies). */
@@ -126,6 +127,7 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
       leaves: leaves.get(issue.number)!,
       dependsOn: internalDeps.get(issue.number)!.filter((dep) => dispatchableSet.has(dep)),
       serial: bucket.serial,
+      rootFiles: rootFilesOf(leaves.get(issue.number)!, tree, scopes.get(issue.number)!.root !== null),
     };
   });
   const conflicts = findConflicts({ units, graph: input.repo.graph, tree, contentionDepth: options.contentionDepth });

@@ -69,10 +69,10 @@ then judged by what the commits really touched:
                inside a directory the other creates, or when, at the base, a file one touches
                imports a file the other touches (--truth-graph: another tool's edges).
   Violations   pairs of one wave that truly conflict: what two agents would have collided on.
-  Waves        against a perfect-knowledge reference: first fit in history order over the true
-               conflicts, same wave size, every issue.
+  Waves        against a perfect-knowledge reference: the issues the plan dispatched, first fit
+               in history order over the true conflicts, same wave size.
   Dispatched   the share of issues the plan put in a wave (not subdivide, triage, deferred).
-  Rules        for each rule that keeps issues apart (serial root file, serial config glob, hub,
+  Rules        for each rule that keeps issues apart (root files, serial config glob, hub,
                import at depth k, path, dependency, subdivide, triage): the issues or pairs it
                touched, the true conflicts among them, the waves it cost (the plan re-partitioned
                without it) and the true conflicts it alone prevented.

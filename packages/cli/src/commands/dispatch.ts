@@ -41,7 +41,7 @@ Plans the backlog as waves plan does and starts one coding agent per issue of a 
 by default), under exclusive leases on each issue's paths:
   - an issue whose lease is refused (another orchestrator holds its scope) is skipped with a
     message, and the next candidate that fits the wave takes its place;
-  - an issue that must run alone (root file, serial path, hub) leases the whole repository;
+  - an issue that must run alone (a configured serial path, a hub) leases the whole repository;
     leases are renewed while the agent runs and released when it ends, however it ends;
   - --worktree gives each agent a git worktree on branch waves/issue-N (from --base, default HEAD);
     a later run of the same issue continues in the worktree an earlier one left;

@@ -38,7 +38,7 @@ export const STARTER_CONFIG = {
   lanes: {},
   serial: [],
   hubs: 'off',
-  subdivide: { maxFiles: 8, maxSubsystems: 2, maxSteps: 15 },
+  subdivide: { maxFiles: 8, maxSubsystems: 3, maxSteps: 15 },
   requireAcceptanceCriteria: false,
   priorityLabels: {},
   defaults: { top: 10, waveSize: 4, maxWaves: 2, granularity: 'file', contentionDepth: 1 },

@@ -23,8 +23,8 @@ export const PLAN_HELP = `Usage: waves plan [--from-issues FILE | --repo OWNER/N
 
 Ranks the open issues of the backlog, works out which files each one touches, and splits the
 top ones into waves that agents can build side by side: no two issues of a wave touch the same
-path or import each other's files, serial issues (root files, serial paths) run alone, dependencies
-come first. The backlog is an issues file, or a GitHub repository (--repo, or the origin remote);
+path, import each other's files or both touch root files, serial issues (configured serial
+paths) run alone, dependencies come first. The backlog is an issues file, or a GitHub repository (--repo, or the origin remote);
 waves.config.json at the root sets lanes, serial paths, thresholds and defaults of these flags.
 
 Options:

@@ -39,7 +39,7 @@ export const ConfigSchema = z.strictObject({
     .record(z.string(), z.strictObject({ paths: z.array(z.string()).min(1), keywords: z.array(z.string()).optional() }))
     .optional()
     .describe('Named lanes: paths or globs, optionally picked by keywords in titles; used by lane:<name> labels'),
-  serial: z.array(z.string()).optional().describe('Globs of high-blast-radius paths: issues touching them run alone'),
+  serial: z.array(z.string()).optional().describe('Globs of high-blast-radius paths: issues touching them run alone (root files only conflict with one another)'),
   hubs: z
     .enum(['off', 'fan-in', 'transitive'])
     .optional()
@@ -60,7 +60,7 @@ export const ConfigSchema = z.strictObject({
       maxSteps: z.number().int().min(1).optional(),
     })
     .optional()
-    .describe('Beyond these, an issue goes to subdivide (defaults 8 files, 2 subsystems, 15 steps); files and subsystems count the code a change spans, not the tests, fixtures, docs and examples beside it'),
+    .describe('Beyond these, an issue goes to subdivide (defaults 8 files, 3 subsystems, 15 steps); files and subsystems count the code a change spans, not the tests, fixtures, docs and examples beside it'),
   requireAcceptanceCriteria: z.boolean().optional().describe('Issues without an acceptance-criteria section go to triage'),
   priorityLabels: z.record(z.string(), z.number().int().min(0)).optional().describe('Label → rank (0 most urgent), besides P0–P3 and priority:*'),
   defaults: PlanDefaultsSchema.optional().describe('Defaults of the waves plan flags; flags override them'),

@@ -4,6 +4,12 @@
  * it dispatched. A function of which issues share a wave and of the history order — the same
  * whatever order a wave lists its issues in, and whatever the history order of consecutive
  * commits that the reference puts in one wave. Pure.
+ *
+ * NOTE: the reference partitions the issues the plan dispatched, not the whole backlog, with the
+ * dependencies the plan respected: the waves ratio then prices only what the planner could not
+ * know about the issues it planned. Over the whole backlog, every issue set aside (subdivide,
+ * triage) would make the plan look cheaper than perfect knowledge — a planner could buy a better
+ * ratio by dispatching less. What it sets aside is the dispatched share's to show.
  */
 import type { IssueNumber } from '../types.js';
 import { findViolations, type Violation } from './find-violations.js';
@@ -17,10 +23,13 @@ export interface JudgeInput {
   /** The plan's waves; issues in none were not dispatched. */
   waves: readonly (readonly IssueNumber[])[];
   waveSize: number;
+  /** `[before, after]`: the dependencies between dispatched issues the plan respected (none by default). */
+  precedences?: readonly (readonly [IssueNumber, IssueNumber])[];
 }
 
 export interface Judgement {
   violations: Violation[];
+  /** The perfect-knowledge reference of the dispatched issues. */
   reference: IssueNumber[][];
   summary: {
     issues: number;
@@ -34,11 +43,17 @@ export interface Judgement {
   };
 }
 
-export function judgePlan({ order, truth, waves, waveSize }: JudgeInput): Judgement {
+export function judgePlan({ order, truth, waves, waveSize, precedences = [] }: JudgeInput): Judgement {
   const byPair = new Map(truth.map((c) => [pairKey(c.a, c.b), c]));
   const violations = findViolations(waves, byPair);
-  const reference = referenceWaves(order, new Set(byPair.keys()), waveSize);
-  const dispatched = new Set(waves.flat()).size;
+  const planned = new Set(waves.flat());
+  const reference = referenceWaves(
+    order.filter((n) => planned.has(n)),
+    new Set(byPair.keys()),
+    waveSize,
+    precedences,
+  );
+  const dispatched = planned.size;
   return {
     violations,
     reference,

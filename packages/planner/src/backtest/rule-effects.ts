@@ -1,9 +1,9 @@
 /**
  * What each planning rule did in a backtest: how many issues or pairs it touched, how many waves
- * it cost, how many true conflicts it alone prevented. The rules: the three that make an issue
- * run alone (a root file, a configured serial glob, a hub), the three conflict kinds (path,
- * import within the contention depth, dependency), and the two buckets that keep an issue out of
- * the waves (subdivide, triage).
+ * it cost, how many true conflicts it alone prevented. The rules: root files (issues touching
+ * them conflict with one another), the two that make an issue run alone (a configured serial
+ * glob, a hub), the three conflict kinds (path, import within the contention depth, dependency),
+ * and the two buckets that keep an issue out of the waves (subdivide, triage).
  *
  * - **Waves cost**: the plan re-partitioned with that rule switched off, and everything else
  *   as it was — the same conflicts, serial flags, dependencies and wave size, the same partition
@@ -18,22 +18,24 @@
 import { DEFAULT_TIER, routeTier } from '../classify/route-tier.js';
 import type { PlanAnalysis } from '../plan.js';
 import { matchHub } from '../scope/hub-paths.js';
-import { BUILTIN_SERIAL_GLOBS, matchSerial } from '../scope/serial-paths.js';
+import { rootFilePairs } from '../conflicts/find-conflicts.js';
+import { matchSerial } from '../scope/serial-paths.js';
 import type { IssueNumber, RepoGraph } from '../types.js';
 import { partitionWaves } from '../waves/partition-waves.js';
 import { pairKey, type TrueConflict } from './true-conflicts.js';
 
-export const RULE_IDS = ['serial-root', 'serial-config', 'hub', 'import', 'path', 'dependency', 'subdivide', 'triage'] as const;
+export const RULE_IDS = ['root-files', 'serial-config', 'hub', 'import', 'path', 'dependency', 'subdivide', 'triage'] as const;
 export type RuleId = (typeof RULE_IDS)[number];
-type SerialRule = Extract<RuleId, 'serial-root' | 'serial-config' | 'hub'>;
+type SerialRule = Extract<RuleId, 'serial-config' | 'hub'>;
+type PairRule = Extract<RuleId, 'root-files' | 'path' | 'import'>;
 
 export interface RuleEffect {
   rule: RuleId;
-  /** For people: `serial root file`, `import at depth 1`… */
+  /** For people: `root files`, `import at depth 1`… */
   label: string;
-  /** Issues it applied to (serial rules, subdivide, triage); null for the pair rules. */
+  /** Issues it applied to (root files, serial rules, subdivide, triage); null for the pair rules. */
   issues: number | null;
-  /** Conflicting pairs of dispatchable issues it found (path, import, dependency); null for the others. */
+  /** Conflicting pairs of dispatchable issues it found (root files, path, import, dependency); null for the others. */
   pairs: number | null;
   /** True conflicts it kept apart, alone or with other rules. */
   truePairs: number;
@@ -56,8 +58,8 @@ export interface RuleEffectsInput {
 
 function ruleLabel(rule: RuleId, contentionDepth: number): string {
   switch (rule) {
-    case 'serial-root':
-      return 'serial root file';
+    case 'root-files':
+      return 'root files';
     case 'serial-config':
       return 'serial config glob';
     case 'import':
@@ -74,7 +76,6 @@ function serialRulesOf(analysis: PlanAnalysis, graph: RepoGraph, number: IssueNu
   if (!scope) return rules;
   const { options, tree } = analysis;
   for (const leaf of scope.leaves) {
-    if (matchSerial(leaf, tree, [], BUILTIN_SERIAL_GLOBS)) rules.add('serial-root');
     if (options.serial.length > 0 && matchSerial(leaf, tree, options.serial, [])) rules.add('serial-config');
     if (matchHub(leaf, tree, graph, options)) rules.add('hub');
   }
@@ -82,8 +83,8 @@ function serialRulesOf(analysis: PlanAnalysis, graph: RepoGraph, number: IssueNu
 }
 
 interface Variant {
-  /** A conflict kind left out. */
-  drop?: 'path' | 'import';
+  /** A pair rule left out. */
+  drop?: PairRule;
   /** Dependencies left out. */
   noPrecedence?: boolean;
   /** A serial rule left out. */
@@ -91,12 +92,33 @@ interface Variant {
 }
 
 /** The number of waves of the analysis's dispatchable issues, partitioned as `analyzePlan` does, with one rule off. */
+/**
+ * The conflicting pairs of the analysis's dispatchable issues, by the rule that finds them. A pair
+ * two rules find is in both sets (a same path between two issues touching root files, say), so
+ * that switching one rule off leaves what the other finds.
+ */
+function pairsByRule(analysis: PlanAnalysis): Record<PairRule, Set<string>> {
+  const dispatchable = new Set(analysis.units.map((u) => u.number));
+  const out: Record<PairRule, Set<string>> = { 'root-files': new Set(), path: new Set(), import: new Set() };
+  for (const c of analysis.conflicts) {
+    if (!dispatchable.has(c.a) || !dispatchable.has(c.b)) continue;
+    if (c.kind === 'import') out.import.add(pairKey(c.a, c.b));
+    else if (c.kind === 'path' && c.rule !== 'root-files') out.path.add(pairKey(c.a, c.b));
+  }
+  for (const [a, b] of rootFilePairs(analysis.units)) out['root-files'].add(pairKey(a, b));
+  return out;
+}
+
 function wavesWith(analysis: PlanAnalysis, serialRules: ReadonlyMap<IssueNumber, ReadonlySet<SerialRule>>, variant: Variant): number {
   const { units, options } = analysis;
   const index = new Map(units.map((unit, i) => [unit.number, i]));
-  const conflicts = analysis.conflicts
-    .filter((c) => (c.kind === 'path' || c.kind === 'import') && c.kind !== variant.drop && index.has(c.a) && index.has(c.b))
-    .map((c) => [index.get(c.a)!, index.get(c.b)!] as const);
+  const byRule = pairsByRule(analysis);
+  const keys = new Set<string>();
+  for (const rule of ['root-files', 'path', 'import'] as const) if (rule !== variant.drop) for (const key of byRule[rule]) keys.add(key);
+  const conflicts = [...keys].map((key) => {
+    const [a, b] = key.split(':').map(Number);
+    return [index.get(a!)!, index.get(b!)!] as const;
+  });
   const precedences = variant.noPrecedence
     ? []
     : units.flatMap((unit) => unit.dependsOn.filter((dep) => index.has(dep)).map((dep) => [index.get(dep)!, index.get(unit.number)!] as const));
@@ -130,13 +152,13 @@ export function measureRuleEffects({ analysis, lifted, graph, truth }: RuleEffec
 
   // Which rules keep each truly conflicting pair apart.
   const liftedKinds = new Map<string, Set<RuleId>>();
-  for (const c of lifted.conflicts) {
-    if (c.kind === 'serial') continue;
-    const key = pairKey(c.a, c.b);
+  const addKind = (key: string, rule: RuleId) => {
     let kinds = liftedKinds.get(key);
     if (!kinds) liftedKinds.set(key, (kinds = new Set()));
-    kinds.add(c.kind);
-  }
+    kinds.add(rule);
+  };
+  for (const c of lifted.conflicts) if (c.kind === 'dependency') addKind(pairKey(c.a, c.b), 'dependency');
+  for (const [rule, keys] of Object.entries(pairsByRule(lifted)) as [PairRule, Set<string>][]) for (const key of keys) addKind(key, rule);
   const separators = (pair: TrueConflict): Set<RuleId> => {
     const rules = new Set<RuleId>(liftedKinds.get(pairKey(pair.a, pair.b)) ?? []);
     for (const n of [pair.a, pair.b]) {
@@ -162,15 +184,16 @@ export function measureRuleEffects({ analysis, lifted, graph, truth }: RuleEffec
   const waves = wavesWith(analysis, serialRules, {});
   // The re-partitions are only comparable if the rebuilt problem is the plan's own.
   if (waves !== analysis.plan.waves.length) throw new Error(`backtest: the plan's partition rebuilt gives ${waves} waves, the plan ${analysis.plan.waves.length}`);
-  const pairsOf = (kind: 'path' | 'import' | 'dependency') =>
-    analysis.conflicts.filter((c) => c.kind === kind && dispatchable.has(c.a) && dispatchable.has(c.b)).length;
+  const byRule = pairsByRule(analysis);
+  const pairsOf = (rule: PairRule | 'dependency') =>
+    rule === 'dependency' ? analysis.conflicts.filter((c) => c.kind === 'dependency' && dispatchable.has(c.a) && dispatchable.has(c.b)).length : byRule[rule].size;
   const serialIssues = (rule: SerialRule) => analysis.units.filter((u) => u.serial !== null && serialRules.get(u.number)?.has(rule)).length;
   const without = (rule: RuleId): number | null => {
     switch (rule) {
-      case 'serial-root':
       case 'serial-config':
       case 'hub':
         return wavesWith(analysis, serialRules, { serialOff: rule });
+      case 'root-files':
       case 'import':
       case 'path':
         return wavesWith(analysis, serialRules, { drop: rule });
@@ -184,10 +207,11 @@ export function measureRuleEffects({ analysis, lifted, graph, truth }: RuleEffec
   };
   const countOf = (rule: RuleId): { issues: number | null; pairs: number | null } => {
     switch (rule) {
-      case 'serial-root':
       case 'serial-config':
       case 'hub':
         return { issues: serialIssues(rule), pairs: null };
+      case 'root-files':
+        return { issues: analysis.units.filter((u) => u.rootFiles.length > 0).length, pairs: pairsOf(rule) };
       case 'import':
       case 'path':
       case 'dependency':

@@ -74,6 +74,7 @@ export function runBacktest(input: BacktestInput): BacktestReport {
     truth,
     waves,
     waveSize: analysis.options.waveSize,
+    precedences: analysis.units.flatMap((unit) => unit.dependsOn.map((dep) => [dep, unit.number] as const)),
   });
   const rules = measureRuleEffects({ analysis, lifted, graph, truth });
 
@@ -92,7 +93,7 @@ export function runBacktest(input: BacktestInput): BacktestReport {
       files: issue.files,
       bucket: bucket.bucket === 'dispatchable' ? ('wave' as const) : bucket.bucket,
       wave: inWave,
-      referenceWave: referenceOf.get(issue.number)!,
+      referenceWave: referenceOf.get(issue.number) ?? null,
       reason: bucket.bucket === 'dispatchable' ? (serialReason.get(issue.number) ?? null) : 'reason' in bucket ? bucket.reason : null,
     };
   });

@@ -14,7 +14,7 @@ import type { RepoTree } from '../scope/repo-tree.js';
 import { canonicalLane, WHOLE_REPOSITORY } from '../leases/canonical-lane.js';
 import { resolveLaneName } from '../scope/resolve-lane.js';
 import { matchHub } from '../scope/hub-paths.js';
-import { matchRoot, matchSerial, type SerialMatch } from '../scope/serial-paths.js';
+import { matchSerial, rootFileOf, rootFilesOf, type SerialMatch } from '../scope/serial-paths.js';
 import type { ActiveLease, BacklogIssue, IssueNumber, RepoGraph, RepoPath } from '../types.js';
 
 export type Bucket =
@@ -96,8 +96,10 @@ function describeSize(scope: IssueScope, options: ClassifyInput['options']): str
   const parts: string[] = [];
   const { files, subsystems, companions } = scope.size;
   if (files > options.maxFiles || subsystems.length > options.maxSubsystems) {
-    const besides = companions > 0 ? `, besides ${companions} test, fixture, doc or example file(s)` : '';
-    parts.push(`${files} file(s) across ${subsystems.length} subsystem(s)${besides}`);
+    const besides = companions > 0 ? `, besides ${companions} test, fixture, doc, example or configuration file(s)` : '';
+    // At the dirs grade an issue may name directories only: no file, but subsystems.
+    const span = [files > 0 || subsystems.length === 0 ? `${files} file(s)` : '', subsystems.length > 0 ? `${subsystems.length} subsystem(s)` : ''].filter(Boolean).join(' across ');
+    parts.push(`${span}${besides}`);
   }
   if (scope.steps > options.maxSteps) parts.push(`${scope.steps} steps`);
   if (parts.length === 0) return null;
@@ -121,9 +123,19 @@ function leasePath(lease: ActiveLease, tree: RepoTree): RepoPath {
   return resolveLaneName(lane, tree) ?? lane;
 }
 
-function heldBy(leaves: readonly Leaf[], leases: readonly { lease: ActiveLease; path: RepoPath }[]): { lease: ActiveLease; path: RepoPath } | null {
+/**
+ * The lease an issue's fence overlaps: a leased path containing, or inside, one of its leaves —
+ * or, when the issue touches root files, a lease on root files too (two issues touching root
+ * files conflict, so another orchestrator's agent editing one keeps this issue back).
+ */
+function heldBy(
+  leaves: readonly Leaf[],
+  leases: readonly { lease: ActiveLease; path: RepoPath; rootFile: boolean }[],
+  touchesRootFiles: boolean,
+): { lease: ActiveLease; path: RepoPath } | null {
   for (const entry of leases) {
     if (leaves.some((leaf) => containsPath(entry.path, leaf.path) || containsPath(leaf.path, entry.path))) return entry;
+    if (touchesRootFiles && entry.rootFile) return entry;
   }
   return null;
 }
@@ -193,9 +205,13 @@ export function classifyIssues(input: ClassifyInput): Classification {
 
   const activeLeases = input.leases
     .filter((lease) => Date.parse(lease.until) > input.now && lease.holder !== options.holder)
-    .map((lease) => ({ lease, path: leasePath(lease, tree) }))
+    .map((lease) => {
+      const path = leasePath(lease, tree);
+      return { lease, path, rootFile: path !== '' && rootFileOf({ path, dir: tree.isDir(path) }, tree) !== null };
+    })
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.lease.holder < b.lease.holder ? -1 : 1));
 
+  const rootLeased = activeLeases.some((entry) => entry.rootFile);
   for (const { issue, scope } of selected) {
     const cycle = inCycle.get(issue.number);
     if (scope.leaves.length === 0) {
@@ -216,7 +232,7 @@ export function classifyIssues(input: ClassifyInput): Classification {
       continue;
     }
     const fence = input.fences?.get(issue.number) ?? scope.leaves.map((leaf) => ({ path: leaf.path, dir: isDirectoryLeaf(leaf.kind) }));
-    const held = heldBy(fence, activeLeases);
+    const held = heldBy(fence, activeLeases, rootLeased && rootFilesOf(fence, tree, scope.root !== null).length > 0);
     if (held) {
       buckets.set(issue.number, { bucket: 'held', lease: held.lease, leasePath: held.path });
       continue;
@@ -236,8 +252,9 @@ export function classifyIssues(input: ClassifyInput): Classification {
       });
       continue;
     }
-    let serial: SerialMatch | null = matchRoot(scope);
-    for (const leaf of serial ? [] : scope.leaves) {
+    // Root files make no issue serial (they conflict with one another instead); configured globs and opted-in hubs do.
+    let serial: SerialMatch | null = null;
+    for (const leaf of scope.leaves) {
       serial = matchSerial(leaf, tree, options.serial) ?? matchHub(leaf, tree, input.graph, options);
       if (serial) break;
     }

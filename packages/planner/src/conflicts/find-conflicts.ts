@@ -1,6 +1,7 @@
 /**
  * Finds every pair of dispatchable issues that may not share a wave, with evidence:
- * - `path`: the same path, or one contains the other;
+ * - `path`: the same path, or one contains the other; or both touch root files (the manifests,
+ *   lockfiles and shared configuration every package reads: see `ROOT_FILE_GLOBS`);
  * - `import`: a file of one imports a file of the other within `contentionDepth` hops;
  * - `dependency`: one depends on the other;
  * - `serial`: one of them must run alone — listed by `serialConflicts` on demand, since a serial
@@ -24,6 +25,8 @@ export interface ConflictUnit {
   /** Dispatchable issues this one depends on. */
   dependsOn: readonly IssueNumber[];
   serial: SerialMatch | null;
+  /** The root files it touches (`./` when it names the root itself), sorted; empty for most issues. */
+  rootFiles: readonly RepoPath[];
 }
 
 export interface Conflict {
@@ -34,25 +37,40 @@ export interface Conflict {
   detail: string;
   /** For `import`: the chain of files from one issue's file to the other's. */
   chain?: RepoPath[];
+  /** For `path`: set when the only overlap is that both touch root files (not one same path). */
+  rule?: 'root-files';
 }
 
 const KIND_ORDER: readonly ConflictKind[] = ['dependency', 'serial', 'path', 'import'];
 
 export function describeSerial(number: IssueNumber, serial: SerialMatch): string {
   if (serial.rule === 'hub') return `#${number} touches a hub and runs alone: ${serial.reason}`;
-  if (serial.rule === 'root') return `#${number} names the repository root and runs alone`;
-  const rule = serial.builtin ? 'a root file every package depends on' : `serial path ${serial.rule}`;
-  return `#${number} touches ${serial.path} (${rule}) and runs alone`;
+  return `#${number} touches ${serial.path} (serial path ${serial.rule}) and runs alone`;
+}
+
+/** Why two issues touching root files conflict, for people: `both touch root files: package.json (#3), tsconfig.json (#7)`. */
+export function describeRootFiles(x: { number: IssueNumber; rootFiles: readonly RepoPath[] }, y: { number: IssueNumber; rootFiles: readonly RepoPath[] }): string {
+  const [first, second] = x.number < y.number ? [x, y] : [y, x];
+  const files = (unit: typeof x) => `${unit.rootFiles.slice(0, 3).join(', ')}${unit.rootFiles.length > 3 ? ', …' : ''} (#${unit.number})`;
+  return `both touch root files: ${files(first)}; ${files(second)}`;
+}
+
+/** Pairs of units that both touch root files, as `[smaller, larger]` numbers. */
+export function rootFilePairs(units: readonly Pick<ConflictUnit, 'number' | 'rootFiles'>[]): [IssueNumber, IssueNumber][] {
+  const rooted = units.filter((u) => u.rootFiles.length > 0).map((u) => u.number).sort((x, y) => x - y);
+  const pairs: [IssueNumber, IssueNumber][] = [];
+  for (let i = 0; i < rooted.length; i++) for (let j = i + 1; j < rooted.length; j++) pairs.push([rooted[i]!, rooted[j]!]);
+  return pairs;
 }
 
 class ConflictSet {
   private readonly byKey = new Map<string, Conflict>();
-  add(x: IssueNumber, y: IssueNumber, kind: ConflictKind, detail: string, chain?: RepoPath[]): void {
+  add(x: IssueNumber, y: IssueNumber, kind: ConflictKind, detail: string, extra: Pick<Conflict, 'chain' | 'rule'> = {}): void {
     if (x === y) return;
     const a = Math.min(x, y);
     const b = Math.max(x, y);
     const key = `${a}:${b}:${kind}`;
-    if (!this.byKey.has(key)) this.byKey.set(key, chain ? { a, b, kind, detail, chain } : { a, b, kind, detail });
+    if (!this.byKey.has(key)) this.byKey.set(key, { a, b, kind, detail, ...extra });
   }
   list(): Conflict[] {
     return [...this.byKey.values()].sort((p, q) => p.a - q.a || p.b - q.b || KIND_ORDER.indexOf(p.kind) - KIND_ORDER.indexOf(q.kind));
@@ -122,6 +140,12 @@ export function findConflicts({ units, graph, tree, contentionDepth }: FindConfl
     }
   }
 
+  // Root files: shared by every package, so two issues touching them conflict even on different files.
+  const byNumber = new Map(sorted.map((unit) => [unit.number, unit]));
+  for (const [x, y] of rootFilePairs(sorted)) {
+    conflicts.add(x, y, 'path', describeRootFiles(byNumber.get(x)!, byNumber.get(y)!), { rule: 'root-files' });
+  }
+
   // Imports: follow each issue's files forward up to the depth; whoever owns a reached file conflicts.
   if (contentionDepth > 0) {
     const fileOwners = new Map<RepoPath, IssueNumber[]>();
@@ -148,7 +172,7 @@ export function findConflicts({ units, graph, tree, contentionDepth }: FindConfl
         for (const owner of ownersOf(target)) {
           if (owner === unit.number) continue;
           const chain = chainTo(reached, target);
-          conflicts.add(unit.number, owner, 'import', describeChain(chain), chain);
+          conflicts.add(unit.number, owner, 'import', describeChain(chain), { chain });
         }
       }
     }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-/** Bump when the meaning of the backtest report changes. */
-export const BACKTEST_SCHEMA_VERSION = 1 as const;
+/** Bump when the meaning of the backtest report changes (2: the reference plans the dispatched issues only; `root-files` replaces `serial-root`). */
+export const BACKTEST_SCHEMA_VERSION = 2 as const;
 
 const Count = z.number().int().min(0);
 const IssueNumber = z.number().int().positive();
@@ -12,10 +12,10 @@ export const TruthEvidenceSchema = z.object({
 });
 
 export const BacktestRuleSchema = z.object({
-  rule: z.enum(['serial-root', 'serial-config', 'hub', 'import', 'path', 'dependency', 'subdivide', 'triage']),
+  rule: z.enum(['root-files', 'serial-config', 'hub', 'import', 'path', 'dependency', 'subdivide', 'triage']),
   label: z.string(),
-  issues: Count.nullable().describe('Issues it applied to (serial rules, subdivide, triage)'),
-  pairs: Count.nullable().describe('Conflicting pairs of dispatchable issues it found (path, import, dependency)'),
+  issues: Count.nullable().describe('Issues it applied to (root files, serial rules, subdivide, triage)'),
+  pairs: Count.nullable().describe('Conflicting pairs of dispatchable issues it found (root files, path, import, dependency)'),
   truePairs: Count.describe('True conflicts it kept apart, alone or with other rules'),
   wavesCost: z.number().int().nullable().describe('Waves of the plan minus waves of the plan re-partitioned without it (null: cannot be switched off)'),
   wavesWithout: Count.nullable(),
@@ -52,7 +52,7 @@ export const BacktestReportSchema = z.object({
     /** dispatched ÷ issues (1 when there is no issue). */
     dispatchedShare: z.number().min(0).max(1),
     waves: Count,
-    /** Waves of the perfect-knowledge reference: first fit in rank order over the true conflicts, same wave size, every issue. */
+    /** Waves of the perfect-knowledge reference: the dispatched issues, first fit in rank order over the true conflicts and the plan's dependencies, same wave size. */
     referenceWaves: Count,
     /** waves ÷ referenceWaves (null when the reference has none). */
     wavesRatio: z.number().min(0).nullable(),
@@ -69,7 +69,8 @@ export const BacktestReportSchema = z.object({
       files: z.array(z.object({ path: z.string(), change: z.enum(['edit', 'create', 'delete']) })),
       bucket: z.enum(['wave', 'subdivide', 'triage', 'deferred', 'held']),
       wave: z.number().int().positive().nullable(),
-      referenceWave: z.number().int().positive(),
+      /** Its wave in the perfect-knowledge reference (null: not dispatched, so not in the reference). */
+      referenceWave: z.number().int().positive().nullable(),
       /** Why it runs alone, or why it is not in a wave. */
       reason: z.string().nullable(),
     }),

@@ -17,13 +17,13 @@ export const PlanOptionsSchema = z.strictObject({
     .default(1)
     .describe('Import hops between two issues that make them conflict (0 = imports ignored)'),
   maxFiles: z.number().int().min(1).default(8).describe('More code files than this → subdivide (tests, fixtures, docs and examples beside code do not count)'),
-  maxSubsystems: z.number().int().min(1).default(2).describe('More subsystems (packages, top-level folders) holding the code of the change than this → subdivide'),
+  maxSubsystems: z.number().int().min(1).default(3).describe('More subsystems (packages, top-level folders) holding the code of the change than this → subdivide'),
   maxSteps: z.number().int().min(1).default(15).describe('More steps than this → subdivide'),
   requireAcceptanceCriteria: z
     .boolean()
     .default(false)
     .describe('Issues without an acceptance-criteria section go to triage'),
-  serial: z.array(z.string()).default([]).describe('Globs of high-blast-radius paths, added to the built-in root files'),
+  serial: z.array(z.string()).default([]).describe('Globs of high-blast-radius paths: an issue touching one runs alone (root files do not: they conflict with one another)'),
   hubs: z
     .enum(['off', 'fan-in', 'transitive'])
     .optional()

@@ -42,6 +42,25 @@ export interface PathMention {
   directory: boolean;
   /** For GitHub URLs: `owner/name` of the repository the URL points into. */
   githubRepo: string | null;
+  /** The change the text marks it with, right after it: `(edit)`, `(create)`, `(delete)` (and their synonyms), else null. */
+  change: MarkedChange | null;
+}
+
+export type MarkedChange = 'edit' | 'create' | 'delete';
+
+/** `(edit)`, `(new)`, `(deleted)`… right after a path, as a Files list marks each file. */
+const CHANGE_MARK = /^\s*\((edit(?:ed)?|modif(?:y|ied)|change[ds]?|create[ds]?|new|add(?:ed|s)?|delete[ds]?|remove[ds]?)\)/i;
+
+/** How much text after a path may hold its mark (bounded, so that a long line stays linear). */
+const MARK_WINDOW = 24;
+
+function markedChange(after: string): MarkedChange | null {
+  const mark = CHANGE_MARK.exec(after);
+  if (!mark) return null;
+  const word = mark[1]!.toLowerCase();
+  if (/^(?:create|new|add)/.test(word)) return 'create';
+  if (/^(?:delete|remove)/.test(word)) return 'delete';
+  return 'edit';
 }
 
 export interface RejectedMention {
@@ -183,8 +202,8 @@ class MentionCollector {
   readonly rejected: RejectedMention[] = [];
   readonly roots: RootMention[] = [];
 
-  /** `quoted`: the token is a whole code span or link target, not a word of prose. */
-  add(raw: string, via: MentionVia, ctx: Context, index: number, strong: boolean, forceDirectory = false, quoted = false): void {
+  /** `quoted`: the token is a whole code span or link target, not a word of prose; `after`: the text that follows it on its line. */
+  add(raw: string, via: MentionVia, ctx: Context, index: number, strong: boolean, forceDirectory = false, quoted = false, after = ''): void {
     if (raw.length > MAX_TOKEN + 16) return;
     const cleaned = trimToken(raw);
     // A Windows path in a code span (`packages\core\src\cart.ts`) names the same file; reported as written.
@@ -217,6 +236,7 @@ class MentionCollector {
       excluded: ctx.section === 'out-of-scope' || index >= ctx.negatedFrom,
       directory: check.directory || forceDirectory,
       githubRepo: null,
+      change: markedChange(after),
     });
   }
 
@@ -239,6 +259,7 @@ class MentionCollector {
       excluded: ctx.section === 'out-of-scope' || index >= ctx.negatedFrom,
       directory: parsed.directory,
       githubRepo: parsed.repo,
+      change: null,
     });
   }
 }
@@ -247,7 +268,7 @@ function scanLine(line: string, ctx: Context, collector: MentionCollector, isBul
   const spans = codeSpans(line);
   for (const span of spans) {
     if (/^https?:\/\//i.test(span.text)) collector.addUrl(span.text, 'backtick', ctx, span.index);
-    else if (!/\s/.test(span.text)) collector.add(span.text, ctx.section === 'files' ? 'files-section' : 'backtick', ctx, span.index, true, false, true);
+    else if (!/\s/.test(span.text)) collector.add(span.text, ctx.section === 'files' ? 'files-section' : 'backtick', ctx, span.index, true, false, true, line.slice(span.end, span.end + MARK_WINDOW));
   }
   // Text outside code spans, for links, URLs, anchors and bare list items.
   let outside = '';
@@ -286,7 +307,7 @@ function scanLine(line: string, ctx: Context, collector: MentionCollector, isBul
       continue;
     }
     if (ctx.section === 'files') {
-      collector.add(token, 'files-section', ctx, match.index, true);
+      collector.add(token, 'files-section', ctx, match.index, true, false, false, outside.slice(match.index + token.length, match.index + token.length + MARK_WINDOW));
       continue;
     }
     const cleaned = trimToken(token);
@@ -294,7 +315,7 @@ function scanLine(line: string, ctx: Context, collector: MentionCollector, isBul
       collector.add(token, 'anchor', ctx, match.index, true);
       continue;
     }
-    if (isBullet) collector.add(token, 'bullet', ctx, match.index, false);
+    if (isBullet) collector.add(token, 'bullet', ctx, match.index, false, false, false, outside.slice(match.index + token.length, match.index + token.length + MARK_WINDOW));
   }
 }
 

@@ -2,9 +2,9 @@ import type { BacklogIssue, IssueNumber, RepoPath } from '../types.js';
 import { extractMentions, type PathMention } from './extract-mentions.js';
 import { expandPattern } from './expand-pattern.js';
 import { containsPath } from '../paths/repo-paths.js';
-import type { RepoTree } from './repo-tree.js';
+import { ROOT_SUBSYSTEM, type RepoTree } from './repo-tree.js';
 import { resolvePath, type Resolution } from './resolve-path.js';
-import { isCompanionPath } from './companion-paths.js';
+import { isCompanionPath, isWiringPath } from './companion-paths.js';
 import { categoryFromLabel, laneFromLabel, resolveLaneName } from './resolve-lane.js';
 
 /**
@@ -54,13 +54,14 @@ export interface IssueScope {
   subsystems: string[];
   /**
    * What the subdivide rule judges: the code the change spans — its files (named, existing or
-   * new) and subsystems, tests, fixtures, docs and examples left out (`companions` counts those
-   * files) — or, when it touches no code at all, everything it touches.
+   * new) and the subsystems holding them, tests, fixtures, docs, examples and wiring (manifests,
+   * configuration, CI) left out (`companions` counts those files), the root's own files in no
+   * subsystem — or, when it touches no code at all, all its files and no subsystem.
    */
   size: { files: number; subsystems: string[]; companions: number };
   /**
    * How the issue names the repository root itself (`./`, `/`, "files at the root"), or null. Its
-   * leaves then hold the root's own files, and the issue runs alone.
+   * leaves then hold the root's own files, and it touches root files (see `rootFilesOf`).
    */
   root: ScopeEvidence | null;
   /** Explicit lanes (labels, `Lane:` lines, config keyword lanes). */
@@ -196,7 +197,13 @@ export function extractScope(
       unresolved.push({ text: mention.raw, source: mention.in, line: mention.line, reason: `links to another repository (${mention.githubRepo})` });
       continue;
     }
-    const resolved = resolveMention(mention, tree, laneDirs);
+    let resolved = resolveMention(mention, tree, laneDirs);
+    // A file the issue says it edits or deletes, in a directory that does not exist yet: the
+    // issue does not create that directory (whoever does conflicts with it by containment), so it
+    // claims the file alone — not every path of the new directory, as its creators do.
+    if (resolved.kind === 'new-dir' && !mention.directory && (mention.change === 'edit' || mention.change === 'delete')) {
+      resolved = { kind: 'new-file', path: resolved.named };
+    }
     if (resolved.kind === 'unresolved') {
       if (mention.strong && !mention.excluded) unresolved.push({ text: mention.raw, source: mention.in, line: mention.line, reason: resolved.reason });
       continue;
@@ -229,14 +236,7 @@ export function extractScope(
   for (const leaf of allLeaves) excluded.delete(leaf.path);
   const folded = foldLeaves(allLeaves);
   const subsystems = [...new Set(folded.map((leaf) => subsystemOfLeaf(leaf, tree)))].sort();
-  const code = folded.filter((leaf) => !isCompanionPath(leaf.path));
-  const judged = code.length > 0 ? code : folded;
-  const codeFiles = code.length > 0 ? [...fileLeaves].filter((file) => !isCompanionPath(file)).length : fileLeaves.size;
-  const size = {
-    files: codeFiles,
-    subsystems: [...new Set(judged.map((leaf) => subsystemOfLeaf(leaf, tree)))].sort(),
-    companions: fileLeaves.size - codeFiles,
-  };
+  const size = sizeOf(folded, fileLeaves, tree);
   const category = issue.labels.map(categoryFromLabel).find((c) => c !== null) ?? null;
 
   return {
@@ -256,6 +256,26 @@ export function extractScope(
     steps: mentions.steps,
     category,
   };
+}
+
+/** Tests, fixtures, docs, examples, and the wiring around code (manifests, configuration, CI). */
+function isBesideCode(path: RepoPath): boolean {
+  return isCompanionPath(path) || isWiringPath(path);
+}
+
+/**
+ * What the subdivide rule judges: the code a change spans. Its files and the subsystems holding
+ * them leave out what is beside the code (`isBesideCode`), and the root's own files form no
+ * subsystem (what lies at the top of a repository is its shared wiring, or the one package that
+ * holds everything). A change with no code at all — docs, configuration, manifests — is a sweep:
+ * judged on all its files, spanning no subsystem.
+ */
+function sizeOf(leaves: readonly ScopeLeaf[], fileLeaves: ReadonlySet<RepoPath>, tree: RepoTree): IssueScope['size'] {
+  const code = leaves.filter((leaf) => !isBesideCode(leaf.path));
+  if (code.length === 0) return { files: fileLeaves.size, subsystems: [], companions: 0 };
+  const files = [...fileLeaves].filter((file) => !isBesideCode(file)).length;
+  const subsystems = [...new Set(code.map((leaf) => subsystemOfLeaf(leaf, tree)))].filter((s) => s !== ROOT_SUBSYSTEM).sort();
+  return { files, subsystems, companions: fileLeaves.size - files };
 }
 
 /** A new top-level directory is a subsystem of its own; anything else, the tree's subsystem of it. */

@@ -1,14 +1,21 @@
 import type { RepoPath } from '../types.js';
-import { isDirectoryLeaf, type LeafKind, type ScopeEvidence } from './extract-scope.js';
+import { isDirectoryLeaf, type LeafKind } from './extract-scope.js';
 import { globMatcher, normalisePattern } from '../paths/globs.js';
 import { parentDir } from '../paths/repo-paths.js';
 import type { RepoTree } from './repo-tree.js';
 
 /**
- * Root files every package depends on: an agent editing one can break every other agent's work,
- * so an issue touching one runs alone. Lockfiles count wherever they are.
+ * Root files: the files the repository's packages share — the root manifest, the workspace
+ * file, the base tsconfig files, CI config, and lockfiles wherever they are. Two issues touching
+ * root files conflict (`path`, "both touch root files"): two dependency changes rewrite one
+ * lockfile, two changes to the shared configuration build on each other. They no longer make an
+ * issue run alone: replayed on 300 commits of seven public repositories, that cost up to 6 waves
+ * a repository at the files grade (19 at the dirs grade) and kept apart no true conflict that
+ * paths and imports did not, while keeping root-file issues apart from one another costs none
+ * (bench/RESULTS.md). A config's `serial` globs still make an issue serial.
+ * Dispatch tells agents not to touch them unless their issue names them; harvest flags them.
  */
-export const BUILTIN_SERIAL_GLOBS: readonly string[] = [
+export const ROOT_FILE_GLOBS: readonly string[] = [
   'package.json',
   'pnpm-workspace.yaml',
   'tsconfig*.json',
@@ -22,36 +29,30 @@ export const BUILTIN_SERIAL_GLOBS: readonly string[] = [
   '**/bun.lockb',
 ];
 
+/** The root files, under their former name: they made an issue serial until the backtests showed the cost. */
+export const BUILTIN_SERIAL_GLOBS: readonly string[] = ROOT_FILE_GLOBS;
+
 export interface SerialMatch {
   /** The path of the issue's scope that matched. */
   path: RepoPath;
-  /** The serial rule that matched it: a glob, `hub`, or `root` (the issue names the root itself). */
+  /** The serial rule that matched it: a configured glob, or `hub`. */
   rule: string;
   builtin: boolean;
-  /** Why it makes the issue serial, for people: "package.json (root file)", a hub's reach. */
+  /** Why it makes the issue serial, for people: "db/schema.ts (serial db/**)", a hub's reach. */
   reason: string;
 }
 
 /**
- * An issue that names the repository root itself (`./`, `/`, "files at the root") touches the
- * root's own files — the manifest, the lockfile, the base configs every package reads — so it
- * runs alone, whichever of them the repository happens to hold.
- */
-export function matchRoot(scope: { root: ScopeEvidence | null }): SerialMatch | null {
-  if (!scope.root) return null;
-  return { path: '', rule: 'root', builtin: true, reason: `names the repository root (${scope.root.text})` };
-}
-
-/**
- * The first serial rule an issue's leaf matches, or null. A directory leaf matches when the
- * directory itself or any file under it does (editing `.github` touches `.github/workflows/ci.yml`).
- * `builtins` is there for `waves backtest`, which measures the configured globs without the root files.
+ * The first serial rule an issue's leaf matches, or null: a configured glob (`configured`) or,
+ * in `builtins`, globs matched as root files (`rootFileOf` passes the root files). A directory
+ * leaf matches when the directory itself or any file under it does (editing `.github` touches
+ * `.github/workflows/ci.yml`).
  */
 export function matchSerial(
   leaf: { path: RepoPath; kind: LeafKind },
   tree: RepoTree,
   configured: readonly string[],
-  builtins: readonly string[] = BUILTIN_SERIAL_GLOBS,
+  builtins: readonly string[] = [],
 ): SerialMatch | null {
   const rules = [
     ...builtins.map((rule) => ({ rule, builtin: true })),
@@ -86,4 +87,29 @@ function isUnder(path: RepoPath, rule: string): boolean {
     dir = parentDir(dir);
   }
   return false;
+}
+
+/**
+ * The root file a leaf touches, or null: the leaf itself (`.github/` for that directory), or for
+ * a directory leaf holding one (a package with its own lockfile) the first root file under it.
+ */
+export function rootFileOf(leaf: { path: RepoPath; dir: boolean }, tree: RepoTree): RepoPath | null {
+  const match = matchSerial({ path: leaf.path, kind: leaf.dir ? 'dir' : 'file' }, tree, [], ROOT_FILE_GLOBS);
+  if (!match) return null;
+  return leaf.dir && match.path === leaf.path ? `${leaf.path}/` : match.path;
+}
+
+/**
+ * The root files an issue touches, sorted: those its leaves are or hold, and when it names the
+ * repository root itself (`./`, "files at the root"), the root as `./` — whatever files the
+ * root happens to hold, an issue about them touches what every package shares.
+ */
+export function rootFilesOf(leaves: readonly { path: RepoPath; dir: boolean }[], tree: RepoTree, namesRoot: boolean): RepoPath[] {
+  const out = new Set<RepoPath>();
+  if (namesRoot) out.add('./');
+  for (const leaf of leaves) {
+    const file = rootFileOf(leaf, tree);
+    if (file !== null) out.add(file);
+  }
+  return [...out].sort();
 }

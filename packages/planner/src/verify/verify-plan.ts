@@ -14,7 +14,8 @@ import { containsPath } from '../paths/repo-paths.js';
 import { createRepoTree, type RepoTree } from '../scope/repo-tree.js';
 import { matchHub } from '../scope/hub-paths.js';
 import { DEFAULT_TIER, routeTier } from '../classify/route-tier.js';
-import { matchRoot, matchSerial } from '../scope/serial-paths.js';
+import { matchSerial, ROOT_FILE_GLOBS } from '../scope/serial-paths.js';
+import { globMatcher } from '../paths/globs.js';
 import type { IssueNumber, RepoGraph, RepoPath } from '../types.js';
 import { canonicalLane, WHOLE_REPOSITORY } from '../leases/canonical-lane.js';
 import { resolveLaneName } from '../scope/resolve-lane.js';
@@ -32,6 +33,12 @@ function filesOf(leaves: readonly Leaf[], tree: RepoTree, graph: RepoGraph): Set
     } else if (graph.hasNode(leaf.path)) out.add(leaf.path);
   }
   return out;
+}
+
+/** Whether leaves touch a root file (a glob of `ROOT_FILE_GLOBS`, itself or under a directory leaf), by brute force. */
+function touchesRootFile(leaves: readonly Leaf[], tree: RepoTree): boolean {
+  const isRoot = (path: RepoPath) => ROOT_FILE_GLOBS.some((glob) => globMatcher(glob)(path));
+  return leaves.some((leaf) => isRoot(leaf.path) || (leaf.dir && tree.sorted.some((f) => containsPath(leaf.path, f) && isRoot(f))));
 }
 
 /** Files reachable from `from` in 1..depth import hops. */
@@ -89,15 +96,16 @@ export function verifyPlan(plan: Plan, input: PlanInput): PlanViolation[] {
 
   // Per-issue facts, re-derived.
   const byNumber = new Map(selected.map((i) => [i.number, i]));
-  const facts = new Map<IssueNumber, { leaves: Leaf[]; files: Set<RepoPath>; serial: boolean; deps: IssueNumber[] }>();
+  const facts = new Map<IssueNumber, { leaves: Leaf[]; files: Set<RepoPath>; serial: boolean; rooted: boolean; deps: IssueNumber[] }>();
   for (const wave of plan.waves) {
     for (const item of wave.issues) {
       const issue = byNumber.get(item.number);
       if (!issue) continue;
       const scope = extractScope(issue, tree, scopeOptionsFor(options, input.issues));
       const leaves = rollUpLeaves(scope.leaves, options.granularity, tree);
-      const serial = matchRoot(scope) !== null || scope.leaves.some((leaf) => matchSerial(leaf, tree, options.serial) !== null || matchHub(leaf, tree, graph, options) !== null);
-      facts.set(item.number, { leaves, files: filesOf(leaves, tree, graph), serial, deps: scope.dependsOn });
+      const serial = scope.leaves.some((leaf) => matchSerial(leaf, tree, options.serial) !== null || matchHub(leaf, tree, graph, options) !== null);
+      const rooted = scope.root !== null || touchesRootFile(leaves, tree);
+      facts.set(item.number, { leaves, files: filesOf(leaves, tree, graph), serial, rooted, deps: scope.dependsOn });
     }
   }
 
@@ -143,6 +151,7 @@ export function verifyPlan(plan: Plan, input: PlanInput): PlanViolation[] {
           const hit = [...fy.files].find((f) => fromX.has(f) && !fx.files.has(f)) ?? [...fx.files].find((f) => fromY.has(f) && !fy.files.has(f));
           if (hit) add('conflict', `wave ${wave.index}: #${x} and #${y} contend through imports of ${hit}`);
         }
+        if (fx.rooted && fy.rooted) add('conflict', `wave ${wave.index}: #${x} and #${y} both touch root files`);
         if (fx.deps.includes(y) || fy.deps.includes(x)) add('dependency', `wave ${wave.index}: #${x} and #${y} depend on each other`);
       }
     }
@@ -157,14 +166,15 @@ export function verifyPlan(plan: Plan, input: PlanInput): PlanViolation[] {
       const lane = canonicalLane(lease.lane);
       const path = lane === WHOLE_REPOSITORY ? '' : tree.isFile(lane) || tree.isDir(lane) ? lane : (resolveLaneName(lane, tree) ?? lane);
       const dir = path === '' || tree.isDir(path);
-      return { lease, leaf: { path, dir }, files: filesOf([{ path, dir }], tree, graph) };
+      return { lease, leaf: { path, dir }, files: filesOf([{ path, dir }], tree, graph), rooted: path !== '' && touchesRootFile([{ path, dir }], tree) };
     });
     for (const [n, fact] of facts) {
       if (fact.serial) add('lease', `#${n} runs alone but ${live[0]!.lane} is leased by ${live[0]!.holder}`);
       const reach = options.contentionDepth > 0 ? reachable(fact.files, graph, options.contentionDepth) : new Set<RepoPath>();
-      for (const { lease, leaf, files } of leased) {
+      for (const { lease, leaf, files, rooted } of leased) {
         const overlap = fact.leaves.some((l) => l.path === leaf.path || (leaf.dir && containsPath(leaf.path, l.path)) || (l.dir && containsPath(l.path, leaf.path)));
         if (overlap) add('lease', `#${n} overlaps ${lease.lane}, leased by ${lease.holder}`);
+        else if (fact.rooted && rooted) add('lease', `#${n} touches root files and so does ${lease.lane}, leased by ${lease.holder}`);
         else if (options.contentionDepth > 0) {
           const back = reachable(files, graph, options.contentionDepth);
           if ([...files].some((f) => reach.has(f)) || [...fact.files].some((f) => back.has(f))) add('lease', `#${n} contends through imports with ${lease.lane}, leased by ${lease.holder}`);
