@@ -223,7 +223,14 @@ describe('waves harvest against hostile agents', () => {
       });
       expect((await t.dispatch('--worktree')).exitCode).toBe(0);
       rmSync(marker, { force: true });
-      const { report } = await t.harvest('--run', path.basename(t.recordFile(101), '.json'), '--commit', '--revert-out-of-fence');
+      const run = path.basename(t.recordFile(101), '.json');
+      // The filter is in the common config: no git runs anywhere until it is removed (or trusted).
+      const refused = await t.harvest('--run', run, '--commit', '--revert-out-of-fence');
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr.trim()).toMatch(/^waves: git config names a program you have not trusted: filter\.evil\.clean=/);
+      expect(existsSync(marker)).toBe(false);
+      await t.git(t.root, 'config', '--unset', 'filter.evil.clean');
+      const { report } = await t.harvest('--run', run, '--commit', '--revert-out-of-fence');
       const w = report.runs[0]!.witness!;
       expect(w.status).toBe('needs_person');
       expect(w.reasons.join(' ')).toMatch(/\.git changed during the run: config modified/);

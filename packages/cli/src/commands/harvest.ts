@@ -8,6 +8,7 @@ import path from 'node:path';
 import {
   DEFAULT_VERIFY_TIMEOUT,
   harvestRun,
+  checkGitTrust,
   HarvestBusyError,
   packagesOfPaths,
   readRecords,
@@ -164,6 +165,9 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
   }
 
   const { config } = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
+  // Before any git command — the planner's listing of the root, each run's diff, a commit: git
+  // would run a program an agent planted in its config (a filter, a signing program).
+  const { commitSigning } = await checkGitTrust(root, io.now());
   // The person's flag wins over the timeout sealed at dispatch; the config's only counts for older records.
   const verifyTimeoutMs =
     verifyTimeoutFlag !== undefined
@@ -197,6 +201,7 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
             revertOutOfFence: Boolean(values['revert-out-of-fence']),
             commitType: type ?? null,
             signoff: Boolean(values.signoff),
+            commitSigning,
             verify: config.verify ?? [],
             verifyTimeoutMs,
             verifyTimeoutFromFlag: verifyTimeoutFlag !== undefined,
