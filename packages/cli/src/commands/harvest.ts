@@ -49,7 +49,9 @@ export const HARVEST_HELP = `Usage: waves harvest [--wave K | --run ID] [--rever
        waves harvest --history [--json]
 
 Witnesses what the agents of a dispatched wave did, trusting nothing they say. For every run
-that has ended:
+that has ended (but first, before any git runs: git config that names a program — a filter,
+a signing program — added or changed since you trusted it stops the harvest with exit 2; see
+waves trust --help):
   - diff: the files it changed, added, deleted or renamed — committed or not, untracked too
     (hidden only by the tree's own .gitignore files, not .git/info/exclude) — in its worktree
     since the commit it started from (without worktrees: in the shared work tree, leaving out

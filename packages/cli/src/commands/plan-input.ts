@@ -91,7 +91,7 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
   const { root, rootArg } = await rootFlag(values, io);
   const config = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
   // Before any git command: git would run a program an agent planted in its config.
-  await checkGitTrust(root, io.now());
+  await checkGitTrust(root, io.now(), { record: access.writeCache });
   const defaults = config.config.defaults ?? {};
 
   const options: PlanOptionsInput = planOptionsFromConfig(config.config);

@@ -185,10 +185,11 @@ export function originOf(origin: string, root: string): string {
  * Compares the git config that names programs, in every work tree of the repository, with the
  * baseline the person trusts; throws a GitTrustError naming the first setting added or changed.
  * Without a baseline: records one when no agent of waves has run in the repository yet, else
- * refuses (the config may already hold what an agent planted). Outside a git repository: nothing
+ * refuses (the config may already hold what an agent planted); `record: false` (a dry run)
+ * checks without recording. Outside a git repository: nothing
  * to check.
  */
-export async function checkGitTrust(root: string, now: Date = new Date()): Promise<GitTrust> {
+export async function checkGitTrust(root: string, now: Date = new Date(), options: { record?: boolean } = {}): Promise<GitTrust> {
   const gitDir = await commonGitDir(root);
   if (gitDir === null) return { commitSigning: [] };
   const file = await baselineFileOf(root, gitDir);
@@ -201,7 +202,8 @@ export async function checkGitTrust(root: string, now: Date = new Date()): Promi
         `no trusted git config is recorded for this repository, and agents of waves have run in it: its git config may name programs an agent planted. waves trust shows them and records them once you have looked`,
       );
     }
-    await writeBaseline(file, { v: 1, gitDir, trustedAt: now.toISOString(), config: trustedConfigOf(configs.map((c) => c.config)) });
+    // A dry run writes nothing: the dispatch that starts agents takes the baseline.
+    if (options.record !== false) await writeBaseline(file, { v: 1, gitDir, trustedAt: now.toISOString(), config: trustedConfigOf(configs.map((c) => c.config)) });
     return { commitSigning: signingOptions(mainConfig) };
   }
   for (const { config } of configs) {
