@@ -102,6 +102,28 @@ describe('git programs planted in the config never run from waves', () => {
     expect(ran(marker)).toBe('');
   }, 180_000);
 
+  it('checks again before each worktree of the wave: one made after an agent planted a filter is skipped, saying why', async () => {
+    t = await hostileSetup({ script: '' });
+    const { program, marker } = markerProgram(t.scratch, 'smudge');
+    writeFileSync(
+      path.join(t.scratch, 'agent.sh'),
+      `if [ "$1" = 102 ]; then
+  common="$(git rev-parse --git-common-dir)"
+  mkdir -p "$common/info"
+  echo '*.ts filter=evil' >> "$common/info/attributes"
+  git config --file "$common/config" filter.evil.smudge ${program}
+fi
+echo "// $1" >> README.md
+`,
+    );
+    // One agent at a time: #105's worktree is made after #102 planted the filter.
+    const result = await t.dispatch('--worktree', '--concurrency', '1');
+    const output = `${result.stdout}\n${result.stderr}`;
+    expect(output).toMatch(/#105.*git config names a program you have not trusted: filter\.evil\.smudge=/);
+    expect(existsSync(t.worktree(105))).toBe(false);
+    expect(ran(marker)).toBe('');
+  }, 120_000);
+
   it('never runs a signing program an agent configured: harvest --commit stops before any commit', async () => {
     t = await hostileSetup({ script: '' });
     const { program, marker } = markerProgram(t.scratch, 'gpg');
