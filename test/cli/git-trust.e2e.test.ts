@@ -195,6 +195,14 @@ echo "// $1" >> README.md
     writeFileSync(path.join(t.scratch, 'agent.sh'), agentScript(''));
     expect((await t.dispatch('--worktree')).exitCode).toBe(0);
     rmSync(path.join(t.scratch, 'state', 'git-trust'), { recursive: true, force: true });
+    // Records deleted from the repository leave their seals: still no silent baseline.
+    const copies = readdirSync(path.join(t.root, '.dispatch-runs')).filter((n) => n.endsWith('.json'));
+    const saved = copies.map((n) => [n, readFileSync(path.join(t!.root, '.dispatch-runs', n), 'utf8')] as const);
+    for (const n of copies) rmSync(path.join(t.root, '.dispatch-runs', n));
+    const plan = await t.waves('plan', '--from-issues', 'backlog.json');
+    expect(plan.exitCode).toBe(2);
+    expect(plan.stderr.trim()).toMatch(/^waves: no trusted git config is recorded for this repository/);
+    for (const [n, text] of saved) writeFileSync(path.join(t.root, '.dispatch-runs', n), text);
     const harvest = await t.harvest();
     expect(harvest.exitCode).toBe(2);
     expect(harvest.stderr.trim()).toMatch(/^waves: no trusted git config is recorded for this repository, and agents of waves have run in it: .*waves trust/);

@@ -21,7 +21,7 @@ import { lstat, mkdir, readdir, realpath, rename, rm, writeFile } from 'node:fs/
 import path from 'node:path';
 import { execa } from 'execa';
 import { ConfigError, readRegularFile, SAFE_GIT_CONFIG } from '@waves/planner';
-import { stateDir } from '../runs/record-seal.js';
+import { sealedNames, stateDir } from '../runs/record-seal.js';
 import { RUNS_DIR } from '../runs/run-record.js';
 import { parseConfigList, programChanges, programConfig, signingOptions, trustedConfigOf, type ProgramChange, type ProgramConfig, type TrustedConfig } from './program-config.js';
 
@@ -162,12 +162,14 @@ async function writeBaseline(file: string, baseline: Baseline): Promise<void> {
   }
 }
 
-/** Whether an agent of waves may have run in the repository already: a run record or a seal of one. */
+/** Whether an agent of waves may have run in the repository already: a run record or a seal of one (records an agent deleted keep their seals). */
 async function agentsHaveRun(root: string, gitDir: string): Promise<boolean> {
   const mainTree = path.basename(gitDir) === '.git' ? path.dirname(gitDir) : null;
   for (const dir of new Set([root, ...(mainTree ? [mainTree] : [])])) {
-    const names = await readdir(path.join(dir, RUNS_DIR)).catch(() => [] as string[]);
+    const runsDir = path.join(dir, RUNS_DIR);
+    const names = await readdir(runsDir).catch(() => [] as string[]);
     if (names.some((n) => /^resolve-\d+-\w+\.json$/.test(n))) return true;
+    if ((await sealedNames(runsDir).catch(() => [])).length > 0) return true;
   }
   return false;
 }
