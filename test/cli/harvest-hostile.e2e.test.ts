@@ -215,7 +215,7 @@ describe('waves harvest against hostile agents', () => {
       const t = await setUp({
         101: {
           edit: { 'packages/api/src/routes/checkout.ts': 'export const fixed = 1;\n' },
-          // Only what runs in #101's worktree counts (the planner's listing of the root is another matter).
+          // A filter on every file; the marker notes a run in #101's worktree.
           gitConfig: [['filter.evil.clean', `sh -c 'case "$PWD" in *issue-101*) touch ${marker};; esac; cat'`], ['core.attributesFile', path.join(t0, 'attributes')]],
         },
         102: {},
