@@ -215,7 +215,7 @@ describe('waves harvest against hostile agents', () => {
       const t = await setUp({
         101: {
           edit: { 'packages/api/src/routes/checkout.ts': 'export const fixed = 1;\n' },
-          // Only what runs in #101's worktree counts (the planner's listing of the root is another matter).
+          // A filter on every file; the marker notes a run in #101's worktree.
           gitConfig: [['filter.evil.clean', `sh -c 'case "$PWD" in *issue-101*) touch ${marker};; esac; cat'`], ['core.attributesFile', path.join(t0, 'attributes')]],
         },
         102: {},
@@ -223,7 +223,14 @@ describe('waves harvest against hostile agents', () => {
       });
       expect((await t.dispatch('--worktree')).exitCode).toBe(0);
       rmSync(marker, { force: true });
-      const { report } = await t.harvest('--run', path.basename(t.recordFile(101), '.json'), '--commit', '--revert-out-of-fence');
+      const run = path.basename(t.recordFile(101), '.json');
+      // The filter is in the common config: no git runs anywhere until it is removed (or trusted).
+      const refused = await t.harvest('--run', run, '--commit', '--revert-out-of-fence');
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr.trim()).toMatch(/^waves: git config names a program you have not trusted: filter\.evil\.clean=/);
+      expect(existsSync(marker)).toBe(false);
+      await t.git(t.root, 'config', '--unset', 'filter.evil.clean');
+      const { report } = await t.harvest('--run', run, '--commit', '--revert-out-of-fence');
       const w = report.runs[0]!.witness!;
       expect(w.status).toBe('needs_person');
       expect(w.reasons.join(' ')).toMatch(/\.git changed during the run: config modified/);

@@ -20,6 +20,7 @@ import {
 } from '@waves/planner';
 import { enumFlag, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { loadConfig, planOptionsFromConfig } from '../config/load-config.js';
+import { checkGitTrust } from '@waves/dispatch';
 import { InterruptedError, UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { renderBacktestMarkdown, renderBacktestTable } from '../render/backtest-report.js';
@@ -132,6 +133,8 @@ export async function runBacktestCommand(argv: readonly string[], io: CliIo): Pr
   const { root, rootArg } = await rootFlag(values, io);
   const config = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
   const options = planOptionsFromConfig(config.config);
+  // Before any git command: git would run a program an agent planted in its config.
+  await checkGitTrust(root, io.now());
   if (waveSize !== undefined) options.waveSize = waveSize;
   const truthFile = stringFlag(values, 'truth-graph');
   const truthEdges = truthFile !== undefined ? await readTruthGraph(truthFile, io.cwd) : null;

@@ -89,6 +89,9 @@ value of a flag known to take one ("--title", "{title}" or "--title={title}"; ma
 with "valueFlags", never a code flag) or as the whole "{prompt}" element, and never as the code of
 a program (sh -c, node -e, make --eval, git -c…) or anywhere after one that runs its arguments as
 code (tmux, ssh, vim, awk…).
+Before any git runs (and again before each worktree is made), git config that names a program —
+a filter, a signing program — added or changed since you trusted it stops the dispatch (exit 2;
+an issue whose worktree would come after it is skipped, saying why): see waves trust --help.
 Exit codes: 0 every agent succeeded (or started, with --detach; or shown, with --dry-run),
 1 an agent failed or timed out, 2 bad flag, input or config, 130 cancelled.
 `;

@@ -3,6 +3,7 @@
  */
 import { GraphReportSchema, loadRepo, summarizeGraph } from '@waves/planner';
 import { enumFlag, intFlag, parseCommandArgs, renderFlags, type FlagSpecs } from '../args.js';
+import { checkGitTrust } from '@waves/dispatch';
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { renderGraphDot, renderGraphMermaid, renderGraphTable } from '../render/graph-report.js';
@@ -52,6 +53,8 @@ export async function runGraph(argv: readonly string[], io: CliIo): Promise<numb
   if (values.edges && format !== 'json') throw new UsageError('--edges needs --json');
   const topHubs = intFlag(values, 'hubs', 0) ?? 20;
   const { root, rootArg } = await rootFlag(values, io);
+  // Before any git command: git would run a program an agent planted in its config.
+  await checkGitTrust(root, io.now());
   const progress = io.stderrIsTTY
     ? (done: number, total: number) => io.stderr(`\rwaves: reading imports ${done}/${total}${done === total ? '\n' : ''}`)
     : undefined;

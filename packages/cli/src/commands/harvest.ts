@@ -8,6 +8,7 @@ import path from 'node:path';
 import {
   DEFAULT_VERIFY_TIMEOUT,
   harvestRun,
+  checkGitTrust,
   HarvestBusyError,
   packagesOfPaths,
   readRecords,
@@ -48,7 +49,9 @@ export const HARVEST_HELP = `Usage: waves harvest [--wave K | --run ID] [--rever
        waves harvest --history [--json]
 
 Witnesses what the agents of a dispatched wave did, trusting nothing they say. For every run
-that has ended:
+that has ended (but first, before any git runs: git config that names a program — a filter,
+a signing program — added or changed since you trusted it stops the harvest with exit 2; see
+waves trust --help):
   - diff: the files it changed, added, deleted or renamed — committed or not, untracked too
     (hidden only by the tree's own .gitignore files, not .git/info/exclude) — in its worktree
     since the commit it started from (without worktrees: in the shared work tree, leaving out
@@ -164,6 +167,9 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
   }
 
   const { config } = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
+  // Before any git command — the planner's listing of the root, each run's diff, a commit: git
+  // would run a program an agent planted in its config (a filter, a signing program).
+  const { commitSigning } = await checkGitTrust(root, io.now());
   // The person's flag wins over the timeout sealed at dispatch; the config's only counts for older records.
   const verifyTimeoutMs =
     verifyTimeoutFlag !== undefined
@@ -197,6 +203,7 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
             revertOutOfFence: Boolean(values['revert-out-of-fence']),
             commitType: type ?? null,
             signoff: Boolean(values.signoff),
+            commitSigning,
             verify: config.verify ?? [],
             verifyTimeoutMs,
             verifyTimeoutFromFlag: verifyTimeoutFlag !== undefined,

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import Table from 'cli-table3';
-import { acquireLease, DEFAULT_JOURNAL, defaultHolder, listLeases, readJournal, releaseLease, renewLease } from '@waves/dispatch';
+import { acquireLease, checkGitTrust, DEFAULT_JOURNAL, defaultHolder, listLeases, readJournal, releaseLease, renewLease } from '@waves/dispatch';
 import { checkLane, createRepoTree, listRepoFiles, readWorkspace, resolveLaneName, WHOLE_REPOSITORY } from '@waves/planner';
 import { durationOf, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { configPath } from '../config/config-paths.js';
@@ -71,6 +71,8 @@ async function laneToPath(root: string, lane: string): Promise<string> {
   if (!checked.ok) throw new UsageError(`lease: ${JSON.stringify(lane)} is not a lane or a path inside the repository: ${checked.problem}`);
   const clean = checked.lane;
   if (clean === WHOLE_REPOSITORY) return clean; // the whole repository, as a serial issue takes it
+  // Before any git command: git would run a program an agent planted in its config.
+  await checkGitTrust(root);
   const { files } = await listRepoFiles(root);
   const { members } = await readWorkspace(root, files);
   const tree = createRepoTree(files, members);

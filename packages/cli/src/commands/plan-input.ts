@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { execa } from 'execa';
-import { DEFAULT_JOURNAL, defaultHolder, listLeases, parseDuration } from '@waves/dispatch';
+import { checkGitTrust, DEFAULT_JOURNAL, defaultHolder, listLeases, parseDuration } from '@waves/dispatch';
 import { ConfigError, loadRepo, SAFE_GIT_CONFIG, type BacklogIssue, type PlanInput, type PlanOptionsInput, type RepoIndex } from '@waves/planner';
 import { enumFlag, intFlag, stringFlag, type FlagSpecs, type ParsedArgs } from '../args.js';
 import { configPath } from '../config/config-paths.js';
@@ -90,6 +90,8 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
   if (repoFlag !== undefined && !isRepoSlug(repoFlag)) throw new UsageError(`--repo ${JSON.stringify(repoFlag)}: ${REPO_SLUG_HINT}`);
   const { root, rootArg } = await rootFlag(values, io);
   const config = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
+  // Before any git command: git would run a program an agent planted in its config.
+  await checkGitTrust(root, io.now(), { record: access.writeCache });
   const defaults = config.config.defaults ?? {};
 
   const options: PlanOptionsInput = planOptionsFromConfig(config.config);

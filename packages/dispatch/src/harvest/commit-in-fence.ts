@@ -33,6 +33,7 @@ export async function commitInFence(
   fence: readonly string[],
   type: string | null,
   signoff: boolean,
+  signing: readonly string[] = [],
 ): Promise<CommitOutcome> {
   if (record.worktree) {
     const branch = await currentBranch(cwd);
@@ -56,8 +57,9 @@ export async function commitInFence(
   try {
     if (present.length > 0) await git(cwd, ['add', '--', ...present]);
     if (gone.length > 0) await git(cwd, ['rm', '--cached', '--quiet', '--ignore-unmatch', '--', ...gone]);
-    // Hooks are off (GIT_OPTIONS): nothing runs at commit time that could add to it.
-    await git(cwd, ['commit', '--quiet', ...(signoff ? ['--signoff'] : []), '-m', subject, '-m', trailer, '--', ...paths]);
+    // Hooks are off (GIT_OPTIONS): nothing runs at commit time that could add to it. Signing is
+    // off too, unless the trusted config signs: then with its program, pinned.
+    await git(cwd, [...signing, 'commit', '--quiet', ...(signoff ? ['--signoff'] : []), '-m', subject, '-m', trailer, '--', ...paths]);
   } catch (error) {
     if (error instanceof GitError) return { kind: 'refused', why: error.message };
     throw error;

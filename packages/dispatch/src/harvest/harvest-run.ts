@@ -56,6 +56,8 @@ export interface HarvestOptions {
   commitType: string | null;
   /** Add a `Signed-off-by` trailer (DCO), as `git commit --signoff` does. */
   signoff?: boolean;
+  /** Options that sign the commit as the trusted git config does (see git-trust/); none: unsigned. */
+  commitSigning?: readonly string[];
   /**
    * The config's verification commands as argv templates ({paths}, {packages}) and timeout: used
    * for records without the verification sealed at dispatch (an older waves); a sealed one wins.
@@ -373,7 +375,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   if (options.commit && (running = lingering()).length > 0 && !reasons.some((r) => r.startsWith('not reverted: a process'))) reasons.push(`not committed: ${stillRunning(running)}`);
   let commit: Witness['commit'] = null;
   if (options.commit && reasons.length === 0) {
-    const outcome = await commitInFence(record, cwd, audit.inFence, fence, options.commitType, options.signoff ?? false);
+    const outcome = await commitInFence(record, cwd, audit.inFence, fence, options.commitType, options.signoff ?? false, options.commitSigning ?? []);
     if (outcome.kind === 'committed') commit = outcome.commit;
     else if (outcome.kind === 'nothing') notes.push(outcome.why);
     else reasons.push(outcome.why);

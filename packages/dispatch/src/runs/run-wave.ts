@@ -9,6 +9,7 @@
  * that agent's processes itself and settles the run failed, saying why; so does one whose
  * supervisor is stopped (SIGSTOP) or has not settled its run well past its timeout.
  */
+import { checkGitTrust, GitTrustError } from '../git-trust/git-trust.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -403,6 +404,14 @@ async function prepareWorktree(root: string, dir: string, branch: string, addArg
     status: 'failed',
     reason: `${what} failed: ${(result.stderr || result.stdout).split('\n')[0]}`,
   });
+  // The agents started before this one could have planted a filter (its smudge would run at the
+  // checkout) or set one in the worktree reused: the trust check again, before any git here.
+  try {
+    await checkGitTrust(root);
+  } catch (error) {
+    if (error instanceof GitTrustError) return { status: 'failed', reason: error.message };
+    throw error;
+  }
   if (existsSync(dir) && (await workTreeOf(dir)).kind === 'top') {
     const head = await currentBranch(dir);
     if (head === branch) return { status: 'reused' };

@@ -16,14 +16,22 @@
  *   repository to run commands there (its own config would run its filters, its fsmonitor): a
  *   gitlink is compared by the commit it records, never by the state of its work tree.
  *   Commands that take `--ignore-submodules` get it as well (plumbing ignores the config).
+ * - `commit.gpgSign=false`, `tag.gpgSign=false`, `log.showSignature=false`: no signing program
+ *   runs. Harvest's commit signs again only when the person's trusted git config signs, with
+ *   the trusted program pinned on its command line (see git-trust/ in dispatch).
+ * - `gc.auto=0`, `maintenance.auto=false`: a commit of waves never starts `git gc --auto`, whose
+ *   repack and `info/refs` would change the shared git dir under the runs still going (their
+ *   harvest would take it for tampering), nor any other maintenance.
  *
- * NOTE: what is left to the repository on purpose. Filters (`filter.<driver>.clean/smudge`),
- * signing programs and `diff.external` are configured by the person: git-crypt and git-lfs put
- * their filters in `.git/config`, and turning them off would show every such file as changed. An
- * agent that changes the config during a run is caught by the `.git` snapshot, and harvest then
- * runs no git there. Diffs that could print content run with `--no-ext-diff --no-textconv`. The
- * system config (`/etc/gitconfig`) is the machine owner's, not the repository's: it is kept.
- * The environment is the person's too (GIT_DIR and the like are not touched).
+ * NOTE: what is left to the repository on purpose. Filters (`filter.<driver>.clean/smudge`) and
+ * diff drivers are configured by the person: git-crypt and git-lfs put their filters in
+ * `.git/config`, and turning them off would show every such file as changed. What keeps a
+ * planted one from running is the trust check of dispatch's git-trust/: before any git command,
+ * every command of waves compares the git config that names programs with the baseline the
+ * person trusts, and refuses to go on when one was added or changed. Diffs that could print
+ * content run with `--no-ext-diff --no-textconv`. The system config (`/etc/gitconfig`) is the
+ * machine owner's, not the repository's: it is kept. The environment is the person's too
+ * (GIT_DIR and the like are not touched).
  */
 export const SAFE_GIT_CONFIG: readonly string[] = [
   '-c', 'core.hooksPath=/dev/null',
@@ -32,4 +40,9 @@ export const SAFE_GIT_CONFIG: readonly string[] = [
   '-c', 'core.useReplaceRefs=false',
   '-c', 'submodule.recurse=false',
   '-c', 'diff.ignoreSubmodules=dirty',
+  '-c', 'commit.gpgSign=false',
+  '-c', 'tag.gpgSign=false',
+  '-c', 'log.showSignature=false',
+  '-c', 'gc.auto=0',
+  '-c', 'maintenance.auto=false',
 ];

@@ -1,0 +1,146 @@
+/**
+ * The git config that names a program git can run on its own during the commands waves runs
+ * (listing, status, diff, add, commit, worktree add, checkout of a file): which keys those are,
+ * how `git config --list -z` reads, and how the config in effect now compares with the one the
+ * person trusted. Pure: data in, data out.
+ *
+ * Watched (the key as git lists it: section and name lower-cased, the subsection as written):
+ * - `filter.<driver>.clean|smudge|process`: run on every file whose attributes name the driver,
+ *   by `ls-files --modified`, `status`, `diff`, `add` (clean) and `worktree add`, a checkout
+ *   (smudge) — even on plumbing, whenever a file is stat-dirty;
+ * - `diff.<driver>.textconv|command`, `diff.external`: by porcelain diffs and logs;
+ * - `merge.<driver>.driver`: by a merge;
+ * - `gpg.program`, `gpg.<format>.program`, `gpg.format`, `gpg.ssh.defaultKeyCommand` and the
+ *   enablers `commit.gpgSign`, `tag.gpgSign`: by a commit or a tag;
+ * - `trailer.<token>.command|cmd`: by a commit that adds trailers.
+ *
+ * NOTE: not watched, on purpose. `core.hooksPath` and `core.fsmonitor` are overridden on every
+ * git command of waves (SAFE_GIT_CONFIG), and hooks are files, not config. Programs git runs only
+ * to reach a remote (`core.sshCommand`, `credential.helper`, `remote.*.uploadpack`…) or a person
+ * at a terminal (`core.editor`, `core.pager`, `sequence.editor`) never run from waves, which
+ * neither fetches nor pushes nor opens an editor or a pager; a person changing their editor
+ * would only be asked to trust it again. Attributes (`.gitattributes`, `info/attributes`,
+ * `core.attributesFile`) are not watched either: they only choose among the drivers the config
+ * defines, and a driver git does not find in the config runs nothing.
+ */
+
+/** One setting of git's config, as `git config --list --show-scope --show-origin -z` gives it. */
+export interface GitConfigEntry {
+  scope: string;
+  /** Where git read it: `file:<path>`, `command line:`, `blob:…`, `standard input:`. */
+  origin: string;
+  key: string;
+  /** null for a key written without `=` (a boolean true). */
+  value: string | null;
+}
+
+/** The settings that count, with where each was read: one per key, the one in effect (git reads the last). */
+export type ProgramConfig = Map<string, { value: string | null; origin: string }>;
+
+/** What the person trusts: every value each watched key may have (one per work tree it was read in). */
+export type TrustedConfig = Record<string, (string | null)[]>;
+
+/** A watched key whose value now is not one the person trusted. */
+export interface ProgramChange {
+  key: string;
+  value: string | null;
+  origin: string;
+  /** The values trusted for it (none: the key is new). */
+  trusted: (string | null)[];
+}
+
+const WATCHED: readonly RegExp[] = [
+  /^filter\..+\.(?:clean|smudge|process)$/,
+  /^diff\..+\.(?:textconv|command)$/,
+  /^diff\.external$/,
+  /^merge\..+\.driver$/,
+  /^gpg\.program$/,
+  /^gpg\.[^.]+\.program$/,
+  /^gpg\.format$/,
+  /^gpg\.ssh\.defaultkeycommand$/,
+  /^(?:commit|tag)\.gpgsign$/,
+  /^trailer\..+\.(?:command|cmd)$/,
+];
+
+/** Whether git can run a program named by (or switched on by) this key in a command of waves. */
+export function namesProgram(key: string): boolean {
+  return WATCHED.some((re) => re.test(key));
+}
+
+/**
+ * Parses `git config --list --show-scope --show-origin -z`: records `scope NUL origin NUL
+ * key[LF value] NUL`.
+ */
+export function parseConfigList(text: string): GitConfigEntry[] {
+  const fields = text.split('\0');
+  const entries: GitConfigEntry[] = [];
+  for (let i = 0; i + 2 < fields.length; i += 3) {
+    const [scope, origin, item] = [fields[i]!, fields[i + 1]!, fields[i + 2]!];
+    const newline = item.indexOf('\n');
+    entries.push({ scope, origin, key: newline < 0 ? item : item.slice(0, newline), value: newline < 0 ? null : item.slice(newline + 1) });
+  }
+  return entries;
+}
+
+/**
+ * The watched settings in effect: the last value of each key, as git reads them. The command
+ * line's settings are left out: they are the person's (GIT_CONFIG_PARAMETERS) or waves' own,
+ * never a file an agent can write.
+ */
+export function programConfig(entries: readonly GitConfigEntry[]): ProgramConfig {
+  const config: ProgramConfig = new Map();
+  for (const entry of entries) {
+    if (entry.scope === 'command' || !namesProgram(entry.key)) continue;
+    config.delete(entry.key);
+    config.set(entry.key, { value: entry.value, origin: entry.origin });
+  }
+  return config;
+}
+
+/** What the person trusts, taken from the config in effect in each work tree of the repository. */
+export function trustedConfigOf(configs: readonly ProgramConfig[]): TrustedConfig {
+  const trusted: TrustedConfig = {};
+  for (const config of configs) {
+    for (const [key, { value }] of config) {
+      const values = (trusted[key] ??= []);
+      if (!values.includes(value)) values.push(value);
+    }
+  }
+  return Object.fromEntries(Object.entries(trusted).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/**
+ * The watched keys set now to a value the person did not trust: added or changed. A key removed
+ * (or set back to a trusted value) runs no new program and is not a change.
+ */
+export function programChanges(trusted: TrustedConfig, now: ProgramConfig): ProgramChange[] {
+  const changes: ProgramChange[] = [];
+  for (const [key, { value, origin }] of now) {
+    const values = Object.hasOwn(trusted, key) ? trusted[key]! : [];
+    if (!values.includes(value)) changes.push({ key, value, origin, trusted: values });
+  }
+  return changes;
+}
+
+const SIGNING_DEFAULTS = { 'gpg.format': 'openpgp', 'gpg.program': 'gpg', 'gpg.x509.program': 'gpgsm', 'gpg.ssh.program': 'ssh-keygen' };
+
+/** Whether git signs commits with this config (`commit.gpgSign` in effect). */
+export function signsCommits(config: ProgramConfig): boolean {
+  const value = config.get('commit.gpgsign')?.value;
+  return value === null || (value !== undefined && /^(?:true|yes|on|1)$/i.test(value));
+}
+
+/**
+ * The options that let a commit of waves sign as the trusted config does: signing back on
+ * (SAFE_GIT_CONFIG turns it off) and each signing key pinned to its trusted value, so that a
+ * config changed after the check cannot choose another program.
+ */
+export function signingOptions(config: ProgramConfig): string[] {
+  if (!signsCommits(config)) return [];
+  // git's own defaults where the config has none: a key planted after the check is then overridden too.
+  const pinned = new Map<string, string>(Object.entries(SIGNING_DEFAULTS));
+  for (const [key, { value }] of config) {
+    if (key.startsWith('gpg.') && value !== null) pinned.set(key, value);
+  }
+  return ['-c', 'commit.gpgSign=true', ...[...pinned].flatMap(([key, value]) => ['-c', `${key}=${value}`])];
+}
