@@ -39,6 +39,7 @@ import { describeLinks, findLinks } from './find-links.js';
 import { describeNestedRepos, findNestedRepos } from './find-nested-repos.js';
 import { changesSince, GitError, hashFiles, headCommit, workTreeOf } from './git-changes.js';
 import { changesWhatGitRuns, gitStateChanges, readGitEntries } from './git-snapshot.js';
+import { changedSince, holdFiles, type HeldFiles } from './held-blobs.js';
 import { heldDirsSupported, TreeRaceError } from './held-dir.js';
 import { readTreeFile } from './path-links.js';
 import { describeRefChanges, readRefs, refChanges, wavesCommitsOnly } from './ref-snapshot.js';
@@ -342,8 +343,20 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   // rewrite the config, and its commands would run as the person.
   const verification = verificationOf(record, options);
   if (verification.note) notes.push(verification.note);
+  /** The in-fence files as verification is about to see them (blobs written), for the commit. */
+  let held: HeldFiles | null = null;
   if (verification.commands.length === 0) reasons.push(`no verify commands in waves.config.json${record.verify ? ' at dispatch' : ''}: nothing checked the work`);
-  else if (audit.inFence.length > 0) {
+  else if (audit.outOfFence.length > 0) {
+    // Verification runs as the person, and what it runs can be what the run changed outside its
+    // fence (package.json's scripts.test behind `npm test`, a config it loads): not while that remains.
+    reasons.push(
+      worktree
+        ? 'verification not run: out-of-fence changes remain (revert them with --revert-out-of-fence)'
+        : 'verification not run: out-of-fence changes remain (without a worktree waves does not revert them: undo them yourself)',
+    );
+  } else if (audit.inFence.length > 0) {
+    const inFencePaths = audit.inFence.flatMap(touchedPaths);
+    if (options.commit) held = await holdFiles(cwd, inFencePaths, true);
     const log = path.join(options.runsDir, `verify-${record.issue.number}-${stamp(options.now())}.log`);
     const commands = verification.commands.map((argv) => renderVerify(argv, declared, options.packagesOf(declared)));
     verify.push(
@@ -366,16 +379,24 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
     const appeared = audit.outOfFence.filter((c) => !known.has(c.path)).map((c) => c.path);
     if (appeared.length > 0) reasons.push(`${list(appeared)} changed outside the fence while waves verified (the verification, or something still writing in the work tree)`);
     const newInside = audit.inFence.map((c) => c.path).filter((p) => !before.inFence.some((c) => c.path === p));
-    if (newInside.length > 0) notes.push(`${list(newInside)} appeared inside the fence while waves verified (a build output?)`);
+    if (newInside.length > 0) notes.push(`${list(newInside)} appeared inside the fence while waves verified (a build output?)${held !== null ? ': not committed (the commit holds what verification checked)' : ''}`);
+    // What is committed is what was verified: a file changed meanwhile (a process the agent left,
+    // writing still) holds content nobody checked.
+    if (held !== null) {
+      const after = changedSince(held, await holdFiles(cwd, inFencePaths, false));
+      if (after.length > 0) reasons.push(`${list(after)} changed after verification (something still writes in the work tree): what verification checked is not what is there now, nothing is committed`);
+    }
   }
 
   // A process of the run still alive may be writing in the tree: nothing is committed under it.
   if (options.commit && (running = lingering()).length > 0 && !reasons.some((r) => r.startsWith('not reverted: a process'))) reasons.push(`not committed: ${stillRunning(running)}`);
   let commit: Witness['commit'] = null;
-  if (options.commit && reasons.length === 0) {
-    const outcome = await commitInFence(record, cwd, audit.inFence, fence, options.commitType, options.signoff ?? false);
-    if (outcome.kind === 'committed') commit = outcome.commit;
-    else if (outcome.kind === 'nothing') notes.push(outcome.why);
+  if (options.commit && reasons.length === 0 && held !== null) {
+    const outcome = await commitInFence(record, cwd, held, fence, options.commitType, options.signoff ?? false);
+    if (outcome.kind === 'committed') {
+      commit = outcome.commit;
+      if (outcome.adopted) notes.push(`adopted ${outcome.commit.sha.slice(0, 10)}: a commit of this run (its Waves-Run trailer) holding exactly what was verified, left by a harvest stopped before it wrote its witness`);
+    } else if (outcome.kind === 'nothing') notes.push(outcome.why);
     else reasons.push(outcome.why);
   }
 
