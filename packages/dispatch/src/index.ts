@@ -72,6 +72,7 @@ export { commitSubject } from './harvest/commit-in-fence.js';
 export type { HarvestOptions, HarvestOutcome } from './harvest/harvest-run.js';
 export { changesSince, dirtySnapshot, git, GIT_OPTIONS, GitError, hashFiles, headCommit, workTreeOf } from './harvest/git-changes.js';
 export { checkCommit, committedPaths, undoCommit } from './harvest/check-commit.js';
+export { committedBranchProblem } from './harvest/committed-check.js';
 export type { CommitCheck } from './harvest/check-commit.js';
 export { changesWhatGitRuns, gitStateChanges, readGitEntries, readGitState } from './harvest/git-snapshot.js';
 export type { GitState, GitStateChange } from './harvest/git-snapshot.js';

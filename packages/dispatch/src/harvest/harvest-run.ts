@@ -35,6 +35,7 @@ import { rewrittenFields, sealFileOf } from '../runs/record-seal.js';
 import { liveProcessesOf } from '../runs/run-processes.js';
 import { readRecord, readSeal, readSeals, stamp, TERMINAL, viewStatus, WitnessSchema, writeWitness, type RunRecord, type Witness } from '../runs/run-record.js';
 import { commitInFence } from './commit-in-fence.js';
+import { committedBranchProblem } from './committed-check.js';
 import { describeLinks, findLinks } from './find-links.js';
 import { describeNestedRepos, findNestedRepos } from './find-nested-repos.js';
 import { changesSince, GitError, hashFiles, headCommit, workTreeOf } from './git-changes.js';
@@ -42,9 +43,10 @@ import { changesWhatGitRuns, gitStateChanges, readGitEntries } from './git-snaps
 import { changedSince, holdFiles, type HeldFiles } from './held-blobs.js';
 import { heldDirsSupported, TreeRaceError } from './held-dir.js';
 import { readTreeFile } from './path-links.js';
-import { describeRefChanges, readRefs, refChanges, wavesCommitsOnly } from './ref-snapshot.js';
+import { describeRefChanges, describeWavesRefChanges, readRefs, refChanges, wavesCommitsOnly, wavesRefChanges } from './ref-snapshot.js';
 import { RevertError, Reverter } from './revert-path.js';
 import { runVerify } from './run-verify.js';
+import { worktreeProblem } from '../runs/worktree-check.js';
 
 export interface HarvestOptions {
   root: string;
@@ -140,7 +142,13 @@ export async function harvestRun(file: string, options: HarvestOptions): Promise
       return { kind: 'pending', record, why };
     }
     // Only a seal's word counts for "already committed": a copy's witness is the agent's to forge.
-    if (sealed?.witness?.commit) return { kind: 'witnessed', record: sealed, witness: sealed.witness, already: true };
+    if (sealed?.witness?.commit) {
+      // …as long as its branch still holds that commit: another run's agent can move or delete it.
+      const problem = await committedBranchProblem(options.root, sealed, (await readSeals(options.runsDir)).values());
+      if (problem === null) return { kind: 'witnessed', record: sealed, witness: sealed.witness, already: true };
+      const witness: Witness = { ...sealed.witness, status: 'needs_person', reasons: [...sealed.witness.reasons, problem] };
+      return { kind: 'witnessed', record: { ...sealed, witness }, witness, already: true };
+    }
     let witness: Witness;
     if (sealed === null) witness = emptyWitness(record, options, [unsealed!]);
     else {
@@ -223,6 +231,12 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
       reasons.push(what);
     }
   }
+  // A worktree whose .git (or its registration) now leads to another repository: git there would
+  // diff, run and commit in that one. Checked from files before any git command runs there.
+  if (worktree) {
+    const problem = await worktreeProblem(options.root, cwd, null);
+    if (problem !== null) return empty(`${problem}: nothing there was diffed, reverted, verified or committed`);
+  }
   // The work tree must still be a git work tree of its own: a worktree whose .git an agent removed
   // would otherwise answer for the repository around it (and a revert or commit would land there).
   const top = await workTreeOf(cwd);
@@ -235,8 +249,19 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   if (!refsAtStart) reasons.push('its record has no snapshot of the refs from dispatch (dispatched by an older waves): a branch it moved cannot be seen');
   else {
     const ownCommits = async () => new Set([...(await readSeals(options.runsDir)).values()].flatMap((r) => (r.witness?.commit ? [r.witness.commit.sha] : [])));
-    const moved = await refChanges(refsAtStart, await readRefs(options.root, worktree ? cwd : null), wavesCommitsOnly(options.root, ownCommits));
+    const refsNow = await readRefs(options.root, worktree ? cwd : null);
+    const moved = await refChanges(refsAtStart, refsNow, wavesCommitsOnly(options.root, ownCommits));
     if (moved.length > 0) reasons.push(describeRefChanges(moved));
+    // Another run's branch (waves/issue-M) moved or deleted: excused only when its owner ran at
+    // some time since this run started (its own harvest witnesses it), or the move is waves' commits.
+    const seals = [...(await readSeals(options.runsDir)).values()];
+    const since = Date.parse(record.startedAt);
+    const wavesMoved = await wavesRefChanges(refsAtStart, refsNow, worktree?.branch ?? null, async (ref, from, to) => {
+      const owners = seals.filter((r) => r.id !== record.id && r.worktree && `refs/heads/${r.worktree.branch}` === ref);
+      if (owners.some((r) => !(TERMINAL as readonly string[]).includes(r.status) || r.endedAt === null || Date.parse(r.endedAt) >= since)) return true;
+      return from !== null && (await wavesCommitsOnly(options.root, ownCommits)(from, to));
+    });
+    if (wavesMoved.length > 0) reasons.push(describeWavesRefChanges(wavesMoved));
   }
   if (!scope) reasons.push('its record has no planned scope (dispatched by an older waves): there is no fence to audit against');
   const base = record.start ? record.start.head : await headCommit(cwd);

@@ -37,8 +37,9 @@ async function pointer(file: string): Promise<string | null> {
 /**
  * Null when the worktree at `dir` is this repository's, on `branch`; else why not, in words that
  * name it (relative to the root). No git command runs in `dir` unless its files say it is ours.
+ * With `branch` null, the branch it is on is not checked (the harvest reports a switch itself).
  */
-export async function worktreeProblem(root: string, dir: string, branch: string): Promise<string | null> {
+export async function worktreeProblem(root: string, dir: string, branch: string | null): Promise<string | null> {
   const where = path.relative(root, dir) || '.';
   const common = await commonDirOf(root);
   if (common === null) return `the repository's git dir cannot be found from ${root}`;
@@ -74,7 +75,7 @@ export async function worktreeProblem(root: string, dir: string, branch: string)
   const entry = entries.find((fields) => fields[0] === `worktree ${realDir}` || fields[0] === `worktree ${dir}`);
   if (!entry) return `git worktree list does not list ${where}: it is not a worktree of this repository`;
   const on = entry.find((f) => f.startsWith('branch '))?.slice('branch '.length) ?? null;
-  if (on !== `refs/heads/${branch}`) return `${where} is on ${on?.replace(/^refs\/heads\//, '') ?? 'a detached HEAD'}, not ${branch}`;
+  if (branch !== null && on !== `refs/heads/${branch}`) return `${where} is on ${on?.replace(/^refs\/heads\//, '') ?? 'a detached HEAD'}, not ${branch}`;
   return null;
 }
 
