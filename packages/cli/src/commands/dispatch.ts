@@ -44,8 +44,10 @@ by default), under exclusive leases on each issue's paths:
     message, and the next candidate that fits the wave takes its place;
   - an issue that must run alone (a configured serial path, a hub) leases the whole repository;
     leases are renewed while the agent runs and released when it ends, however it ends;
-  - --worktree gives each agent a git worktree on branch waves/issue-N (from --base, default HEAD);
-    a later run of the same issue continues in the worktree an earlier one left;
+  - --worktree gives each agent a git worktree on branch waves/issue-N (from --base, default HEAD:
+    it must name a commit, else exit 2 before anything starts);
+    a later run of the same issue continues in the worktree an earlier one left, only while its
+    .git still leads to this repository (else the issue is skipped, saying why, and no git runs there);
   - each agent runs with no shell and stdin closed, under a supervisor process of its own, in its
     own process group; its stdout and stderr go straight to .dispatch-runs/resolve-<N>-<stamp>.log
     (no cap, unless logs.maxBytes in the config), its pid to .pid, its run record to .json (status,
