@@ -199,6 +199,21 @@ fi
     expect((await t.git(t.root, 'rev-list', '--count', `${base}..waves/issue-102`)).trim()).toBe('1');
   }, 120_000);
 
+  it('adopts such a commit in a shared work tree too (no worktree): the branch moved by this run\'s own commit is no ref change', async () => {
+    t = await hostileSetup({ script: 'if [ "$1" = 102 ]; then echo "// fix" >> packages/web/src/index.ts; fi' });
+    expect((await t.dispatch()).exitCode).toBe(0);
+    const base = (await t.git(t.root, 'rev-parse', 'main')).trim();
+    await t.git(t.root, 'add', 'packages/web/src/index.ts');
+    await t.git(t.root, '-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qm', 'feat(web): Show the discount line in the cart view (#102)', '-m', `Waves-Run: ${t.runId(102)}`);
+    const left = (await t.git(t.root, 'rev-parse', 'HEAD')).trim();
+    const { report } = await t.harvest('--commit', '--run', t.runId(102));
+    const w = byIssue(report, 102).witness!;
+    expect(w.reasons).toEqual([]);
+    expect(w.commit?.sha).toBe(left);
+    expect(w.notes.join(' ')).toMatch(/adopted/);
+    expect((await t.git(t.root, 'rev-list', '--count', `${base}..main`)).trim()).toBe('1');
+  }, 120_000);
+
   it('refuses a --base that names no commit or reads as an option (exit 2, one line, nothing started), and shows git\'s fatal: line', async () => {
     t = await hostileSetup({ script: 'echo "// x" >> README.md' });
     for (const [base, why] of [

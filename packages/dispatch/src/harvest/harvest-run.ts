@@ -34,7 +34,7 @@ import { renderVerify } from '../build-dispatch.js';
 import { rewrittenFields, sealFileOf } from '../runs/record-seal.js';
 import { liveProcessesOf } from '../runs/run-processes.js';
 import { readRecord, readSeal, readSeals, stamp, TERMINAL, viewStatus, WitnessSchema, writeWitness, type RunRecord, type Witness } from '../runs/run-record.js';
-import { commitInFence } from './commit-in-fence.js';
+import { commitInFence, commitsWithTrailer } from './commit-in-fence.js';
 import { committedBranchProblem } from './committed-check.js';
 import { describeLinks, findLinks } from './find-links.js';
 import { describeNestedRepos, findNestedRepos } from './find-nested-repos.js';
@@ -250,7 +250,14 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   else {
     const ownCommits = async () => new Set([...(await readSeals(options.runsDir)).values()].flatMap((r) => (r.witness?.commit ? [r.witness.commit.sha] : [])));
     const refsNow = await readRefs(options.root, worktree ? cwd : null);
-    const moved = await refChanges(refsAtStart, refsNow, wavesCommitsOnly(options.root, ownCommits));
+    // Without a worktree, the branch may also carry a commit of this run a killed harvest made
+    // (its Waves-Run trailer): its content is in the diff since the start, and the commit is
+    // adopted only when its tree is the one verified (commit-in-fence.ts).
+    const advance = worktree
+      ? wavesCommitsOnly(options.root, ownCommits)
+      : async (from: string, to: string) =>
+          wavesCommitsOnly(options.root, async () => new Set([...(await ownCommits()), ...(await commitsWithTrailer(options.root, from, to, `Waves-Run: ${record.id}`))]))(from, to);
+    const moved = await refChanges(refsAtStart, refsNow, advance);
     if (moved.length > 0) reasons.push(describeRefChanges(moved));
     // Another run's branch (waves/issue-M) moved or deleted: excused only when its owner ran at
     // some time since this run started (its own harvest witnesses it), or the move is waves' commits.
