@@ -134,6 +134,18 @@ echo "// work" >> README.md
     expect(existsSync(path.join(t.scratch, 'filter-ran'))).toBe(false);
   }, 120_000);
 
+  it("needs a person when a committed run's worktree is re-pointed at a foreign repository after the harvest", async () => {
+    t = await hostileSetup({ script: 'if [ "$1" = 101 ]; then echo "// fix" >> packages/api/src/routes/checkout.ts; fi' });
+    expect((await t.dispatch('--worktree')).exitCode).toBe(0);
+    const first = await t.harvest('--commit', '--run', t.runId(101));
+    expect(byIssue(first.report, 101).witness!.commit).not.toBeNull();
+    writeFileSync(path.join(t.worktree(101), '.git'), `gitdir: ${path.join(t.scratch, 'elsewhere', '.git')}\n`);
+    const again = await t.harvest('--run', t.runId(101));
+    expect(again.exitCode).toBe(4);
+    expect(byIssue(again.report, 101).witness!.reasons.join(' ')).toMatch(/its worktree changed after the harvest: \.waves\/worktrees\/issue-101\/\.git points at .*elsewhere\/\.git, not at a worktree of this repository/);
+    expect((await t.waves('status')).stderr).toMatch(/#101\) needs a person: its worktree changed after the harvest/);
+  }, 120_000);
+
   it('runs no verification while out-of-fence changes remain (npm test runs package.json), and does after the revert', async () => {
     t = await hostileSetup({
       verify: [['npm', 'test', '--silent']],
