@@ -132,12 +132,19 @@ fi
     const { report, stderr } = await t.harvest('--run', t.runId(102));
     expect(existsSync(path.join(t.scratch, 'verify-ran')), stderr).toBe(false);
     const w = byIssue(report, 102).witness!;
-    // The sealed verification ran (the fake one, with the issue's paths), and the config's is named as different.
-    expect(w.verify.map((v) => v.argv.slice(1, 2).map((a) => path.basename(a)))).toEqual([['fake-verify.mjs']]);
-    expect(w.verify[0]!.status).toBe('passed');
+    // The config's verify is named as different; while the change out of the fence remains, no
+    // verification runs at all (red team 2, finding 7).
     expect(w.notes.join(' ')).toMatch(/verify of waves\.config\.json differs from the one in force at dispatch/);
+    expect(w.verify).toEqual([]);
+    expect(w.reasons.join(' ')).toMatch(/verification not run: out-of-fence changes remain/);
     // The config itself is a root file out of the fence.
     expect(w.outOfFence.map((c) => c.path)).toContain('waves.config.json');
     expect(w.status).toBe('needs_person');
+    // Undone by the person, the sealed verification runs (the fake one, with the issue's paths).
+    await t.git(t.root, 'checkout', '--', 'waves.config.json');
+    const again = byIssue((await t.harvest('--run', t.runId(102))).report, 102).witness!;
+    expect(again.verify.map((v) => v.argv.slice(1, 2).map((a) => path.basename(a)))).toEqual([['fake-verify.mjs']]);
+    expect(again.verify[0]!.status).toBe('passed');
+    expect(existsSync(path.join(t.scratch, 'verify-ran'))).toBe(false);
   }, 120_000);
 });

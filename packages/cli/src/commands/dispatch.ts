@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { agentTemplate, AgentTemplateError, buildDispatch, packagesOfPaths, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_VERIFY_TIMEOUT, MAX_DURATION_MS, RUNS_DIR, runWave, type DispatchOptions, type RunEvent } from '@waves/dispatch';
+import { agentTemplate, AgentTemplateError, buildDispatch, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_VERIFY_TIMEOUT, MAX_DURATION_MS, RUNS_DIR, runWave, type DispatchOptions, type RunEvent } from '@waves/dispatch';
 import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, readRegularFile, verifyPlan } from '@waves/planner';
 import { durationOf, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { checkTokenPassThrough } from '../config/agent-trust.js';
@@ -18,6 +18,7 @@ import type { CliIo } from '../io.js';
 import { renderDispatch, dispatchJson } from '../render/dispatch-preview.js';
 import { renderRuns } from '../render/runs-table.js';
 import { safeText } from '../render/safe-text.js';
+import { rootFlag } from '../root-flag.js';
 import { loadPlanInput, SOURCE_FLAGS } from './plan-input.js';
 
 export const DISPATCH_FLAGS: FlagSpecs = {
@@ -43,8 +44,10 @@ by default), under exclusive leases on each issue's paths:
     message, and the next candidate that fits the wave takes its place;
   - an issue that must run alone (a configured serial path, a hub) leases the whole repository;
     leases are renewed while the agent runs and released when it ends, however it ends;
-  - --worktree gives each agent a git worktree on branch waves/issue-N (from --base, default HEAD);
-    a later run of the same issue continues in the worktree an earlier one left;
+  - --worktree gives each agent a git worktree on branch waves/issue-N (from --base, default HEAD:
+    it must name a commit, else exit 2 before anything starts);
+    a later run of the same issue continues in the worktree an earlier one left, only while its
+    .git still leads to this repository (else the issue is skipped, saying why, and no git runs there);
   - each agent runs with no shell and stdin closed, under a supervisor process of its own, in its
     own process group; its stdout and stderr go straight to .dispatch-runs/resolve-<N>-<stamp>.log
     (no cap, unless logs.maxBytes in the config), its pid to .pid, its run record to .json (status,
@@ -113,6 +116,14 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   const concurrency = intFlag(values, 'concurrency', 1);
   const timeoutText = stringFlag(values, 'timeout');
   const timeoutMs = timeoutText === undefined ? null : durationOf(timeoutText, { flag: 'timeout' });
+  // --base is checked before anything else is read: a ref git cannot resolve to a commit (or one
+  // that would reach git as an option) is a bad flag, not a wave of skipped issues.
+  const base = stringFlag(values, 'base');
+  if (values.worktree && base !== undefined) {
+    const { root: baseRoot } = await rootFlag(values, io);
+    const resolved = await resolveBase(baseRoot, base);
+    if (!resolved.ok) throw new UsageError(`--base: ${resolved.why}`);
+  }
   // A dry run writes nothing, not even the graph cache.
   const { input, config, root, journal, holder } = await loadPlanInput(values, io, { writeCache: !dryRun });
   let agent;

@@ -70,21 +70,28 @@ waves trust --help):
     pointers) needs a person; after a config change no git command runs there at all;
   - nested repositories: never entered; a gitlink or a .git the run made needs a person;
   - refs: a branch, tag, replace ref or note created, moved or deleted during the run (but
-    waves/ branches and waves' own commits), or HEAD switched, needs a person (old → new);
+    waves' own commits), or HEAD switched, needs a person (old → new); so does another run's
+    waves/ branch moved or deleted, unless that run ran meanwhile (its harvest sees it);
   - verify: the "verify" commands of waves.config.json as sealed at dispatch ({paths} and
     {packages} of the issue),
     run by waves in the work tree, each with a timeout, output to
     .dispatch-runs/verify-<N>-<stamp>.log (GitHub tokens left out of their environment and
     redacted from the log); whatever a command leaves running is stopped (its process group:
     SIGTERM, 5 s, SIGKILL) before the next; the first that does not pass stops the rest; the
-    audit is re-run afterwards (a build, or a session still writing, may have changed the tree);
+    audit is re-run afterwards (a build, or a session still writing, may have changed the tree).
+    Verification runs the agent's in-fence code as you, outside any sandbox; it does not run at
+    all while out-of-fence changes remain (revert them with --revert-out-of-fence);
   - tests: a deleted existing test needs a person, an edited one is noted;
   - commit (--commit): when the audit is clean, verification passed and the agent succeeded,
-    commits exactly the in-fence paths (never git add -A) on the issue's branch with the message
+    commits exactly the in-fence blobs verification checked (read before it ran; a file changed
+    after verification needs a person), built with git commit-tree from a temporary index (never
+    git add -A) and put on the issue's branch with git update-ref from its last commit, with the message
     "<type>(<lane>): <title> (#N)" and a "Waves-Run: <run id>" trailer, with git hooks off
     (core.hooksPath=/dev/null); a commit that holds other paths than meant (git diff-tree) is
     undone and needs a person. Never pushes, never touches another branch; a run already
-    committed is not committed again.
+    committed is not committed again (a commit of the run with its trailer and the verified tree,
+    left by a killed harvest, is adopted), and needs a person when its branch is no longer at
+    the sealed commit (moved or deleted by another run's agent).
 What harvest trusts (fence, start, .git snapshot, dispatch, worktree, status) comes from the
 sealed copy of each run record, kept outside the repository in waves' state directory
 ($WAVES_STATE_DIR, else $XDG_STATE_HOME/waves, else ~/.local/state/waves); a record whose copy

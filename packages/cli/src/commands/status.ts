@@ -8,6 +8,7 @@
  */
 import path from 'node:path';
 import {
+  committedBranchProblem,
   DEFAULT_JOURNAL,
   isRunning,
   isStopped,
@@ -91,9 +92,30 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
     rows.push({ record: current, view });
   }
   const orphans = await orphanLeases(runsDir, journal, records.map((r) => r.file).concat(unreadable), Boolean(values.reap), now, io);
+  // A committed run's branch must still be at the commit waves sealed: another run's agent can move it.
+  const seals = await readSeals(runsDir).catch(() => new Map<string, never>());
+  const sealedById = new Map([...seals.values()].map((r) => [r.id, r] as const));
+  const moved = new Map<string, string>();
+  for (const { record } of rows) {
+    const sealed = sealedById.get(record.id);
+    if (!sealed?.witness?.commit) continue;
+    const problem = await committedBranchProblem(root, sealed, sealedById.values()).catch(() => null);
+    if (problem === null) continue;
+    moved.set(record.id, problem);
+    io.stderr(`waves: ${record.id} (#${record.issue.number}) needs a person: ${safeText(problem)}\n`);
+  }
+  const shown = rows.map((row) => {
+    const problem = moved.get(row.record.id);
+    const witness = row.record.witness;
+    if (problem === undefined || !witness) return row;
+    // The table says so instead of "committed": the commit on record is not what the branch holds.
+    return { ...row, record: { ...row.record, witness: { ...witness, commit: null, status: 'needs_person' as const, reasons: [...witness.reasons, problem] } } };
+  });
   if (values.json) {
-    io.stdout(`${JSON.stringify(rows.map(({ record, view }) => ({ ...record, status: view, recorded: record.status, duration: duration(record) })), null, 2)}\n`);
-  } else io.stdout(renderRuns(rows, { root, orphans }));
+    io.stdout(
+      `${JSON.stringify(rows.map(({ record, view }) => ({ ...record, status: view, recorded: record.status, duration: duration(record), ...(moved.has(record.id) ? { branchProblem: moved.get(record.id) } : {}) })), null, 2)}\n`,
+    );
+  } else io.stdout(renderRuns(shown, { root, orphans }));
   return 0;
 }
 

@@ -1,14 +1,23 @@
 /**
- * The commit of a clean run: exactly its in-fence paths still uncommitted, by explicit path (never
- * `git add -A`), on the issue's branch — or, without worktrees, on the current branch — with the
- * subject `type(lane): title (#N)` and a `Waves-Run` trailer, then checked against what was meant
- * (check-commit.ts) and undone when it holds anything else.
+ * The commit of a clean run: exactly the in-fence blobs verification checked (held-blobs.ts), on
+ * the issue's branch — or, without worktrees, on the current branch — with the subject
+ * `type(lane): title (#N)` and a `Waves-Run` trailer. It is built, not staged: the held blobs go
+ * into a temporary index over the branch's last commit (GIT_INDEX_FILE), `git write-tree`,
+ * `git commit-tree`, then `git update-ref` from the commit it was built on (the branch moved
+ * meanwhile: nothing is committed). What git then says the commit holds is checked against what
+ * was meant (check-commit.ts) and the branch goes back when it holds anything else. A commit of
+ * this run that a harvest killed right after making it left on the branch (its trailer, its tree
+ * the verified one) is adopted, not made again.
  */
-import { inFence, touchedPaths, type ChangedPath } from '@waves/planner';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { inFence } from '@waves/planner';
 import type { RunRecord, Witness } from '../runs/run-record.js';
-import { checkCommit, undoCommit } from './check-commit.js';
-import { changesSince, currentBranch, git, GitError, headCommit } from './git-changes.js';
-import { lstatInTree } from './path-links.js';
+import { checkCommit, committedPaths } from './check-commit.js';
+import { changesSince, currentBranch, git, GIT_OPTIONS, GitError, headCommit } from './git-changes.js';
+import { indexInfo, treeWith, type HeldFiles } from './held-blobs.js';
 
 const list = (paths: readonly string[], max = 5) => (paths.length <= max ? paths.join(', ') : `${paths.slice(0, max).join(', ')} and ${paths.length - max} more`);
 
@@ -23,13 +32,36 @@ export function commitSubject(record: RunRecord, type: string | null): string {
   return `${chosen}${lane ? `(${lane})` : ''}: ${title} (#${record.issue.number})`;
 }
 
-export type CommitOutcome = { kind: 'committed'; commit: NonNullable<Witness['commit']> } | { kind: 'nothing'; why: string } | { kind: 'refused'; why: string };
+export type CommitOutcome =
+  | { kind: 'committed'; commit: NonNullable<Witness['commit']>; adopted?: boolean }
+  | { kind: 'nothing'; why: string }
+  | { kind: 'refused'; why: string };
 
-/** Commits exactly the in-fence paths still uncommitted, by explicit path, on the issue's branch. */
+/** Whether a commit message's last paragraph carries this trailer line. */
+export function hasTrailer(message: string, trailer: string): boolean {
+  const paragraphs = message.trim().split(/\n\s*\n/);
+  return paragraphs.length > 1 && paragraphs.at(-1)!.split('\n').some((line) => line.trim() === trailer);
+}
+
+/** The commits of `from..to` (first-parent line) whose message carries this trailer. */
+export async function commitsWithTrailer(cwd: string, from: string, to: string, trailer: string): Promise<string[]> {
+  const result = await execa('git', [...GIT_OPTIONS, 'log', '--first-parent', '--format=%H%x00%B%x01', '--end-of-options', `${from}..${to}`], { cwd, reject: false, stdin: 'ignore' });
+  if (result.exitCode !== 0) return [];
+  return result.stdout
+    .split('\x01')
+    .map((entry) => entry.replace(/^\n+/, ''))
+    .filter((entry) => entry.includes('\0'))
+    .flatMap((entry) => {
+      const [sha, message] = [entry.slice(0, entry.indexOf('\0')), entry.slice(entry.indexOf('\0') + 1)];
+      return hasTrailer(message, trailer) ? [sha] : [];
+    });
+}
+
+/** Commits exactly the held in-fence blobs (what verification checked) on the issue's branch. */
 export async function commitInFence(
   record: RunRecord,
   cwd: string,
-  inFenceChanges: readonly ChangedPath[],
+  held: HeldFiles,
   fence: readonly string[],
   type: string | null,
   signoff: boolean,
@@ -39,39 +71,65 @@ export async function commitInFence(
     const branch = await currentBranch(cwd);
     if (branch !== record.worktree.branch) return { kind: 'refused', why: `its worktree is on ${branch ?? 'a detached HEAD'}, not ${record.worktree.branch}: not committing there` };
   }
-  const pending = await changesSince(cwd, await headCommit(cwd));
+  const previous = await headCommit(cwd);
   if (record.worktree) {
     // The branch is the run's own: anything uncommitted outside the fence is a revert of the agent's own commits.
-    const outside = pending.flatMap(touchedPaths).filter((p) => !inFence(fence, p));
+    const pending = await changesSince(cwd, previous);
+    const outside = pending.flatMap((c) => (c.from ? [c.from, c.path] : [c.path])).filter((p) => !inFence(fence, p));
     if (outside.length > 0) return { kind: 'refused', why: `${list(outside)} outside the fence differ from the branch's last commit (the agent committed them): not committing` };
   }
-  const wanted = new Set(inFenceChanges.flatMap(touchedPaths));
-  const paths = [...new Set(pending.flatMap(touchedPaths))].filter((p) => wanted.has(p)).sort();
-  if (paths.length === 0) return { kind: 'nothing', why: 'nothing left to commit: the in-fence changes are already committed on the branch' };
-  const present: string[] = [];
-  for (const p of paths) if ((await lstatInTree(cwd, p)) !== null) present.push(p);
-  const gone = paths.filter((p) => !present.includes(p));
-  const subject = commitSubject(record, type);
+  const entries: HeldFiles = new Map([...held].filter(([p]) => inFence(fence, p)));
+  const odd = [...entries].filter(([, e]) => e.kind === 'other').map(([p]) => p);
+  if (odd.length > 0) return { kind: 'refused', why: `${list(odd)} in the fence ${odd.length === 1 ? 'is' : 'are'} not a regular file: not committing` };
   const trailer = `Waves-Run: ${record.id}`;
-  const previous = await headCommit(cwd);
   try {
-    if (present.length > 0) await git(cwd, ['add', '--', ...present]);
-    if (gone.length > 0) await git(cwd, ['rm', '--cached', '--quiet', '--ignore-unmatch', '--', ...gone]);
-    // Hooks are off (GIT_OPTIONS): nothing runs at commit time that could add to it. Signing is
-    // off too, unless the trusted config signs: then with its program, pinned.
-    await git(cwd, [...signing, 'commit', '--quiet', ...(signoff ? ['--signoff'] : []), '-m', subject, '-m', trailer, '--', ...paths]);
+    const scratch = await mkdtemp(path.join(tmpdir(), 'waves-commit-'));
+    let tree: string;
+    try {
+      tree = await treeWith(cwd, previous, entries, path.join(scratch, 'index'));
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+    const headTree = previous === null ? null : (await git(cwd, ['rev-parse', `${previous}^{tree}`])).trim();
+    if (tree === headTree) {
+      // The verified content is the branch's already. Made by a harvest of this run that was killed
+      // before it wrote its witness (its trailer, in-fence paths only, not the start): adopted.
+      if (previous !== null && previous !== (record.start?.head ?? null)) {
+        const message = (await git(cwd, ['log', '-1', '--format=%B', previous])).trim();
+        const paths = await committedPaths(cwd, previous);
+        if (hasTrailer(message, trailer) && paths.length > 0 && paths.every((p) => inFence(fence, p))) {
+          return { kind: 'committed', commit: { sha: previous, message, paths }, adopted: true };
+        }
+      }
+      return { kind: 'nothing', why: 'nothing left to commit: the in-fence changes are already committed on the branch' };
+    }
+    const paths = (
+      await git(cwd, ['-c', 'core.quotepath=off', 'diff-tree', '-r', '--name-only', '--no-renames', '-z', headTree ?? (await emptyTree(cwd)), tree])
+    ).split('\0').filter(Boolean).sort();
+    const signedOff = signoff ? `\nSigned-off-by: ${(await git(cwd, ['var', 'GIT_COMMITTER_IDENT'])).trim().replace(/ \d+ [+-]\d{4}$/, '')}` : '';
+    const message = `${commitSubject(record, type)}\n\n${trailer}${signedOff}\n`;
+    // Hooks are off (GIT_OPTIONS) and so is signing, unless the trusted config signs: then with
+    // its program, pinned (`signing`), and -S since commit-tree does not read commit.gpgSign.
+    const sha = (await git(cwd, [...signing, 'commit-tree', ...(signing.length > 0 ? ['-S'] : []), ...(previous ? ['-p', previous] : []), '-F', '-', tree], message)).trim();
+    // From the commit it was built on only: a branch moved meanwhile is not overwritten.
+    await git(cwd, ['update-ref', '-m', `waves harvest: ${record.id}`, 'HEAD', sha, previous ?? '0'.repeat(sha.length)]);
+    // The commit must hold exactly what was meant, as git says: else the branch goes back.
+    const check = await checkCommit(cwd, sha, paths);
+    if (!check.ok) {
+      await git(cwd, previous === null ? ['update-ref', '-d', 'HEAD', sha] : ['update-ref', 'HEAD', previous, sha]);
+      const what = [check.extra.length > 0 ? `held ${list(check.extra)} too` : '', check.missing.length > 0 ? `lacked ${list(check.missing)}` : ''].filter(Boolean).join(' and ');
+      return { kind: 'refused', why: `the commit waves made (${sha.slice(0, 10)}) ${what}: the branch is back at ${previous ? previous.slice(0, 10) : 'no commit'}, a person must look` };
+    }
+    // The work tree's index gets the committed entries, so that nothing shows as staged against the new commit.
+    await git(cwd, ['update-index', '-z', '--index-info'], indexInfo(entries, sha.length, new Set(paths)));
+    return { kind: 'committed', commit: { sha, message: message.trim(), paths } };
   } catch (error) {
-    if (error instanceof GitError) return { kind: 'refused', why: error.message };
+    if (error instanceof GitError || (error instanceof Error && error.message.startsWith('git '))) return { kind: 'refused', why: error.message.split('\n')[0]! };
     throw error;
   }
-  const sha = (await headCommit(cwd)) ?? '';
-  // The commit must hold exactly what was meant, as git says: else the branch goes back.
-  const check = await checkCommit(cwd, sha, paths);
-  if (!check.ok) {
-    await undoCommit(cwd, previous);
-    const what = [check.extra.length > 0 ? `held ${list(check.extra)} too` : '', check.missing.length > 0 ? `lacked ${list(check.missing)}` : ''].filter(Boolean).join(' and ');
-    return { kind: 'refused', why: `the commit waves made (${sha.slice(0, 10)}) ${what}: the branch is back at ${previous ? previous.slice(0, 10) : 'no commit'}, a person must look` };
-  }
-  const message = (await git(cwd, ['log', '-1', '--format=%B', sha])).trim();
-  return { kind: 'committed', commit: { sha, message, paths } };
+}
+
+/** The empty tree of this repository's hash algorithm: what a first commit is compared with. */
+async function emptyTree(cwd: string): Promise<string> {
+  return (await git(cwd, ['hash-object', '-t', 'tree', '--stdin'], '')).trim();
 }

@@ -34,16 +34,19 @@ import { renderVerify } from '../build-dispatch.js';
 import { rewrittenFields, sealFileOf } from '../runs/record-seal.js';
 import { liveProcessesOf } from '../runs/run-processes.js';
 import { readRecord, readSeal, readSeals, stamp, TERMINAL, viewStatus, WitnessSchema, writeWitness, type RunRecord, type Witness } from '../runs/run-record.js';
-import { commitInFence } from './commit-in-fence.js';
+import { commitInFence, commitsWithTrailer } from './commit-in-fence.js';
+import { committedBranchProblem } from './committed-check.js';
 import { describeLinks, findLinks } from './find-links.js';
 import { describeNestedRepos, findNestedRepos } from './find-nested-repos.js';
 import { changesSince, GitError, hashFiles, headCommit, workTreeOf } from './git-changes.js';
 import { changesWhatGitRuns, gitStateChanges, readGitEntries } from './git-snapshot.js';
+import { changedSince, holdFiles, type HeldFiles } from './held-blobs.js';
 import { heldDirsSupported, TreeRaceError } from './held-dir.js';
 import { readTreeFile } from './path-links.js';
-import { describeRefChanges, readRefs, refChanges, wavesCommitsOnly } from './ref-snapshot.js';
+import { describeRefChanges, describeWavesRefChanges, readRefs, refChanges, wavesCommitsOnly, wavesRefChanges } from './ref-snapshot.js';
 import { RevertError, Reverter } from './revert-path.js';
 import { runVerify } from './run-verify.js';
+import { worktreeProblem } from '../runs/worktree-check.js';
 
 export interface HarvestOptions {
   root: string;
@@ -141,7 +144,13 @@ export async function harvestRun(file: string, options: HarvestOptions): Promise
       return { kind: 'pending', record, why };
     }
     // Only a seal's word counts for "already committed": a copy's witness is the agent's to forge.
-    if (sealed?.witness?.commit) return { kind: 'witnessed', record: sealed, witness: sealed.witness, already: true };
+    if (sealed?.witness?.commit) {
+      // …as long as its branch still holds that commit: another run's agent can move or delete it.
+      const problem = await committedBranchProblem(options.root, sealed, (await readSeals(options.runsDir)).values());
+      if (problem === null) return { kind: 'witnessed', record: sealed, witness: sealed.witness, already: true };
+      const witness: Witness = { ...sealed.witness, status: 'needs_person', reasons: [...sealed.witness.reasons, problem] };
+      return { kind: 'witnessed', record: { ...sealed, witness }, witness, already: true };
+    }
     let witness: Witness;
     if (sealed === null) witness = emptyWitness(record, options, [unsealed!]);
     else {
@@ -224,6 +233,12 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
       reasons.push(what);
     }
   }
+  // A worktree whose .git (or its registration) now leads to another repository: git there would
+  // diff, run and commit in that one. Checked from files before any git command runs there.
+  if (worktree) {
+    const problem = await worktreeProblem(options.root, cwd, null);
+    if (problem !== null) return empty(`${problem}: nothing there was diffed, reverted, verified or committed`);
+  }
   // The work tree must still be a git work tree of its own: a worktree whose .git an agent removed
   // would otherwise answer for the repository around it (and a revert or commit would land there).
   const top = await workTreeOf(cwd);
@@ -236,8 +251,26 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   if (!refsAtStart) reasons.push('its record has no snapshot of the refs from dispatch (dispatched by an older waves): a branch it moved cannot be seen');
   else {
     const ownCommits = async () => new Set([...(await readSeals(options.runsDir)).values()].flatMap((r) => (r.witness?.commit ? [r.witness.commit.sha] : [])));
-    const moved = await refChanges(refsAtStart, await readRefs(options.root, worktree ? cwd : null), wavesCommitsOnly(options.root, ownCommits));
+    const refsNow = await readRefs(options.root, worktree ? cwd : null);
+    // Without a worktree, the branch may also carry a commit of this run a killed harvest made
+    // (its Waves-Run trailer): its content is in the diff since the start, and the commit is
+    // adopted only when its tree is the one verified (commit-in-fence.ts).
+    const advance = worktree
+      ? wavesCommitsOnly(options.root, ownCommits)
+      : async (from: string, to: string) =>
+          wavesCommitsOnly(options.root, async () => new Set([...(await ownCommits()), ...(await commitsWithTrailer(options.root, from, to, `Waves-Run: ${record.id}`))]))(from, to);
+    const moved = await refChanges(refsAtStart, refsNow, advance);
     if (moved.length > 0) reasons.push(describeRefChanges(moved));
+    // Another run's branch (waves/issue-M) moved or deleted: excused only when its owner ran at
+    // some time since this run started (its own harvest witnesses it), or the move is waves' commits.
+    const seals = [...(await readSeals(options.runsDir)).values()];
+    const since = Date.parse(record.startedAt);
+    const wavesMoved = await wavesRefChanges(refsAtStart, refsNow, worktree?.branch ?? null, async (ref, from, to) => {
+      const owners = seals.filter((r) => r.id !== record.id && r.worktree && `refs/heads/${r.worktree.branch}` === ref);
+      if (owners.some((r) => !(TERMINAL as readonly string[]).includes(r.status) || r.endedAt === null || Date.parse(r.endedAt) >= since)) return true;
+      return from !== null && (await wavesCommitsOnly(options.root, ownCommits)(from, to));
+    });
+    if (wavesMoved.length > 0) reasons.push(describeWavesRefChanges(wavesMoved));
   }
   if (!scope) reasons.push('its record has no planned scope (dispatched by an older waves): there is no fence to audit against');
   const base = record.start ? record.start.head : await headCommit(cwd);
@@ -344,8 +377,20 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   // rewrite the config, and its commands would run as the person.
   const verification = verificationOf(record, options);
   if (verification.note) notes.push(verification.note);
+  /** The in-fence files as verification is about to see them (blobs written), for the commit. */
+  let held: HeldFiles | null = null;
   if (verification.commands.length === 0) reasons.push(`no verify commands in waves.config.json${record.verify ? ' at dispatch' : ''}: nothing checked the work`);
-  else if (audit.inFence.length > 0) {
+  else if (audit.outOfFence.length > 0) {
+    // Verification runs as the person, and what it runs can be what the run changed outside its
+    // fence (package.json's scripts.test behind `npm test`, a config it loads): not while that remains.
+    reasons.push(
+      worktree
+        ? 'verification not run: out-of-fence changes remain (revert them with --revert-out-of-fence)'
+        : 'verification not run: out-of-fence changes remain (without a worktree waves does not revert them: undo them yourself)',
+    );
+  } else if (audit.inFence.length > 0) {
+    const inFencePaths = audit.inFence.flatMap(touchedPaths);
+    if (options.commit) held = await holdFiles(cwd, inFencePaths, true);
     const log = path.join(options.runsDir, `verify-${record.issue.number}-${stamp(options.now())}.log`);
     const commands = verification.commands.map((argv) => renderVerify(argv, declared, options.packagesOf(declared)));
     verify.push(
@@ -368,16 +413,24 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
     const appeared = audit.outOfFence.filter((c) => !known.has(c.path)).map((c) => c.path);
     if (appeared.length > 0) reasons.push(`${list(appeared)} changed outside the fence while waves verified (the verification, or something still writing in the work tree)`);
     const newInside = audit.inFence.map((c) => c.path).filter((p) => !before.inFence.some((c) => c.path === p));
-    if (newInside.length > 0) notes.push(`${list(newInside)} appeared inside the fence while waves verified (a build output?)`);
+    if (newInside.length > 0) notes.push(`${list(newInside)} appeared inside the fence while waves verified (a build output?)${held !== null ? ': not committed (the commit holds what verification checked)' : ''}`);
+    // What is committed is what was verified: a file changed meanwhile (a process the agent left,
+    // writing still) holds content nobody checked.
+    if (held !== null) {
+      const after = changedSince(held, await holdFiles(cwd, inFencePaths, false));
+      if (after.length > 0) reasons.push(`${list(after)} changed after verification (something still writes in the work tree): what verification checked is not what is there now, nothing is committed`);
+    }
   }
 
   // A process of the run still alive may be writing in the tree: nothing is committed under it.
   if (options.commit && (running = lingering()).length > 0 && !reasons.some((r) => r.startsWith('not reverted: a process'))) reasons.push(`not committed: ${stillRunning(running)}`);
   let commit: Witness['commit'] = null;
-  if (options.commit && reasons.length === 0) {
-    const outcome = await commitInFence(record, cwd, audit.inFence, fence, options.commitType, options.signoff ?? false, options.commitSigning ?? []);
-    if (outcome.kind === 'committed') commit = outcome.commit;
-    else if (outcome.kind === 'nothing') notes.push(outcome.why);
+  if (options.commit && reasons.length === 0 && held !== null) {
+    const outcome = await commitInFence(record, cwd, held, fence, options.commitType, options.signoff ?? false, options.commitSigning ?? []);
+    if (outcome.kind === 'committed') {
+      commit = outcome.commit;
+      if (outcome.adopted) notes.push(`adopted ${outcome.commit.sha.slice(0, 10)}: a commit of this run (its Waves-Run trailer) holding exactly what was verified, left by a harvest stopped before it wrote its witness`);
+    } else if (outcome.kind === 'nothing') notes.push(outcome.why);
     else reasons.push(outcome.why);
   }
 

@@ -6,7 +6,10 @@
  *
  * What is watched: HEAD of the root work tree and of the run's worktree (the branch it is on, and
  * its commit), and every ref under refs/heads, refs/tags, refs/replace and refs/notes but waves'
- * own run branches (`refs/heads/waves/`: each run commits on its own). Not refs/remotes (a fetch
+ * own run branches (`refs/heads/waves/`: each run commits on its own), which are kept apart and
+ * judged by `wavesRefChanges`: a run may move its own branch, and another run's only while that
+ * run was alive too (its harvest witnesses its branch) or by waves' own harvest commits; any other
+ * move, and any deletion, of another run's branch needs a person. Not refs/remotes (a fetch
  * moves them, and the next fetch rewrites them) nor refs/stash (a person's stash while agents run).
  *
  * NOTE: a person who commits on main in the root while agents run moves a watched ref too: the
@@ -28,6 +31,8 @@ export interface RefSnapshot {
   worktree: HeadState | null;
   /** Each watched ref and the object it names. */
   refs: Record<string, string>;
+  /** waves' run branches (`refs/heads/waves/…`) and their commits; absent in records of an older waves. */
+  waves?: Record<string, string>;
 }
 
 export const WATCHED_REFS = ['refs/heads', 'refs/tags', 'refs/replace', 'refs/notes'] as const;
@@ -41,13 +46,14 @@ async function headOf(dir: string): Promise<HeadState> {
 /** The refs as they are now. */
 export async function readRefs(root: string, worktree: string | null): Promise<RefSnapshot> {
   const refs: Record<string, string> = {};
+  const waves: Record<string, string> = {};
   for (const line of (await git(root, ['for-each-ref', '--format=%(refname) %(objectname)', ...WATCHED_REFS])).split('\n')) {
     const space = line.lastIndexOf(' ');
     if (space <= 0) continue;
     const name = line.slice(0, space);
-    if (!OWN.test(name)) refs[name] = line.slice(space + 1);
+    (OWN.test(name) ? waves : refs)[name] = line.slice(space + 1);
   }
-  return { root: await headOf(root), worktree: worktree === null ? null : await headOf(worktree), refs };
+  return { root: await headOf(root), worktree: worktree === null ? null : await headOf(worktree), refs, waves };
 }
 
 export interface RefChange {
@@ -118,4 +124,37 @@ export function wavesCommitsOnly(cwd: string, known: () => Promise<ReadonlySet<s
     const ours = await known();
     return added.length > 0 && added.every((sha) => ours.has(sha));
   };
+}
+
+/**
+ * The moves of waves' run branches between two snapshots that the run cannot account for: its own
+ * branch (`own`) may move; another's may move when `excused(ref, from, to)` says so (its owner ran
+ * at the same time, or the move is waves' own commits); a deletion is never excused.
+ */
+export async function wavesRefChanges(
+  before: RefSnapshot,
+  after: RefSnapshot,
+  own: string | null,
+  excused: (ref: string, from: string | null, to: string) => Promise<boolean>,
+): Promise<RefChange[]> {
+  if (!before.waves || !after.waves) return [];
+  const out: RefChange[] = [];
+  for (const name of [...new Set([...Object.keys(before.waves), ...Object.keys(after.waves)])].sort()) {
+    const from = before.waves[name] ?? null;
+    const to = after.waves[name] ?? null;
+    if (from === to || (own !== null && name === `refs/heads/${own}`)) continue;
+    if (to !== null && (await excused(name, from, to))) continue;
+    out.push({ what: name, from, to });
+  }
+  return out;
+}
+
+/** One line for the reason: another run's branch moved or deleted while this run ran. */
+export function describeWavesRefChanges(changes: readonly RefChange[]): string {
+  const one = (c: RefChange) =>
+    c.to === null ? `${c.what} deleted (was ${short(c.from)})` : c.from === null ? `${c.what} created at ${short(c.to)}` : `${c.what} moved ${short(c.from)} → ${short(c.to)}`;
+  return (
+    `another run's branch changed during this run and no run alive then owns it: ${changes.slice(0, 6).map(one).join('; ')}${changes.length > 6 ? ` and ${changes.length - 6} more` : ''}; ` +
+    'this run (or you, meanwhile) rewrote a branch waves had already harvested: waves commits nothing for this run (check that branch; git update-ref puts it back)'
+  );
 }

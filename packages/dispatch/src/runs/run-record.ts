@@ -61,6 +61,8 @@ export const RunStartSchema = z.object({
       root: HeadStateSchema,
       worktree: HeadStateSchema.nullable(),
       refs: z.record(z.string(), z.string()),
+      /** waves' own run branches (`refs/heads/waves/…`): a run may move its own only. */
+      waves: z.record(z.string(), z.string()).optional(),
     })
     .nullable()
     .optional(),

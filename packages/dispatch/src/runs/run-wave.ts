@@ -9,17 +9,18 @@
  * that agent's processes itself and settles the run failed, saying why; so does one whose
  * supervisor is stopped (SIGSTOP) or has not settled its run well past its timeout.
  */
-import { checkGitTrust, GitTrustError } from '../git-trust/git-trust.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { isDirectoryLeaf, nextCandidate, WHOLE_REPOSITORY, type Plan, type PlanAnalysis, type PlanIssue } from '@waves/planner';
 import { buildIssueDispatch, type DispatchOptions } from '../build-dispatch.js';
+import { checkGitTrust, GitTrustError } from '../git-trust/git-trust.js';
 import { acquireLeases, MAX_DURATION_MS, releaseLeases } from '../leases/lease-journal.js';
-import { currentBranch, dirtySnapshot, GIT_OPTIONS, headCommit, workTreeOf } from '../harvest/git-changes.js';
+import { dirtySnapshot, GIT_OPTIONS, headCommit } from '../harvest/git-changes.js';
 import { readGitState } from '../harvest/git-snapshot.js';
+import { blockingAncestor } from '../harvest/path-links.js';
 import { readRefs } from '../harvest/ref-snapshot.js';
 import { DEFAULT_GRACE_MS } from './kill-tree.js';
 import { isStopped, processStart } from './process-table.js';
@@ -27,6 +28,7 @@ import { releaseOwnLeases } from './run-leases.js';
 import { readTrustedRecord, removeRecord, runFiles, runId, stamp, TERMINAL, writeRecord, type RunRecord, type RunScope } from './run-record.js';
 import { stopRun } from './stop-run.js';
 import { killGroup } from './supervise.js';
+import { gitFailure, worktreeProblem } from './worktree-check.js';
 
 export type RunEvent =
   | { type: 'refused'; number: number; lane: string; holder: string; until: string }
@@ -402,7 +404,7 @@ async function prepareWorktree(root: string, dir: string, branch: string, addArg
   const git = (args: string[], cwd = root) => execa('git', [...GIT_OPTIONS, ...args], { cwd, reject: false, stdin: 'ignore' });
   const failed = (what: string, result: { stderr: string; stdout: string }): Prepared => ({
     status: 'failed',
-    reason: `${what} failed: ${(result.stderr || result.stdout).split('\n')[0]}`,
+    reason: `${what} failed: ${gitFailure(result.stderr || result.stdout)}`,
   });
   // The agents started before this one could have planted a filter (its smudge would run at the
   // checkout) or set one in the worktree reused: the trust check again, before any git here.
@@ -412,10 +414,15 @@ async function prepareWorktree(root: string, dir: string, branch: string, addArg
     if (error instanceof GitTrustError) return { status: 'failed', reason: error.message };
     throw error;
   }
-  if (existsSync(dir) && (await workTreeOf(dir)).kind === 'top') {
-    const head = await currentBranch(dir);
-    if (head === branch) return { status: 'reused' };
-    return { status: 'failed', reason: `${path.relative(root, dir)} is a worktree on ${head ?? 'a detached HEAD'}, not ${branch}` };
+  // The folder itself, or one above it, may be a link an agent left: a worktree there is elsewhere.
+  const blocker = await blockingAncestor(root, `${path.relative(root, dir).split(path.sep).join('/')}/x`);
+  if (blocker !== null) return { status: 'failed', reason: `${blocker.path} is a ${blocker.kind === 'link' ? 'link' : 'file'}, not a folder of the repository: no worktree goes there` };
+  if (existsSync(dir)) {
+    // A worktree left by an earlier run is used again only while it is still this repository's
+    // (an agent can re-point its .git at another repository): no git command runs in it before.
+    const problem = await worktreeProblem(root, dir, branch);
+    if (problem === null) return { status: 'reused' };
+    if ((await lstat(path.join(dir, '.git')).catch(() => null)) !== null) return { status: 'failed', reason: `not continued: ${problem}` };
   }
   const hasBranch = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]);
   const result = hasBranch.exitCode === 0 ? await git(['worktree', 'add', dir, branch]) : await git(addArgv.slice(1) as string[]);
