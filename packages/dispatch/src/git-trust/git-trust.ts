@@ -23,7 +23,9 @@ import { execa } from 'execa';
 import { ConfigError, readRegularFile, SAFE_GIT_CONFIG } from '@waves/planner';
 import { sealedNames, stateDir } from '../runs/record-seal.js';
 import { RUNS_DIR } from '../runs/run-record.js';
+import { worktreeProblem } from '../runs/worktree-check.js';
 import { parseConfigList, programChanges, programConfig, signingOptions, trustedConfigOf, type ProgramChange, type ProgramConfig, type TrustedConfig } from './program-config.js';
+
 
 /** A watched git setting that the person has not trusted. Exit code 2, nothing run. */
 export class GitTrustError extends ConfigError {
@@ -110,6 +112,9 @@ async function readProgramConfig(dir: string): Promise<{ config: ProgramConfig }
 async function readAllConfigs(root: string): Promise<WorkTreeConfig[]> {
   const configs: WorkTreeConfig[] = [];
   for (const dir of await workTrees(root)) {
+    // A worktree whose .git no longer leads to this repository is not read (its config is
+    // another repository's): waves runs no git there — dispatch skips it, harvest needs a person.
+    if (dir !== root && (await worktreeProblem(root, dir, null)) !== null) continue;
     const read = await readProgramConfig(dir);
     if ('config' in read) configs.push({ dir, config: read.config });
     else if (dir === root) throw new GitTrustError(`git cannot read its config in ${root}: ${read.error}`);
