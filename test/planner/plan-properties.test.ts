@@ -107,11 +107,15 @@ describe('planWaves properties', () => {
         fc.pre(members.length > 0 && members.length <= 8 && !plan.deferred.some((d) => d.reason.startsWith('beyond')));
         const depth = plan.options.contentionDepth;
         const n = members.length;
+        // Both touching root files (one, a directory holding one, or the root itself) conflict.
+        const touchesRoot = (paths: readonly string[]): boolean =>
+          paths.some((p) => p === './' || isRootFilePath(p) || (p.endsWith('/') && repo.files.some((f) => f.startsWith(p) && isRootFilePath(f))));
         const conflict = (i: number, j: number): boolean => {
           const x = members[i]!;
           const y = members[j]!;
           if (x.paths.some((p) => y.paths.some((q) => pathsOverlap(p, q)))) return true;
           if (x.serial || y.serial) return true;
+          if (touchesRoot(x.paths) && touchesRoot(y.paths)) return true;
           const expand = (paths: string[]) => new Set(repo.files.filter((f) => paths.some((p) => p === f || (p.endsWith('/') && f.startsWith(p)))));
           if (depth > 0 && (reaches(expand(x.paths), expand(y.paths), repo.edges, depth) || reaches(expand(y.paths), expand(x.paths), repo.edges, depth))) return true;
           return false;
