@@ -274,15 +274,17 @@ export async function readGithubBacklog(options: GithubSourceOptions): Promise<G
       const record = await readOne(octokit, host, owner, name, number);
       if (record) read.set(number, record);
     }
-    return { issues: parsedIssues(read), requests };
+    return { issues: parsedIssues(read, options.warn), requests };
   } catch (error) {
     throw failure(error, options, octokit);
   }
 }
 
-function parsedIssues(read: Map<number, IssueRecord>): BacklogIssue[] {
+/** The issues read, as the backlog; `warn` (the last call only) hears of text cut to GitHub's limits. */
+function parsedIssues(read: Map<number, IssueRecord>, warn?: (message: string) => void): BacklogIssue[] {
   const parsed = parseIssues([...read.values()]);
   if (!parsed.ok) throw new WavesError(`GitHub sent an issue waves cannot read: ${parsed.problems[0]!.path}: ${parsed.problems[0]!.message}`);
+  for (const note of parsed.notes ?? []) warn?.(note);
   return parsed.value;
 }
 
@@ -309,7 +311,7 @@ export async function readGithubChanges(options: ClientOptions, numbers: readonl
         if (!read.has(item.number)) read.set(item.number, item);
       }
     }
-    return parsedIssues(read);
+    return parsedIssues(read, options.warn);
   } catch (error) {
     throw failure(error, options, octokit);
   }

@@ -44,5 +44,6 @@ export async function readIssuesFile(file: string, io: CliIo, options: { fromCon
     const more = rest.length > 0 ? ` (and ${rest.length} more problem(s))` : '';
     throw new UsageError(`${name}: ${first!.path}: ${first!.message}${more}`);
   }
+  for (const note of parsed.notes ?? []) io.stderr(`waves: ${name}: ${note}\n`);
   return parsed.value;
 }

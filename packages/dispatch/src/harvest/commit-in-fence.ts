@@ -4,7 +4,7 @@
  * subject `type(lane): title (#N)` and a `Waves-Run` trailer, then checked against what was meant
  * (check-commit.ts) and undone when it holds anything else.
  */
-import { inFence, touchedPaths, type ChangedPath } from '@waves/planner';
+import { cutText, inFence, touchedPaths, type ChangedPath } from '@waves/planner';
 import type { RunRecord, Witness } from '../runs/run-record.js';
 import { checkCommit, undoCommit } from './check-commit.js';
 import { changesSince, currentBranch, git, GitError, headCommit } from './git-changes.js';
@@ -12,7 +12,10 @@ import { lstatInTree } from './path-links.js';
 
 const list = (paths: readonly string[], max = 5) => (paths.length <= max ? paths.join(', ') : `${paths.slice(0, max).join(', ')} and ${paths.length - max} more`);
 
-/** `type(lane): title (#N)`: one line, whatever the issue's title holds. */
+/** The longest commit subject waves writes (characters): a title is cut to fit, with an ellipsis. */
+export const MAX_SUBJECT_CHARS = 200;
+
+/** `type(lane): title (#N)`: one line of at most MAX_SUBJECT_CHARS, whatever the issue's title holds. */
 export function commitSubject(record: RunRecord, type: string | null): string {
   const labels = record.scope?.labels ?? [];
   const chosen = type ?? (labels.some((l) => /(?:^|[:/]\s*)bug$/i.test(l.trim())) ? 'fix' : 'feat');
@@ -20,7 +23,17 @@ export function commitSubject(record: RunRecord, type: string | null): string {
   const lane = (record.scope?.lanes[0] ?? '').replace(/\/+$/, '').split('/').at(-1)!.replace(/[^\w./@-]+/g, '-').replace(/^-+|-+$/g, '');
   // eslint-disable-next-line no-control-regex
   const title = record.issue.title.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]+/g, ' ').replace(/\s+/g, ' ').trim();
-  return `${chosen}${lane ? `(${lane})` : ''}: ${title} (#${record.issue.number})`;
+  const head = `${chosen}${lane ? `(${cutText(lane, 40)})` : ''}: `;
+  const tail = ` (#${record.issue.number})`;
+  return `${head}${cutText(title, Math.max(20, MAX_SUBJECT_CHARS - [...head].length - tail.length))}${tail}`;
+}
+
+/**
+ * The whole commit message: the subject, then the `Waves-Run` trailer. It goes to `git commit -F -`
+ * on standard input, never as an argument: no title can make the command too long (E2BIG).
+ */
+export function commitMessage(record: RunRecord, type: string | null): string {
+  return `${commitSubject(record, type)}\n\nWaves-Run: ${record.id}\n`;
 }
 
 export type CommitOutcome = { kind: 'committed'; commit: NonNullable<Witness['commit']> } | { kind: 'nothing'; why: string } | { kind: 'refused'; why: string };
@@ -50,14 +63,13 @@ export async function commitInFence(
   const present: string[] = [];
   for (const p of paths) if ((await lstatInTree(cwd, p)) !== null) present.push(p);
   const gone = paths.filter((p) => !present.includes(p));
-  const subject = commitSubject(record, type);
-  const trailer = `Waves-Run: ${record.id}`;
+  const message = commitMessage(record, type);
   const previous = await headCommit(cwd);
   try {
     if (present.length > 0) await git(cwd, ['add', '--', ...present]);
     if (gone.length > 0) await git(cwd, ['rm', '--cached', '--quiet', '--ignore-unmatch', '--', ...gone]);
     // Hooks are off (GIT_OPTIONS): nothing runs at commit time that could add to it.
-    await git(cwd, ['commit', '--quiet', ...(signoff ? ['--signoff'] : []), '-m', subject, '-m', trailer, '--', ...paths]);
+    await git(cwd, ['commit', '--quiet', ...(signoff ? ['--signoff'] : []), '-F', '-', '--', ...paths], message);
   } catch (error) {
     if (error instanceof GitError) return { kind: 'refused', why: error.message };
     throw error;
@@ -70,6 +82,6 @@ export async function commitInFence(
     const what = [check.extra.length > 0 ? `held ${list(check.extra)} too` : '', check.missing.length > 0 ? `lacked ${list(check.missing)}` : ''].filter(Boolean).join(' and ');
     return { kind: 'refused', why: `the commit waves made (${sha.slice(0, 10)}) ${what}: the branch is back at ${previous ? previous.slice(0, 10) : 'no commit'}, a person must look` };
   }
-  const message = (await git(cwd, ['log', '-1', '--format=%B', sha])).trim();
-  return { kind: 'committed', commit: { sha, message, paths } };
+  const written = (await git(cwd, ['log', '-1', '--format=%B', sha])).trim();
+  return { kind: 'committed', commit: { sha, message: written, paths } };
 }
