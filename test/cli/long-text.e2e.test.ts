@@ -37,6 +37,10 @@ describe('issue text past GitHub\'s limits', () => {
     expect(emoji).toMatch(/^feat\(core\): (?:👍🏽)+… \(#7\)$/);
     const accents = cutText('e\u0301'.repeat(50), 9);
     expect(accents).toBe(`${'e\u0301'.repeat(4)}…`);
+    expect(cutText('🇫🇷'.repeat(10), 6)).toBe('🇫🇷🇫🇷…');
+    expect(cutText('👩‍👩‍👧'.repeat(10), 7)).toBe('👩‍👩‍👧…');
+    // Fast on a megabyte: the cut never looks past twice the limit.
+    expect(cutText('ü‮𝒳 — '.repeat(200_000), 65_536).endsWith('…')).toBe(true);
     expect(commitMessage(record('Short'), 'fix')).toBe('fix(core): Short (#7)\n\nWaves-Run: resolve-7-x\n');
   });
 

@@ -14,9 +14,9 @@
  *   events appended to a tracked source file would land in the next commit.
  */
 import { execFile } from 'node:child_process';
-import { lstat, readFile, realpath } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError, SAFE_GIT_CONFIG } from '@waves/planner';
+import { ConfigError, readRegularFile, SAFE_GIT_CONFIG } from '@waves/planner';
 import type { LoadedConfig } from './load-config.js';
 
 function inside(root: string, target: string): boolean {
@@ -57,12 +57,15 @@ async function realish(abs: string): Promise<string> {
 async function gitDirs(root: string): Promise<string[]> {
   const dot = path.join(root, '.git');
   const dirs = [dot, await realish(dot)];
-  const text = await readFile(dot, 'utf8').catch(() => null);
-  const pointer = text === null ? null : /^gitdir: *(.+?)\s*$/m.exec(text.slice(0, 4096));
+  // Read as any file of a clone is: a FIFO or a device there is no pointer, never a hang.
+  const read = await readRegularFile(dot, { maxBytes: 64 * 1024, followLinks: true });
+  const text = read.ok ? read.text : null;
+  const pointer = text === null ? null : /^gitdir: *(.+?)\s*$/m.exec(text);
   if (pointer) {
     const gitdir = path.resolve(root, pointer[1]!);
     dirs.push(gitdir, await realish(gitdir));
-    const common = await readFile(path.join(gitdir, 'commondir'), 'utf8').catch(() => null);
+    const commonRead = await readRegularFile(path.join(gitdir, 'commondir'), { maxBytes: 64 * 1024, followLinks: true });
+    const common = commonRead.ok ? commonRead.text : null;
     if (common !== null && common.trim() !== '') dirs.push(await realish(path.resolve(gitdir, common.trim())));
   }
   return dirs;
