@@ -3,8 +3,9 @@
  * where they came from (exit 2), before anything starts: durations past what a Node timer can
  * wait (2^31−1 ms, about 24.8 days), and values that look like flags (`--top -1`).
  */
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exampleRepo, FAKE_AGENT_CONFIG, waves } from '../helpers/example-repo.js';
+import { BIN, exampleRepo, FAKE_AGENT_CONFIG, TEST_STATE_DIR, waves } from '../helpers/example-repo.js';
 import type { TempRepo } from '../helpers/temp-repo.js';
 
 let repo: TempRepo;
@@ -71,6 +72,10 @@ describe('numbers past 2^53−1, files that are devices, control characters in a
     expect(await refused(['backtest', '--truth-graph', '/dev/zero'])).toBe('waves: --truth-graph /dev/zero: is a device, not a file');
     expect(await refused(['plan', '--from-issues', '/dev/zero'])).toBe('waves: issues file /dev/zero: is a device, not a file');
     expect(await refused(['plan', '--from-issues', '/dev/null'])).toBe('waves: issues file /dev/null: is a device, not a file');
+    // Standard input is read up to the same bound as an issues file.
+    const zero = await execa(process.execPath, [BIN, 'plan', '--from-issues', '-'], { cwd: repo.root, reject: false, inputFile: '/dev/zero', env: { WAVES_STATE_DIR: TEST_STATE_DIR } });
+    expect(zero.exitCode).toBe(2);
+    expect(zero.stderr.trim()).toBe('waves: standard input: larger than 64 MB; not read further');
   });
 
   it('shows a run id with a line break or an escape as visible escapes, on one line', async () => {
