@@ -154,6 +154,52 @@ describe('paths in the repository\'s own config', () => {
   });
 });
 
+describe("the lease journal and git's files in the repository's own config", () => {
+  it('keeps the journal under .waves/, untracked and outside .git, and prompt.file and defaults.fromIssues outside .git: one line, exit 2, nothing written', async () => {
+    const r = await setup({});
+    await r.write({ '.waves/tracked.jsonl': '' });
+    await r.git('add', '-f', '.waves/tracked.jsonl');
+    await r.git('-c', 'user.name=waves', '-c', 'user.email=waves@example.invalid', 'commit', '-q', '-m', 'track a journal');
+    await symlink('../.git/config', path.join(r.root, '.waves/config-link.jsonl'));
+    const gitConfig = await readFile(path.join(r.root, '.git/config'), 'utf8');
+    const types = await readFile(path.join(r.root, 'src/core/types.ts'), 'utf8');
+    const refused: [unknown, string[], RegExp][] = [
+      [{ leases: { journal: '.git/config' } }, ['plan', '--from-issues', 'issues.json'], /^waves: config waves\.config\.json: leases\.journal "\.git\/config" is inside \.git/],
+      [{ leases: { journal: '.git/config' } }, ['lease', 'acquire', 'src', '--holder', 'x'], /leases\.journal "\.git\/config" is inside \.git/],
+      [{ leases: { journal: '.git/config' } }, ['status'], /leases\.journal "\.git\/config" is inside \.git/],
+      [{ leases: { journal: '.git/config' } }, ['stop', '--all'], /leases\.journal "\.git\/config" is inside \.git/],
+      [{ leases: { journal: '.waves/../.git/index' } }, ['lease', 'list'], /is inside \.git/],
+      [{ leases: { journal: '.waves/.git/x.jsonl' } }, ['lease', 'list'], /is inside \.git/],
+      [{ leases: { journal: '.waves/config-link.jsonl' } }, ['lease', 'acquire', 'src', '--holder', 'x'], /leases\.journal "\.waves\/config-link\.jsonl" is inside \.git/],
+      [{ leases: { journal: 'src/core/types.ts' } }, ['lease', 'acquire', 'src', '--holder', 'x'], /leases\.journal "src\/core\/types\.ts" is not under \.waves\//],
+      [{ leases: { journal: 'journal.jsonl' } }, ['lease', 'list'], /is not under \.waves\//],
+      [{ leases: { journal: '.waves/tracked.jsonl' } }, ['lease', 'acquire', 'src', '--holder', 'x'], /leases\.journal "\.waves\/tracked\.jsonl" is a file git tracks/],
+      [{ prompt: { file: '.git/config' } }, ['dispatch', '--dry-run', '--from-issues', 'issues.json'], /^waves: config waves\.config\.json: prompt\.file "\.git\/config" is inside \.git/],
+      [{ prompt: { file: '.waves/config-link.jsonl' } }, ['dispatch', '--dry-run', '--from-issues', 'issues.json'], /prompt\.file "\.waves\/config-link\.jsonl" is inside \.git/],
+      [{ defaults: { fromIssues: '.git/HEAD' } }, ['plan'], /^waves: config waves\.config\.json: defaults\.fromIssues "\.git\/HEAD" is inside \.git/],
+    ];
+    for (const [config, args, message] of refused) {
+      await writeFile(path.join(r.root, 'waves.config.json'), JSON.stringify(config));
+      const result = await waves(args, r.root);
+      const what = `${JSON.stringify(config)} ${args.join(' ')}`;
+      expect(result.exitCode, what).toBe(2);
+      expect(result.stderr.trim().split('\n'), what).toEqual([expect.stringMatching(message)]);
+      expect(result.stdout, what).not.toMatch(/\[core\]|repositoryformatversion/);
+    }
+    expect(await readFile(path.join(r.root, '.git/config'), 'utf8')).toBe(gitConfig);
+    expect(await readFile(path.join(r.root, 'src/core/types.ts'), 'utf8')).toBe(types);
+    expect(await readFile(path.join(r.root, '.waves/tracked.jsonl'), 'utf8')).toBe('');
+    expect((await r.git('status', '--porcelain')).exitCode).toBe(0);
+    // A config of one's own names what it likes; a repository's may use any untracked file under .waves/.
+    await writeFile(path.join(r.root, 'waves.config.json'), JSON.stringify({ leases: { journal: '.waves/mine/leases.jsonl' } }));
+    const ok = await waves(['lease', 'acquire', 'src', '--holder', 'x'], r.root);
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(await readFile(path.join(r.root, '.waves/mine/leases.jsonl'), 'utf8')).toContain('"acquire"');
+    await writeFile(path.join(r.root, 'own.json'), JSON.stringify({ leases: { journal: 'journal.jsonl' } }));
+    expect((await waves(['lease', 'list', '--config', 'own.json'], r.root)).exitCode).toBe(0);
+  });
+});
+
 describe('waves schema and waves init', () => {
   it('prints the JSON Schema of the plan and of the config', async () => {
     const plan = JSON.parse((await waves(['schema', 'plan'])).stdout);

@@ -3,8 +3,9 @@
  * where they came from (exit 2), before anything starts: durations past what a Node timer can
  * wait (2^31−1 ms, about 24.8 days), and values that look like flags (`--top -1`).
  */
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exampleRepo, FAKE_AGENT_CONFIG, waves } from '../helpers/example-repo.js';
+import { BIN, exampleRepo, FAKE_AGENT_CONFIG, TEST_STATE_DIR, waves } from '../helpers/example-repo.js';
 import type { TempRepo } from '../helpers/temp-repo.js';
 
 let repo: TempRepo;
@@ -53,5 +54,34 @@ describe('values that look like flags', () => {
 
   it('says how to write a value that starts with a dash', async () => {
     expect(await refused(['plan', '--repo', '-x/y'])).toBe('waves: --repo: a value starting with - must be written --repo=-x/y');
+  });
+});
+
+describe('numbers past 2^53−1, files that are devices, control characters in a value (red team 2, #17)', () => {
+  it('refuses an integer past 2^53−1 naming the maximum, in a flag and in explain', async () => {
+    expect(await refused(['plan', '--from-issues', 'backlog.json', '--top', '99999999999999999999'])).toBe(
+      'waves: --top: expected an integer of at most 9007199254740991 (2^53−1), got 99999999999999999999',
+    );
+    expect(await refused(['explain', '99999999999999999999', '--from-issues', 'backlog.json'])).toBe(
+      'waves: explain: expected an issue number of at most 9007199254740991 (2^53−1), got 99999999999999999999',
+    );
+  });
+
+  it('refuses a device named on the command line at once, before reading it: compare, --truth-graph, --from-issues', async () => {
+    expect(await refused(['compare', '/dev/zero', '--from-issues', 'backlog.json'])).toBe('waves: /dev/zero: cannot read the baseline: it is a device, not a file');
+    expect(await refused(['backtest', '--truth-graph', '/dev/zero'])).toBe('waves: --truth-graph /dev/zero: is a device, not a file');
+    expect(await refused(['plan', '--from-issues', '/dev/zero'])).toBe('waves: issues file /dev/zero: is a device, not a file');
+    expect(await refused(['plan', '--from-issues', '/dev/null'])).toBe('waves: issues file /dev/null: is a device, not a file');
+    // Standard input is read up to the same bound as an issues file.
+    const zero = await execa(process.execPath, [BIN, 'plan', '--from-issues', '-'], { cwd: repo.root, reject: false, inputFile: '/dev/zero', env: { WAVES_STATE_DIR: TEST_STATE_DIR } });
+    expect(zero.exitCode).toBe(2);
+    expect(zero.stderr.trim()).toBe('waves: standard input: larger than 64 MB; not read further');
+  });
+
+  it('shows a run id with a line break or an escape as visible escapes, on one line', async () => {
+    for (const command of ['stop', 'harvest']) {
+      const line = await refused([command, '--run', 'a\nb\u001b[31m']);
+      expect(line).toMatch(/^waves: --run a\\u000ab\\u001b\[31m: no such run under \.dispatch-runs\//);
+    }
   });
 });

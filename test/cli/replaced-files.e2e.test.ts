@@ -78,11 +78,15 @@ describe('a FIFO where waves reads a file back', () => {
   it("refuses a repository config's prompt.file, defaults.fromIssues or leases.journal that is a FIFO, and a FIFO config", async () => {
     const fifo = path.join(repo.root, 'pipe');
     mkfifo(fifo);
+    // A repository's journal must be under .waves/ (red team 2, #8).
+    const journalFifo = path.join(repo.root, '.waves/pipe.jsonl');
+    mkdirSync(path.dirname(journalFifo), { recursive: true });
+    mkfifo(journalFifo);
     try {
       const cases: [unknown, string[], number, RegExp][] = [
         [{ agents: FAKE_AGENT_CONFIG, prompt: { file: 'pipe' } }, ['dispatch', '--dry-run', '--from-issues', 'backlog.json', '--agent', 'fake'], 2, /^waves: config prompt\.file pipe: is not a regular file \(a FIFO\)/],
         [{ defaults: { fromIssues: 'pipe' } }, ['plan'], 2, /^waves: issues file pipe: is not a regular file \(a FIFO\)/],
-        [{ leases: { journal: 'pipe' } }, ['plan', '--from-issues', 'backlog.json'], 1, /^waves: lease journal .*pipe: is not a regular file \(a FIFO\)/],
+        [{ leases: { journal: '.waves/pipe.jsonl' } }, ['plan', '--from-issues', 'backlog.json'], 1, /^waves: lease journal .*pipe\.jsonl: is not a regular file \(a FIFO\)/],
       ];
       for (const [value, args, exitCode, message] of cases) {
         config(value);
@@ -99,6 +103,7 @@ describe('a FIFO where waves reads a file back', () => {
       expect(lines(result.stderr)).toEqual([expect.stringMatching(/^waves: config waves\.config\.json: is not a regular file \(a FIFO\)/)]);
     } finally {
       rmSync(fifo, { force: true });
+      rmSync(journalFifo, { force: true });
       rmSync(path.join(repo.root, 'waves.config.json'), { force: true });
       config({ agents: FAKE_AGENT_CONFIG });
     }

@@ -110,6 +110,72 @@ describe('agent commands', () => {
     for (const [command, message] of refused) expect(() => validateTemplate({ name: 'bad', command }), command.join(' ')).toThrow(message);
   });
 
+  it('refuses issue text after every program that hands its arguments to a shell or evaluates them, behind nice/nohup/timeout/stdbuf chains too', () => {
+    // sg runs `/bin/sh -c <its arguments>`: `["sg", "users", "{prompt}"]` ran `$(touch …)` from an issue path (red team 2, #2).
+    const refused: [string[], RegExp][] = [
+      [['sg', 'users', '{prompt}'], /sg may read any of its arguments as code/],
+      [['timeout', '5', 'sg', 'users', '{prompt}'], /sg may read/],
+      [['nice', '-n', '5', 'nohup', 'stdbuf', '-oL', 'timeout', '5', '/usr/bin/sg', 'users', '{prompt}'], /sg may read/],
+      [['newgrp', '{prompt}'], /newgrp may read/],
+      [['su', '-c', '{prompt}'], /su may read/],
+      [['runuser', '-u', 'me', '--', 'tool', '{prompt}'], /runuser may read/],
+      [['sudoedit', '{prompt}'], /sudoedit may read/],
+      [['sudo', '-i', '{prompt}'], /code for sudo -i/],
+      [['sudo', '--login', 'tool', '{prompt}'], /code for sudo --login/],
+      [['sudo', '-e', '{prompt}'], /code for sudo -e/],
+      [['doas', '-s', '{prompt}'], /code for doas -s/],
+      [['ssh', 'host', 'tool', '{prompt}'], /ssh may read/],
+      [['mosh', 'host', '--', 'tool', '{prompt}'], /mosh may read/],
+      [['autossh', 'host', '{prompt}'], /autossh may read/],
+      [['tmux', 'new-session', '-d', 'tool', '{prompt}'], /tmux may read/],
+      [['screen', '-dmS', 'x', 'tool', '{prompt}'], /screen may read/],
+      [['watch', '-n', '1', 'tool', '{prompt}'], /watch may read/],
+      [['script', '-qc', 'tool', '{prompt}'], /script may read/],
+      [['flock', '/tmp/lock', '-c', '{prompt}'], /code for flock -c/],
+      [['flock', '/tmp/lock', '--command={prompt}'], /code for flock --command/],
+      [['at', 'now', '{prompt}'], /at may read/],
+      [['batch', '{prompt}'], /batch may read/],
+      [['parallel', 'tool', ':::', '{prompt}'], /parallel may read/],
+      [['xargs', '-0', 'sh', '-c', '{prompt}'], /code for sh -c/],
+      [['xargs', 'bash', '-c', 'tool {title}'], /code for bash -c/],
+      [['expect', '-c', '{prompt}'], /expect may read/],
+      [['unbuffer', 'tool', '{prompt}'], /unbuffer may read/],
+      [['busybox', 'sh', '{prompt}'], /busybox may read/],
+      [['toybox', 'sh', '{prompt}'], /toybox may read/],
+      [['env', '-S', '{prompt}'], /code for env -S/],
+      [['env', '--split-string={prompt}'], /code for env --split-string/],
+      [['firejail', 'tool', '{prompt}'], /firejail may read/],
+      [['machinectl', 'shell', 'me@', '/bin/tool', '{prompt}'], /machinectl may read/],
+      [['xterm', '-e', 'tool', '{prompt}'], /xterm may read/],
+      [['x-terminal-emulator', '-e', 'tool', '{prompt}'], /x-terminal-emulator may read/],
+      [['entr', '-s', '{prompt}'], /code for entr -s/],
+      [['tsx', '--eval', '{prompt}'], /code for tsx --eval/],
+      [['ts-node', '-e', '{prompt}'], /code for ts-node -e/],
+      [['git', 'submodule', 'foreach', '{prompt}'], /code for git submodule foreach/],
+      [['git', 'submodule', '--quiet', 'foreach', '--recursive', 'tool', '{prompt}'], /code for git submodule foreach/],
+      [['git', 'bisect', 'run', 'tool', '{prompt}'], /code for git bisect run/],
+      [['git', 'rebase', '-x', '{prompt}'], /code for git -x/],
+      [['git', 'rebase', '--exec', '{prompt}'], /code for git --exec/],
+      [['git', 'rebase', '--exec={prompt}'], /code for git --exec/],
+      [['git', 'difftool', '--extcmd', '{prompt}'], /code for git --extcmd/],
+      [['git', 'fetch', '--upload-pack', '{prompt}'], /code for git --upload-pack/],
+      [['git', 'push', '--receive-pack={prompt}'], /code for git --receive-pack/],
+      [['git', 'filter-branch', '--tree-filter', '{prompt}'], /code for git --tree-filter/],
+      [['git', '--exec-path', '{prompt}', 'status'], /code for git --exec-path/],
+    ];
+    for (const [command, message] of refused) expect(() => validateTemplate({ name: 'bad', command }), command.join(' ')).toThrow(message);
+    // What execs its command directly (no shell) leaves the prompt data for the program it runs.
+    const allowed = [
+      ['sudo', 'tool', '--title', '{title}', '{prompt}'],
+      ['doas', 'tool', '{prompt}'],
+      ['pkexec', 'tool', '{prompt}'],
+      ['nice', '-n', '5', 'nohup', 'stdbuf', '-oL', 'timeout', '5', 'tool', '{prompt}'],
+      ['find', '.', '-maxdepth', '0', '-exec', 'tool', '{prompt}', ';'],
+      ['git', 'status', '--title', '{title}'],
+    ];
+    for (const command of allowed) expect(() => validateTemplate({ name: 'ok', command }), command.join(' ')).not.toThrow();
+  });
+
   it('never lets valueFlags declare a code flag', () => {
     for (const flag of ['-c', '-e', '-E', '-r', '-x', '--eval', '--exec', '--execute', '--command', '--call', '--run', '--cmd', '-S']) {
       expect(() => validateTemplate({ name: 'bad', command: ['tool', flag, '{title}'], valueFlags: [flag] }), flag).toThrow(`agent bad: valueFlags names "${flag}", a flag that runs code in many tools: issue text may never be its value`);

@@ -109,3 +109,11 @@ describe('changesSince', () => {
     expect(staged).toEqual([':(glob)*']);
   });
 });
+
+describe('git that does not start', () => {
+  it('fails with a GitError saying E2BIG when its arguments are too long, not a TypeError', async () => {
+    repo = await TempRepo.create({ 'a.txt': 'a\n' });
+    // One argument over Linux's 128 KB per argument (red team 2, #11: a title of 300,000 characters).
+    await expect(git(repo.root, ['commit', '-m', 'T'.repeat(300_000)])).rejects.toThrow(/^git commit in .* failed: E2BIG: its arguments are longer than the system allows$/);
+  });
+});

@@ -124,7 +124,9 @@ export function intFlag(values: ParsedArgs['values'], name: string, min: number)
   if (raw === undefined) return undefined;
   if (!/^\s*[+-]?\d+\s*$/.test(raw)) throw new UsageError(`--${name}: expected an integer, got ${JSON.stringify(raw)}`);
   const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < min) throw new UsageError(`--${name}: expected an integer of at least ${min}, got ${raw.trim()}`);
+  const shown = raw.trim().length > 40 ? `${raw.trim().slice(0, 40)}…` : raw.trim();
+  if (value > Number.MAX_SAFE_INTEGER) throw new UsageError(`--${name}: expected an integer of at most ${Number.MAX_SAFE_INTEGER} (2^53−1), got ${shown}`);
+  if (!Number.isSafeInteger(value) || value < min) throw new UsageError(`--${name}: expected an integer of at least ${min}, got ${shown}`);
   return value;
 }
 

@@ -1,3 +1,4 @@
+import { UsageError } from './errors.js';
 /** The process around a command, passed in so commands can be run and tested in-process. */
 export interface CliIo {
   stdout: (text: string) => void;
@@ -11,9 +12,22 @@ export interface CliIo {
   now: () => Date;
 }
 
+/** The most standard input read (an issues file piped in: the same bound as a file's). */
+export const MAX_STDIN_BYTES = 64 * 1024 * 1024;
+
+/** All of a stream, or a UsageError past MAX_STDIN_BYTES (`< /dev/zero` would read until memory runs out). */
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  let total = 0;
+  for await (const chunk of stream) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    total += bytes.length;
+    if (total > MAX_STDIN_BYTES) {
+      (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+      throw new UsageError(`standard input: larger than ${MAX_STDIN_BYTES / (1024 * 1024)} MB; not read further`);
+    }
+    chunks.push(bytes);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 

@@ -68,7 +68,7 @@ export {
 export { FIXED_AT_DISPATCH, rewrittenFields, sealDirOf, sealFileOf, stateDir } from './runs/record-seal.js';
 export type { RecordListing, RunRecord, RunScope, RunView, TerminalStatus, VerifyResult, Witness } from './runs/run-record.js';
 export { harvestRun, HarvestBusyError } from './harvest/harvest-run.js';
-export { commitSubject } from './harvest/commit-in-fence.js';
+export { commitMessage, commitSubject, MAX_SUBJECT_CHARS } from './harvest/commit-in-fence.js';
 export type { HarvestOptions, HarvestOutcome } from './harvest/harvest-run.js';
 export { changesSince, dirtySnapshot, git, GIT_OPTIONS, GitError, hashFiles, headCommit, workTreeOf } from './harvest/git-changes.js';
 export { checkCommit, committedPaths, undoCommit } from './harvest/check-commit.js';

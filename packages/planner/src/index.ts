@@ -36,7 +36,7 @@ export type { TruthEdges, TruthGraphFormat } from './backtest/truth-edges.js';
 export { BacktestReportSchema, BacktestRuleSchema, BACKTEST_SCHEMA_VERSION } from './schema/backtest-schema.js';
 export type { BacktestReport, BacktestRule } from './schema/backtest-schema.js';
 
-export { parseIssues, IssuesFileSchema, IssueRecordSchema, isPullRequest } from './schema/issues-schema.js';
+export { parseIssues, IssuesFileSchema, IssueRecordSchema, isPullRequest, cutText, MAX_TITLE_CHARS, MAX_BODY_CHARS } from './schema/issues-schema.js';
 export type { IssueRecord } from './schema/issues-schema.js';
 export { PlanOptionsSchema } from './schema/options-schema.js';
 export type { PlanOptions, PlanOptionsInput } from './schema/options-schema.js';

@@ -4,7 +4,6 @@
  * The CLI reads (git history, a temporary worktree of the base, the config, a truth graph) and
  * renders; the backtest itself is the planner's `runBacktest`.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   BACKTEST_GRADES,
@@ -22,6 +21,7 @@ import { enumFlag, intFlag, parseCommandArgs, renderFlags, stringFlag, type Flag
 import { loadConfig, planOptionsFromConfig } from '../config/load-config.js';
 import { checkGitTrust } from '@waves/dispatch';
 import { InterruptedError, UsageError } from '../errors.js';
+import { readUserFile } from '../read-user-file.js';
 import type { CliIo } from '../io.js';
 import { renderBacktestMarkdown, renderBacktestTable } from '../render/backtest-report.js';
 import { withBaseWorktree } from '../sources/base-worktree.js';
@@ -98,14 +98,14 @@ Exit codes: 0 reported, 2 bad flag, range (not a commit, --since not an ancestor
 history, dirty base, config or root (not the top of a git repository), 1 failure, 130 interrupted.
 `;
 
+/** The largest truth graph read: dependency-cruiser's JSON of a large monorepo is tens of megabytes. */
+const MAX_TRUTH_GRAPH_BYTES = 256 * 1024 * 1024;
+
 async function readTruthGraph(file: string, cwd: string): Promise<TruthEdges & { file: string }> {
-  let text: string;
-  try {
-    text = await readFile(path.resolve(cwd, file), 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`--truth-graph ${file}: cannot read it (${code === 'ENOENT' ? 'no such file' : (code ?? (error as Error).message)})`);
-  }
+  // A device or a huge file is refused, never read to the end (read-user-file.ts).
+  const read = await readUserFile(path.resolve(cwd, file), MAX_TRUTH_GRAPH_BYTES);
+  if (!read.ok) throw new UsageError(`--truth-graph ${file}: ${read.reason === 'no such file' ? 'cannot read it (no such file)' : read.reason}`);
+  const text = read.text;
   const json = parseJsonText(text);
   if (!json.ok) throw new UsageError(`--truth-graph ${file}: not valid JSON (${json.message})`);
   const edges = truthEdgesFromJson(json.value);

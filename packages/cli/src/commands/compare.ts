@@ -3,11 +3,11 @@
  * issues closed since, progress in percent, the waves the rest still need (re-planned now, with
  * the baseline's options) and the issues opened since.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { compareWithBaseline, ComparisonSchema, jsonPath, parseJsonText, PlanSchema, type BacklogIssue, type Comparison, type Plan } from '@waves/planner';
 import { parseCommandArgs, renderFlags, type FlagSpecs, type ParsedArgs } from '../args.js';
 import { UsageError } from '../errors.js';
+import { readUserFile } from '../read-user-file.js';
 import type { CliIo } from '../io.js';
 import { safeText } from '../render/safe-text.js';
 import { loadPlanInput, SOURCE_FLAGS } from './plan-input.js';
@@ -41,13 +41,14 @@ Examples:
 Exit codes: 0 compared, 2 bad flag or a baseline that is not a saved plan, 1 failure.
 `;
 
+/** The largest baseline read: a saved plan of thousands of issues is a few megabytes. */
+const MAX_BASELINE_BYTES = 64 * 1024 * 1024;
+
 async function readBaseline(file: string, shown: string): Promise<Plan> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`${shown}: cannot read the baseline (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
+  // A device or a huge file is refused, never read to the end (read-user-file.ts).
+  const read = await readUserFile(file, MAX_BASELINE_BYTES);
+  if (!read.ok) throw new UsageError(`${shown}: cannot read the baseline${read.reason === 'no such file' ? ' (ENOENT)' : `: it ${read.reason}`}`);
+  const text = read.text;
   const json = parseJsonText(text);
   if (!json.ok) throw new UsageError(`${shown}: not valid JSON (${json.message}); save a baseline with waves plan --json > ${shown}`);
   const parsed = PlanSchema.safeParse(json.value);

@@ -41,6 +41,9 @@ export async function runExplain(argv: readonly string[], io: CliIo): Promise<nu
     throw new UsageError(`explain: expected one issue number, got ${positionals.length === 0 ? 'none' : JSON.stringify(positionals.join(' '))}; see waves explain --help`);
   }
   const number = Number(positionals[0]!.replace(/^#/, ''));
+  if (!Number.isSafeInteger(number)) {
+    throw new UsageError(`explain: expected an issue number of at most ${Number.MAX_SAFE_INTEGER} (2^53−1), got ${positionals[0]!.length > 40 ? `${positionals[0]!.slice(0, 40)}…` : positionals[0]}`);
+  }
   const { input, backlog, source } = await loadPlanInput(values, io);
   const analysis = analyzePlan(input);
   const explanation = explainIssue(analysis, number, backlog);

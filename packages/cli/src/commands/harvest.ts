@@ -123,7 +123,7 @@ function pickRuns(records: readonly RunRecord[], values: Values): { runs: RunRec
   const runId = stringFlag(values, 'run');
   if (runId !== undefined) {
     const run = records.find((r) => r.id === runId);
-    if (!run) throw new UsageError(`--run ${runId}: no such run under ${RUNS_DIR}/ (waves status lists them)`);
+    if (!run) throw new UsageError(`--run ${safeText(runId, 120)}: no such run under ${RUNS_DIR}/ (waves status lists them)`);
     return { runs: [run], dispatch: records.filter((r) => groupOf(r) === groupOf(run)), label: `run ${run.id}` };
   }
   const wave = intFlag(values, 'wave', 1);

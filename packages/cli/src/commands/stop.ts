@@ -5,10 +5,12 @@
  * what is checked before a signal is in stopRun and stopProcessTree.
  */
 import path from 'node:path';
+import { configPath } from '../config/config-paths.js';
 import { DEFAULT_JOURNAL, readRecords, RUNS_DIR, stopRun, TERMINAL, type RunRecord } from '@waves/dispatch';
 import { intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { loadConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
+import { safeText } from '../render/safe-text.js';
 import type { CliIo } from '../io.js';
 import { killGraceMs } from '../kill-grace.js';
 import { renderStops, stopsJson } from '../render/stop-report.js';
@@ -70,12 +72,13 @@ export async function runStop(argv: readonly string[], io: CliIo): Promise<numbe
   const picked = [runId !== undefined, wave !== undefined, Boolean(values.all)].filter(Boolean).length;
   if (picked !== 1) throw new UsageError('stop: name what to stop with exactly one of --run ID, --wave K or --all');
   const { root } = await rootFlag(values, io);
-  const { config } = await loadConfig(root, undefined, io.cwd);
-  const journal = path.resolve(root, config.leases?.journal ?? DEFAULT_JOURNAL);
+  const loaded = await loadConfig(root, undefined, io.cwd);
+  const { config } = loaded;
+  const journal = await configPath(loaded, root, 'leases.journal', config.leases?.journal ?? DEFAULT_JOURNAL);
   const { records } = await readRecords(path.join(root, RUNS_DIR));
   // A record's file name is its id: the one thing about a run its agent cannot rewrite in place.
   const byFile = records.map(({ file, record }) => ({ file, record, id: path.basename(file, '.json') }));
-  if (runId !== undefined && !byFile.some((r) => r.id === runId)) throw new UsageError(`--run ${runId}: no such run under ${RUNS_DIR}/ (see waves status)`);
+  if (runId !== undefined && !byFile.some((r) => r.id === runId)) throw new UsageError(`--run ${safeText(runId, 120)}: no such run under ${RUNS_DIR}/ (see waves status)`);
   const going = (record: RunRecord) => !(TERMINAL as readonly string[]).includes(record.status);
   const chosen = byFile.filter((r) => (runId !== undefined ? r.id === runId : wave !== undefined ? r.record.wave === wave : true)).filter((r) => going(r.record));
   if (chosen.length === 0) {

@@ -11,6 +11,14 @@
  *
  * An answer past `maxBytes` (32 MB: GitHub's largest pages, 100 issues with long bodies, are a
  * few megabytes) is not read further and fails at once, without retries: see AnswerTooLargeError.
+ * So does one holding a single JSON string past 1 MB (GitHub's largest field, an issue body, holds
+ * 65,536 characters): octokit's JSON parser overflows the stack on a string of ~10 MB, which read as
+ * "JSON that does not parse".
+ *
+ * Failures that asking again cannot mend fail at once too, in waves' words, rather than being
+ * retried for 14 s and then shown in undici's (red team 2, #17): headers over undici's 16 KB, a
+ * redirect loop, a redirect to a URL that is not http(s), a URL that carries a user name or
+ * password; and a rate limit (403/429) whose `retry-after` is longer than waves would wait.
  */
 import { WavesError } from '@waves/planner';
 import { endpointOf } from './github-answers.js';
@@ -33,7 +41,17 @@ export class AnswerTooLargeError extends WavesError {
   }
 }
 
-function tooLarge(input: Parameters<Fetch>[0], init: RequestInit, maxBytes: number): AnswerTooLargeError {
+/** A failure asking again cannot mend: not retried (the same `AbortError` device), one line, exit 1. */
+export class NotRetriedError extends AnswerTooLargeError {}
+
+/** The longest JSON string an answer may hold: see the file header. */
+export const MAX_FIELD_BYTES = 1024 * 1024;
+
+/** The longest wait a rate limit may ask for before waves gives up, by default (seconds). */
+export const DEFAULT_MAX_WAIT_SECONDS = 120;
+
+/** `host` and `GET /path` of a request, for messages. */
+function where(input: Parameters<Fetch>[0], init: RequestInit): { host: string; endpoint: string } {
   const url = input instanceof Request ? input.url : String(input);
   let host = '?';
   try {
@@ -41,8 +59,56 @@ function tooLarge(input: Parameters<Fetch>[0], init: RequestInit, maxBytes: numb
   } catch {
     // An unparsable URL never reaches fetch; keep the message whole anyway.
   }
+  return { host, endpoint: endpointOf(init.method ?? 'GET', url) };
+}
+
+function tooLarge(input: Parameters<Fetch>[0], init: RequestInit, maxBytes: number): AnswerTooLargeError {
+  const { host, endpoint } = where(input, init);
   const megabytes = Math.round(maxBytes / (1024 * 1024));
-  return new AnswerTooLargeError(`GitHub API at ${host}: ${endpointOf(init.method ?? 'GET', url)} answered more than ${megabytes} MB; no page of GitHub's is that large, so it was not read`);
+  return new AnswerTooLargeError(`GitHub API at ${host}: ${endpoint} answered more than ${megabytes} MB; no page of GitHub's is that large, so it was not read`);
+}
+
+/** Whether the JSON text holds a string literal longer than `max` bytes (a linear scan, no parse). */
+function holdsLongString(body: Uint8Array, max: number): boolean {
+  let start = -1;
+  for (let i = 0; i < body.length; i++) {
+    const byte = body[i]!;
+    if (start < 0) {
+      if (byte === 0x22) start = i;
+    } else if (byte === 0x5c) i++;
+    else if (byte === 0x22) {
+      if (i - start - 1 > max) return true;
+      start = -1;
+    }
+  }
+  return start >= 0 && body.length - start - 1 > max;
+}
+
+/** Seconds a `retry-after` header asks for (a number of seconds or an HTTP date), or null. */
+function retryAfterSeconds(value: string | null, now: number): number | null {
+  if (value === null || value.trim() === '') return null;
+  const text = value.trim();
+  if (/^\d+(?:\.\d+)?$/.test(text)) return Number(text);
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+/** The one line for a fetch failure asking again cannot mend, or null for one worth retrying. */
+function finalFailure(error: unknown, input: Parameters<Fetch>[0], init: RequestInit): NotRetriedError | null {
+  const chain: { name?: unknown; code?: unknown; message?: unknown }[] = [];
+  for (let e: unknown = error; e !== null && typeof e === 'object' && chain.length < 8; e = (e as { cause?: unknown }).cause) chain.push(e as object);
+  const { host, endpoint } = where(input, init);
+  const has = (test: (c: (typeof chain)[number]) => boolean) => chain.some(test);
+  const says = (pattern: RegExp) => has((c) => typeof c.message === 'string' && pattern.test(c.message));
+  if (has((c) => c.code === 'UND_ERR_HEADERS_OVERFLOW')) {
+    return new NotRetriedError(`GitHub API at ${host}: ${endpoint} answered headers larger than 16 KB; no answer of GitHub's has such headers, so it was not read`);
+  }
+  if (says(/redirect count exceeded/i)) return new NotRetriedError(`GitHub API at ${host}: ${endpoint} redirects in a loop (more than 20 redirects); giving up`);
+  if (says(/URL scheme must be a HTTP\(S\) scheme/i)) {
+    return new NotRetriedError(`GitHub API at ${host}: ${endpoint} redirects to a URL that is not http(s); refused`);
+  }
+  if (says(/includes credentials/i)) return new NotRetriedError(`GitHub API at ${host}: ${endpoint} leads to a URL with a user name or password in it; refused`);
+  return null;
 }
 
 /** The whole body, or an AnswerTooLargeError as soon as it passes `maxBytes` (by its Content-Length, or as it streams). */
@@ -75,15 +141,41 @@ async function readBody(response: Response, maxBytes: number, fail: () => Error)
   return body;
 }
 
-export function fetchWithTimeout(timeoutMs: number, inner: Fetch = globalThis.fetch, maxBytes = MAX_ANSWER_BYTES): Fetch {
+export interface FetchLimits {
+  maxBytes?: number;
+  /** A rate limit asking for a longer wait than this (seconds) fails at once. */
+  maxWaitSeconds?: number;
+}
+
+export function fetchWithTimeout(timeoutMs: number, inner: Fetch = globalThis.fetch, limits: FetchLimits = {}): Fetch {
+  const maxBytes = limits.maxBytes ?? MAX_ANSWER_BYTES;
+  const maxWait = limits.maxWaitSeconds ?? DEFAULT_MAX_WAIT_SECONDS;
   return async (input, init = {}) => {
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
-    const response = await inner(input, { ...init, signal });
+    let response: Response;
+    try {
+      response = await inner(input, { ...init, signal });
+    } catch (error) {
+      throw finalFailure(error, input, init) ?? error;
+    }
+    if (response.status === 429 || response.status === 403) {
+      const wait = retryAfterSeconds(response.headers.get('retry-after'), Date.now());
+      if (wait !== null && wait > maxWait) {
+        await response.body?.cancel().catch(() => undefined);
+        const { host } = where(input, init);
+        const shown = wait > 1e9 ? 'more than 10^9' : String(Math.round(wait));
+        throw new NotRetriedError(`GitHub API at ${host} asks to wait ${shown} s (${response.status}), more than the ${maxWait} s allowed; giving up`);
+      }
+    }
     // Read the body under the same deadline, then hand octokit a response that is already whole.
     // NOTE: a body of 204/205/304 must be null, or the Response constructor throws.
     const empty = response.status === 204 || response.status === 205 || response.status === 304;
     const body = empty ? null : await readBody(response, maxBytes, () => tooLarge(input, init, maxBytes));
+    if (body !== null && body.length > MAX_FIELD_BYTES && holdsLongString(body, MAX_FIELD_BYTES)) {
+      const { host, endpoint } = where(input, init);
+      throw new NotRetriedError(`GitHub API at ${host}: ${endpoint} answered a field larger than ${MAX_FIELD_BYTES / (1024 * 1024)} MB; no field of GitHub's is that large (an issue body holds at most 65,536 characters), so it was not read`);
+    }
     const whole = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
     // octokit reports `response.url` (the URL after redirects); a constructed Response has none.
     Object.defineProperty(whole, 'url', { value: response.url });

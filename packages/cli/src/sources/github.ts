@@ -93,6 +93,9 @@ function keepToApiOrigin(octokit: Octokit, apiUrl: string | undefined): void {
     } catch {
       throw new WavesError(`GitHub API at ${api.host}: a next-page link is not a URL; refused`);
     }
+    if (target.username !== '' || target.password !== '') {
+      throw new WavesError(`GitHub API at ${api.host}: a next-page link carries a user name or password; refused before sending`);
+    }
     if (target.origin !== api.origin) {
       throw new WavesError(`GitHub API at ${api.host}: a next-page link leads to ${target.origin}, another host; refused before sending (the token goes only to ${api.origin})`);
     }
@@ -123,7 +126,7 @@ export function createOctokit(options: Omit<ClientOptions, 'repo'>): Octokit {
     userAgent: 'waves-cli',
     throttle: { onRateLimit: onLimit('primary'), onSecondaryRateLimit: onLimit('secondary') },
     retry: { retries },
-    request: { fetch: fetchWithTimeout(options.timeoutMs ?? DEFAULT_API_TIMEOUT_MS) },
+    request: { fetch: fetchWithTimeout(options.timeoutMs ?? DEFAULT_API_TIMEOUT_MS, globalThis.fetch, { maxWaitSeconds: maxWait }) },
     // Silence octokit's own console logging: waves reports on stderr itself.
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
   });
@@ -138,9 +141,37 @@ function labelNames(record: IssueRecord): string[] {
   return (record.labels ?? []).map((l) => (typeof l === 'string' ? l : l.name));
 }
 
-/** The pages of a paginated endpoint, each validated by `read` (it names the page's URL when it fails). */
-async function* checkedPages<T>(pages: AsyncIterable<{ data: unknown; url: string }>, host: string, read: (data: unknown, host: string, endpoint: string) => T): AsyncGenerator<T> {
-  for await (const page of pages) yield read(page.data, host, endpointOf('GET', page.url));
+/**
+ * The most pages one command reads from GitHub: 1,000 pages of 100, room for 100,000 issues and
+ * pull requests (the largest open backlogs are about 10,000), while a server whose next-page
+ * links never end stops in bounded time and memory (red team 2, #9).
+ */
+export const MAX_PAGES = 1000;
+
+/** Pages read by each client, across all its listings. */
+const pagesRead = new WeakMap<object, number>();
+
+/**
+ * The pages of a paginated endpoint, each validated by `read` (it names the page's URL when it
+ * fails). A listing that comes back to a page it has read (a next-page link to itself, or a
+ * cycle) fails at once; one client reads at most MAX_PAGES pages.
+ */
+async function* checkedPages<T>(
+  pages: AsyncIterable<{ data: unknown; url: string }>,
+  host: string,
+  read: (data: unknown, host: string, endpoint: string) => T,
+  client: object,
+): AsyncGenerator<T> {
+  const seen = new Set<string>();
+  for await (const page of pages) {
+    const endpoint = endpointOf('GET', page.url);
+    if (seen.has(page.url)) throw new WavesError(`GitHub API at ${host}: ${endpoint}: a next-page link leads back to a page already read; is it a GitHub API?`);
+    seen.add(page.url);
+    const count = (pagesRead.get(client) ?? 0) + 1;
+    pagesRead.set(client, count);
+    if (count > MAX_PAGES) throw new WavesError(`GitHub API at ${host}: more than ${MAX_PAGES} pages (${MAX_PAGES * PER_PAGE} items) to read; waves reads at most ${MAX_PAGES} (narrow the backlog with --label, --milestone or --assignee)`);
+    yield read(page.data, host, endpoint);
+  }
 }
 
 /** A single issue, or null when it is gone (404, 410). */
@@ -168,7 +199,7 @@ export async function readGithubBacklog(options: GithubSourceOptions): Promise<G
       if (/^\d+$/.test(options.milestone) || options.milestone === '*' || options.milestone === 'none') milestone = options.milestone;
       else {
         let found: { number: number } | undefined;
-        for await (const page of checkedPages(octokit.paginate.iterator(octokit.rest.issues.listMilestones, { owner, repo: name, state: 'all', per_page: PER_PAGE }), host, readMilestones)) {
+        for await (const page of checkedPages(octokit.paginate.iterator(octokit.rest.issues.listMilestones, { owner, repo: name, state: 'all', per_page: PER_PAGE }), host, readMilestones, octokit)) {
           requests++;
           found ??= page.find((m) => m.title === options.milestone);
         }
@@ -179,7 +210,7 @@ export async function readGithubBacklog(options: GithubSourceOptions): Promise<G
 
     // Which of the repository's labels give a priority, and which rank.
     const tiers = new Map<number, string[]>();
-    for await (const page of checkedPages(octokit.paginate.iterator(octokit.rest.issues.listLabelsForRepo, { owner, repo: name, per_page: PER_PAGE }), host, readLabels)) {
+    for await (const page of checkedPages(octokit.paginate.iterator(octokit.rest.issues.listLabelsForRepo, { owner, repo: name, per_page: PER_PAGE }), host, readLabels, octokit)) {
       requests++;
       for (const label of page) {
         const rank = labelRank(label.name, options.priorityLabels);
@@ -190,7 +221,7 @@ export async function readGithubBacklog(options: GithubSourceOptions): Promise<G
     const read = new Map<number, IssueRecord>();
     const filters = { owner, repo: name, state: 'open' as const, sort: 'created' as const, direction: 'asc' as const, per_page: PER_PAGE, ...(milestone ? { milestone } : {}), ...(options.assignee ? { assignee: options.assignee } : {}) };
     const issuePages = (labels: readonly string[]) =>
-      checkedPages(octokit.paginate.iterator(octokit.rest.issues.listForRepo, { ...filters, ...(labels.length > 0 ? { labels: labels.join(',') } : {}) }), host, readIssuesPage);
+      checkedPages(octokit.paginate.iterator(octokit.rest.issues.listForRepo, { ...filters, ...(labels.length > 0 ? { labels: labels.join(',') } : {}) }), host, readIssuesPage, octokit);
     let pages = 0;
     /** Reads issues with the given labels, oldest first, until `enough` of them are issues (not pull requests). */
     const readTier = async (labels: string[], enough: number): Promise<number> => {
@@ -243,15 +274,17 @@ export async function readGithubBacklog(options: GithubSourceOptions): Promise<G
       const record = await readOne(octokit, host, owner, name, number);
       if (record) read.set(number, record);
     }
-    return { issues: parsedIssues(read), requests };
+    return { issues: parsedIssues(read, options.warn), requests };
   } catch (error) {
     throw failure(error, options, octokit);
   }
 }
 
-function parsedIssues(read: Map<number, IssueRecord>): BacklogIssue[] {
+/** The issues read, as the backlog; `warn` (the last call only) hears of text cut to GitHub's limits. */
+function parsedIssues(read: Map<number, IssueRecord>, warn?: (message: string) => void): BacklogIssue[] {
   const parsed = parseIssues([...read.values()]);
   if (!parsed.ok) throw new WavesError(`GitHub sent an issue waves cannot read: ${parsed.problems[0]!.path}: ${parsed.problems[0]!.message}`);
+  for (const note of parsed.notes ?? []) warn?.(note);
   return parsed.value;
 }
 
@@ -271,14 +304,14 @@ export async function readGithubChanges(options: ClientOptions, numbers: readonl
     }
     const after = Date.parse(since);
     const listing = octokit.paginate.iterator(octokit.rest.issues.listForRepo, { owner, repo: name, state: 'open', sort: 'created', direction: 'desc', per_page: PER_PAGE });
-    pages: for await (const page of checkedPages(listing, host, readIssuesPage)) {
+    pages: for await (const page of checkedPages(listing, host, readIssuesPage, octokit)) {
       for (const item of page) {
         const created = item.created_at ?? item.createdAt;
         if (created === null || created === undefined || Date.parse(created) <= after) break pages;
         if (!read.has(item.number)) read.set(item.number, item);
       }
     }
-    return parsedIssues(read);
+    return parsedIssues(read, options.warn);
   } catch (error) {
     throw failure(error, options, octokit);
   }

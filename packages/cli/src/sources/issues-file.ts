@@ -2,11 +2,11 @@
  * Issue source: a JSON file as `gh issue list --json number,title,body,labels,state,createdAt,url`
  * prints it, or standard input with `-`.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseIssues, parseJsonText, readRegularFile, type BacklogIssue } from '@waves/planner';
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
+import { readUserFile } from '../read-user-file.js';
 
 /** The largest issues file a config may name (a thousand long issues take a few megabytes). */
 export const MAX_ISSUES_FILE_BYTES = 64 * 1024 * 1024;
@@ -25,15 +25,10 @@ export async function readIssuesFile(file: string, io: CliIo, options: { fromCon
     if (!read.ok) throw new UsageError(`${name}: ${read.reason}`);
     text = read.text;
   } else {
-    try {
-      text = await readFile(path.resolve(io.cwd, file), 'utf8');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') throw new UsageError(`${name}: no such file`);
-      if (code === 'EISDIR') throw new UsageError(`${name}: is a directory, not a file`);
-      if (code === 'EACCES') throw new UsageError(`${name}: permission denied`);
-      throw new UsageError(`${name}: cannot read it (${(error as Error).message})`);
-    }
+    // The user's file: a pipe is fine, a device or a file past the limit is not (read-user-file.ts).
+    const read = await readUserFile(path.resolve(io.cwd, file), MAX_ISSUES_FILE_BYTES);
+    if (!read.ok) throw new UsageError(`${name}: ${read.reason}`);
+    text = read.text;
   }
   // The position only: the file may be anything (`--from-issues /etc/shadow`), never quote it.
   const json = parseJsonText(text);
@@ -44,5 +39,6 @@ export async function readIssuesFile(file: string, io: CliIo, options: { fromCon
     const more = rest.length > 0 ? ` (and ${rest.length} more problem(s))` : '';
     throw new UsageError(`${name}: ${first!.path}: ${first!.message}${more}`);
   }
+  for (const note of parsed.notes ?? []) io.stderr(`waves: ${name}: ${note}\n`);
   return parsed.value;
 }

@@ -13,6 +13,12 @@ export interface Interpreter {
   letters: string;
   /** A shell: operands after its code string are positional parameters ($0, $1…), which are data. */
   shell?: boolean;
+  /**
+   * Subcommands after which every argument is a command line run through a shell (`git submodule
+   * foreach`, `git bisect run`): each a sequence of words that appear, in this order, as whole
+   * elements after the program.
+   */
+  codeAfter?: readonly (readonly string[])[];
 }
 
 const SHELL: Interpreter = { long: ['--command'], letters: 'c', shell: true };
@@ -24,12 +30,16 @@ const SHELL: Interpreter = { long: ['--command'], letters: 'c', shell: true };
 export const INTERPRETERS: Readonly<Record<string, Interpreter>> = {
   // Shells
   sh: SHELL, bash: SHELL, zsh: SHELL, dash: SHELL, ksh: SHELL, mksh: SHELL, ash: SHELL, yash: SHELL, csh: SHELL, tcsh: SHELL,
+  oksh: SHELL, loksh: SHELL, posh: SHELL, rc: SHELL, es: SHELL, xonsh: SHELL, elvish: SHELL,
+  nu: { long: ['--commands', '--execute'], letters: 'ce', shell: true },
   fish: { long: ['--command', '--init-command'], letters: 'cC', shell: true },
   // Language runtimes
   node: { long: ['--eval', '--print'], letters: 'ep' },
   nodejs: { long: ['--eval', '--print'], letters: 'ep' },
   deno: { long: ['eval', '--eval', '--print'], letters: 'ep' },
   bun: { long: ['--eval', '--print'], letters: 'ep' },
+  tsx: { long: ['--eval', '--print'], letters: 'ep' },
+  'ts-node': { long: ['--eval', '--print'], letters: 'ep' },
   python: { long: [], letters: 'cm' },
   pypy: { long: [], letters: 'cm' },
   perl: { long: [], letters: 'eE' },
@@ -43,13 +53,31 @@ export const INTERPRETERS: Readonly<Record<string, Interpreter>> = {
   elixir: { long: ['--eval'], letters: 'e' },
   erl: { long: ['-eval'], letters: '' },
   osascript: { long: [], letters: 'e' },
+  groovy: { long: [], letters: 'e' },
+  scala: { long: [], letters: 'e' },
+  guile: { long: [], letters: 'ce' },
+  racket: { long: ['--eval', '--require-script'], letters: 'e' },
+  sbcl: { long: ['--eval'], letters: '' },
+  bb: { long: ['--eval'], letters: 'e' },
   // Wrappers and tools with a flag that runs a command line or evaluates code
   env: { long: ['--split-string'], letters: 'S' },
-  sudo: { long: ['--shell', '--login'], letters: 'si' },
+  // Plain `sudo tool …` / `doas tool …` exec the tool directly: its arguments stay data for it.
+  // `-s`/`-i` run a shell with the command line; `-e` (sudoedit) opens an editor on the names.
+  sudo: { long: ['--shell', '--login', '--edit'], letters: 'sie' },
+  doas: { long: [], letters: 's' },
   flock: { long: ['--command'], letters: 'c' },
+  // entr execs its command directly, except with -s (through $SHELL).
+  entr: { long: [], letters: 's' },
   make: { long: ['--eval'], letters: 'E' },
   gmake: { long: ['--eval'], letters: 'E' },
-  git: { long: ['--config-env'], letters: 'c' },
+  // git: config (`-c alias.x=!cmd`), the programs it is told to run (`rebase -x`, `difftool
+  // --extcmd`, `fetch --upload-pack`, `push --receive-pack`, `archive --exec`, filter-branch's
+  // filters, `--exec-path`), and subcommands that run a shell command line.
+  git: {
+    long: ['--config-env', '--exec', '--extcmd', '--upload-pack', '--receive-pack', '--exec-path', '--tree-filter', '--index-filter', '--msg-filter', '--env-filter', '--commit-filter', '--parent-filter', '--tag-name-filter', '-u'],
+    letters: 'cx',
+    codeAfter: [['submodule', 'foreach'], ['bisect', 'run']],
+  },
   npx: { long: ['--call'], letters: 'c' },
   npm: { long: ['--call'], letters: 'c' },
   pnpm: { long: ['--shell-mode'], letters: 'c' },
@@ -68,8 +96,15 @@ export const INTERPRETERS: Readonly<Record<string, Interpreter>> = {
  */
 export const CODE_EVERYWHERE: ReadonlySet<string> = new Set([
   'pwsh', 'powershell', 'cmd', 'eval',
-  'awk', 'gawk', 'mawk', 'nawk', 'busybox', 'sed', 'gsed', 'm4', 'perl6', 'raku',
-  'watch', 'ssh', 'tmux', 'screen', 'su', 'script', 'parallel', 'at', 'batch',
+  'awk', 'gawk', 'mawk', 'nawk', 'busybox', 'toybox', 'sed', 'gsed', 'm4', 'perl6', 'raku',
+  // Run their command through a shell (sg: `/bin/sh -c`), start one, or take a command line.
+  'sg', 'newgrp', 'su', 'runuser', 'sudoedit', 'machinectl', 'firejail',
+  'watch', 'script', 'parallel', 'at', 'batch', 'unbuffer',
+  // Remote shells: the command line is run by the shell at the other end.
+  'ssh', 'mosh', 'autossh', 'rsh', 'rlogin', 'slogin', 'pdsh', 'dsh', 'clush',
+  // Terminal multiplexers and emulators: a command line, or a command run through a shell.
+  'tmux', 'screen', 'byobu', 'zellij',
+  'xterm', 'uxterm', 'x-terminal-emulator', 'gnome-terminal', 'konsole', 'xfce4-terminal', 'terminator', 'urxvt', 'rxvt', 'kitty', 'alacritty', 'wezterm',
   'vim', 'nvim', 'vi', 'ex', 'view', 'gvim', 'emacs', 'emacsclient',
   'sqlite3', 'expect', 'tclsh', 'wish',
 ]);

@@ -20,8 +20,13 @@
  * Then, first of all, never code, whatever the position (code-tables.ts): no issue text at or after
  * a code flag of a program named earlier in the argv (`sh -c`, `node -e`, `make --eval`, `git -c`,
  * `npx --call`, `nix-shell --run`…; a shell's positional parameters after its code string excepted,
- * `sh -c 'tool "$1"' sh {prompt}`), and none at all after a program that hands its arguments to a
- * shell or may read any of them as code (`tmux`, `ssh`, `su`, `awk`, `sed`, `vim`, `emacs`…).
+ * `sh -c 'tool "$1"' sh {prompt}`) or after a subcommand that runs a command line (`git submodule
+ * foreach`, `git bisect run`), and none at all after a program that hands its arguments to a
+ * shell or may read any of them as code (`sg`, `tmux`, `ssh`, `su`, `awk`, `sed`, `vim`, `emacs`…).
+ *
+ * NOTE: a whole `{prompt}` after a program in none of the tables is taken as data for it. A tool
+ * that runs its argument through a shell and is not in the tables is a gap of the tables (add
+ * it there: that only ever refuses more), and for a tool of one's own the configurer's to vet.
  *
  * `valueFlags` may never name a code flag: one of `CODE_FLAGS`, a `+` flag, or a code flag of a
  * program of the template.
@@ -65,6 +70,16 @@ function hasLeadingCodeFlag(element: string, interpreter: Interpreter): boolean 
   return cluster !== null && [...interpreter.letters].some((letter) => cluster[1]!.includes(letter));
 }
 
+/** Whether `words` appear, in this order, as whole elements after `program` and before `index` (`git submodule --quiet foreach`). */
+function wordsBefore(command: readonly string[], program: number, index: number, words: readonly string[]): boolean {
+  let at = program;
+  for (const word of words) {
+    at = command.indexOf(word, at + 1);
+    if (at < 0 || at >= index) return false;
+  }
+  return true;
+}
+
 /**
  * What issue text at `index` would be to a program before it: code (and why), a shell's
  * positional parameter (data, never an option), or nothing known.
@@ -79,6 +94,8 @@ function interpreterRole(command: readonly string[], index: number): { code: str
     const { name } = known;
     if (known.everywhere) return { code: `${name} may read any of its arguments as code` };
     const { interpreter } = known;
+    const subcommand = (interpreter.codeAfter ?? []).find((words) => wordsBefore(command, j, index, words));
+    if (subcommand) return { code: `it would be code for ${name} ${subcommand.join(' ')}` };
     for (let k = j + 1; k <= index; k++) {
       if (!isCodeFlag(command[k]!, interpreter) && !(k === index && /^-/.test(command[k]!) && hasLeadingCodeFlag(command[k]!, interpreter))) continue;
       if (!interpreter.shell || k === index) return { code: `it would be code for ${name} ${command[k]!.split('=')[0]}` };

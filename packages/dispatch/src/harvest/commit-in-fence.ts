@@ -13,7 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import { inFence } from '@waves/planner';
+import { cutText, inFence } from '@waves/planner';
 import type { RunRecord, Witness } from '../runs/run-record.js';
 import { checkCommit, committedPaths } from './check-commit.js';
 import { changesSince, currentBranch, git, GIT_OPTIONS, GitError, headCommit } from './git-changes.js';
@@ -21,7 +21,10 @@ import { indexInfo, treeWith, type HeldFiles } from './held-blobs.js';
 
 const list = (paths: readonly string[], max = 5) => (paths.length <= max ? paths.join(', ') : `${paths.slice(0, max).join(', ')} and ${paths.length - max} more`);
 
-/** `type(lane): title (#N)`: one line, whatever the issue's title holds. */
+/** The longest commit subject waves writes (characters): a title is cut to fit, with an ellipsis. */
+export const MAX_SUBJECT_CHARS = 200;
+
+/** `type(lane): title (#N)`: one line of at most MAX_SUBJECT_CHARS, whatever the issue's title holds. */
 export function commitSubject(record: RunRecord, type: string | null): string {
   const labels = record.scope?.labels ?? [];
   const chosen = type ?? (labels.some((l) => /(?:^|[:/]\s*)bug$/i.test(l.trim())) ? 'fix' : 'feat');
@@ -29,7 +32,17 @@ export function commitSubject(record: RunRecord, type: string | null): string {
   const lane = (record.scope?.lanes[0] ?? '').replace(/\/+$/, '').split('/').at(-1)!.replace(/[^\w./@-]+/g, '-').replace(/^-+|-+$/g, '');
   // eslint-disable-next-line no-control-regex
   const title = record.issue.title.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]+/g, ' ').replace(/\s+/g, ' ').trim();
-  return `${chosen}${lane ? `(${lane})` : ''}: ${title} (#${record.issue.number})`;
+  const head = `${chosen}${lane ? `(${cutText(lane, 40)})` : ''}: `;
+  const tail = ` (#${record.issue.number})`;
+  return `${head}${cutText(title, Math.max(20, MAX_SUBJECT_CHARS - [...head].length - tail.length))}${tail}`;
+}
+
+/**
+ * The whole commit message: the subject, then the `Waves-Run` trailer. It goes to `git commit-tree -F -`
+ * on standard input, never as an argument: no title can make the command too long (E2BIG).
+ */
+export function commitMessage(record: RunRecord, type: string | null): string {
+  return `${commitSubject(record, type)}\n\nWaves-Run: ${record.id}\n`;
 }
 
 export type CommitOutcome =
@@ -107,7 +120,7 @@ export async function commitInFence(
       await git(cwd, ['-c', 'core.quotepath=off', 'diff-tree', '-r', '--name-only', '--no-renames', '-z', headTree ?? (await emptyTree(cwd)), tree])
     ).split('\0').filter(Boolean).sort();
     const signedOff = signoff ? `\nSigned-off-by: ${(await git(cwd, ['var', 'GIT_COMMITTER_IDENT'])).trim().replace(/ \d+ [+-]\d{4}$/, '')}` : '';
-    const message = `${commitSubject(record, type)}\n\n${trailer}${signedOff}\n`;
+    const message = `${commitMessage(record, type).trimEnd()}${signedOff}\n`;
     // Hooks are off (GIT_OPTIONS) and so is signing, unless the trusted config signs: then with
     // its program, pinned (`signing`), and -S since commit-tree does not read commit.gpgSign.
     const sha = (await git(cwd, [...signing, 'commit-tree', ...(signing.length > 0 ? ['-S'] : []), ...(previous ? ['-p', previous] : []), '-F', '-', tree], message)).trim();

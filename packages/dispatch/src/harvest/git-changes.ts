@@ -27,6 +27,12 @@ export class GitError extends Error {}
  */
 export const GIT_OPTIONS: readonly string[] = ['--literal-pathspecs', ...SAFE_GIT_CONFIG];
 
+/** Why git did not start at all (E2BIG: arguments too long), when it printed nothing. */
+function spawnFailure(result: { code?: string; shortMessage?: string; message?: string }): string {
+  if (result.code === 'E2BIG') return 'E2BIG: its arguments are longer than the system allows';
+  return result.code ?? result.shortMessage ?? result.message ?? 'it did not start';
+}
+
 /** Runs git with waves' options. */
 export async function git(cwd: string, args: readonly string[], input?: string): Promise<string> {
   const result = await execa('git', [...GIT_OPTIONS, ...args], {
@@ -36,7 +42,7 @@ export async function git(cwd: string, args: readonly string[], input?: string):
     ...(input === undefined ? { stdin: 'ignore' as const } : { input }),
   });
   if (result.exitCode !== 0) {
-    const why = (result.stderr || result.stdout).trim().split('\n')[0] ?? '';
+    const why = (result.stderr || result.stdout || spawnFailure(result)).trim().split('\n')[0] ?? '';
     throw new GitError(`git ${args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? ''} in ${cwd} failed: ${why}`);
   }
   return result.stdout;
@@ -46,7 +52,7 @@ export async function git(cwd: string, args: readonly string[], input?: string):
 export async function gitBytes(cwd: string, args: readonly string[]): Promise<Buffer> {
   const result = await execa('git', [...GIT_OPTIONS, ...args], { cwd, reject: false, stdin: 'ignore', encoding: 'buffer', stripFinalNewline: false });
   if (result.exitCode !== 0) {
-    const why = Buffer.from(result.stderr).toString('utf8').trim().split('\n')[0] ?? '';
+    const why = (result.stderr ? Buffer.from(result.stderr).toString('utf8') : spawnFailure(result)).trim().split('\n')[0] ?? '';
     throw new GitError(`git ${args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? ''} in ${cwd} failed: ${why}`);
   }
   return Buffer.from(result.stdout);

@@ -47,6 +47,15 @@ export function truncationNote(maxBytes: number): string {
   return `\n[waves] log truncated at ${maxBytes} bytes (logs.maxBytes); the rest of the output was read and discarded\n`;
 }
 
+/**
+ * Why a command did not start, in one line. E2BIG: the system refused its arguments (Linux allows
+ * 128 KB in one argument, the prompt among them, and about 2 MB in all) — said so, not as a bare code.
+ */
+function startFailure(error: NodeJS.ErrnoException): string {
+  if (error.code === 'E2BIG') return 'spawn E2BIG: its command line is longer than the system allows (at most 128 KB in one argument, such as the prompt); shorten the issue or pass the prompt another way';
+  return error.message.split('\n')[0] ?? 'could not start';
+}
+
 export function startLogged(argv: readonly string[], options: LoggedOptions): LoggedProcess {
   const capped = options.maxBytes !== null;
   const fd = openSync(options.log, 'a');
@@ -62,11 +71,11 @@ export function startLogged(argv: readonly string[], options: LoggedOptions): Lo
   } catch (error) {
     // Invalid arguments (a NUL byte…) throw at once rather than emitting 'error'.
     closeSync(fd);
-    const message = (error as Error).message.split('\n')[0] ?? 'could not start';
+    const message = startFailure(error as NodeJS.ErrnoException);
     return { pid: null, exited: Promise.resolve({ code: null, signal: null, error: message }), close: async () => undefined };
   }
   const exited = new Promise<Exit>((resolve) => {
-    child.once('error', (error) => resolve({ code: null, signal: null, error: error.message }));
+    child.once('error', (error) => resolve({ code: null, signal: null, error: startFailure(error) }));
     child.once('exit', (code, signal) => resolve({ code, signal, error: null }));
   });
   if (!capped) {

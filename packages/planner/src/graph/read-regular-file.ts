@@ -14,8 +14,30 @@
  * caller to turn into its one-line error. repoFileReader (read-repo-file.ts) adds the repository
  * root's containment on top, for the files of a repository's tree.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+
+const THIS_FILE = fileURLToPath(import.meta.url);
+
+/**
+ * Makes the last synchronous stat of the process one of a regular file.
+ *
+ * NOTE: Node 20's module loader resolves symbolic links with a JavaScript realpath that, for a path
+ * component it has already seen, looks at the *last* stat the process made (one shared buffer) and
+ * stops resolving when that stat was of a FIFO or a socket. After waves has stat'ed a FIFO (a
+ * refused tsconfig `extends` target, a file of the tree), a `require` through pnpm's links then
+ * loads a package by its link path, and the package's own dependencies are not found:
+ * `Cannot find module '@ts-morph/common'` (red team 2, #12). A stat of this very file, a regular
+ * one, before any module is loaded late, and after any stat of something else, avoids it.
+ */
+export function forgetLastStat(): void {
+  try {
+    statSync(THIS_FILE);
+  } catch {
+    // The module's own file is there while it runs; nothing else to do if not.
+  }
+}
 
 /** Why a file was not read: gone, a link (not followed), not a regular file, too large, or an error. */
 export type RefusalKind = 'missing' | 'link' | 'not-regular' | 'too-large' | 'unreadable';
@@ -83,7 +105,10 @@ export function readRegularBytesSync(file: string, options: RegularReadOptions):
   try {
     const info = fstatSync(fd);
     const refused = checkOpened(info, options.maxBytes);
-    if (refused) return refused;
+    if (refused) {
+      forgetLastStat();
+      return refused;
+    }
     // One byte more than allowed, to notice a file that grew since fstat.
     const content = Buffer.alloc(Math.min(info.size, options.maxBytes) + 1);
     let filled = 0;
@@ -118,7 +143,10 @@ export async function readRegularFile(file: string, options: RegularReadOptions)
   try {
     const info = await handle.stat();
     const refused = checkOpened(info, options.maxBytes);
-    if (refused) return refused;
+    if (refused) {
+      forgetLastStat();
+      return refused;
+    }
     const content = Buffer.alloc(Math.min(info.size, options.maxBytes) + 1);
     let filled = 0;
     while (filled < content.length) {

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { ts as TypeScript } from 'ts-morph';
+import { forgetLastStat } from './read-regular-file.js';
 
 const require = createRequire(import.meta.url);
 let loaded: typeof TypeScript | undefined;
@@ -9,6 +10,10 @@ let loaded: typeof TypeScript | undefined;
  * about half a second, so commands that parse nothing (help, errors, a fully cached graph) never pay.
  */
 export function typescript(): typeof TypeScript {
-  loaded ??= (require('ts-morph') as typeof import('ts-morph')).ts;
+  if (loaded === undefined) {
+    // The repository may have made the last stat one of a FIFO: see forgetLastStat.
+    forgetLastStat();
+    loaded = (require('ts-morph') as typeof import('ts-morph')).ts;
+  }
   return loaded;
 }

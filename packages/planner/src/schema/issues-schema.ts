@@ -62,12 +62,52 @@ export const IssuesFileSchema = z.array(IssueRecordSchema);
 
 export type IssueRecord = z.output<typeof IssueRecordSchema>;
 
-function toBacklogIssue(record: IssueRecord): BacklogIssue {
+/**
+ * The longest title and body an issue may bring: GitHub's own limits (256 characters for a title,
+ * 65,536 for a body). Longer text — an issues file, or a server that is not GitHub — is cut there,
+ * with a warning naming the issue: a title of 300,000 characters made `git commit -m` fail with
+ * E2BIG at harvest (red team 2, #11), and the prompt carries the whole body as one argument.
+ */
+export const MAX_TITLE_CHARS = 256;
+export const MAX_BODY_CHARS = 65_536;
+
+/**
+ * `text` cut to at most `max` characters (code points), the last of them an ellipsis when cut:
+ * never inside a surrogate pair, nor between a character and the combining marks that follow it.
+ */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let points = 0;
+  for (const _ of text) if (++points > max) break;
+  if (points <= max) return text;
+  // 2·max + 64 code units hold more than max code points: the rest is never looked at.
+  const chars = Array.from(text.slice(0, 2 * max + 64));
+  let keep = Math.max(0, max - 1);
+  // Back off to the start of the character the cut falls in: before its combining marks,
+  // variation selectors, skin-tone modifiers and zero-width joiners (ICU's segmenter would say
+  // the same, but slows down with the text's length: a 1 MB body took minutes).
+  while (keep > 0 && (JOINS_PREVIOUS.test(chars[keep]!) || chars[keep - 1] === '\u200d')) keep--;
+  // A flag is two regional indicators: never keep one alone.
+  let indicators = 0;
+  while (keep - indicators > 0 && REGIONAL_INDICATOR.test(chars[keep - indicators - 1]!)) indicators++;
+  if (indicators % 2 === 1) keep--;
+  return `${chars.slice(0, keep).join('')}…`;
+}
+
+/** What belongs to the character before it: marks, variation selectors, skin tones, tags. */
+const JOINS_PREVIOUS = /^[\p{M}\u200d\ufe00-\ufe0f\u{1f3fb}-\u{1f3ff}\u{e0020}-\u{e007f}]$/u;
+const REGIONAL_INDICATOR = /^[\u{1f1e6}-\u{1f1ff}]$/u;
+
+function toBacklogIssue(record: IssueRecord, notes: string[]): BacklogIssue {
   const state = (record.state ?? 'open').toLowerCase() === 'closed' ? 'closed' : 'open';
+  const title = cutText(record.title, MAX_TITLE_CHARS);
+  const body = cutText(record.body ?? '', MAX_BODY_CHARS);
+  const cut = [title !== record.title ? `title to ${MAX_TITLE_CHARS}` : '', body !== (record.body ?? '') ? `body to ${MAX_BODY_CHARS}` : ''].filter(Boolean);
+  if (cut.length > 0) notes.push(`issue #${record.number}: ${cut.join(' and ')} characters cut (GitHub's limits)`);
   return {
     number: record.number,
-    title: record.title,
-    body: record.body ?? '',
+    title,
+    body,
     labels: (record.labels ?? []).map((label) => (typeof label === 'string' ? label : label.name)),
     state,
     createdAt: record.createdAt ?? record.created_at ?? null,
@@ -98,5 +138,7 @@ export function parseIssues(data: unknown): Parsed<BacklogIssue[]> {
     if (!isPullRequest(record)) seen.set(record.number, index);
   }
   if (problems.length > 0) return { ok: false, value: undefined, problems };
-  return { ok: true, value: result.data.filter((record) => !isPullRequest(record)).map(toBacklogIssue), problems: [] };
+  const notes: string[] = [];
+  const value = result.data.filter((record) => !isPullRequest(record)).map((record) => toBacklogIssue(record, notes));
+  return { ok: true, value, problems: [], ...(notes.length > 0 ? { notes } : {}) };
 }

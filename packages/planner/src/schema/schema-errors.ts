@@ -7,7 +7,8 @@ export interface SchemaProblem {
 }
 
 /** Result of validating untrusted data: the value when it is valid, the problems otherwise. */
-export type Parsed<T> = { ok: true; value: T; problems: [] } | { ok: false; value: undefined; problems: SchemaProblem[] };
+/** `notes`: what was changed to accept the input (an issue's text cut to its cap), for a warning each. */
+export type Parsed<T> = { ok: true; value: T; problems: []; notes?: string[] } | { ok: false; value: undefined; problems: SchemaProblem[] };
 
 export function jsonPath(path: readonly PropertyKey[]): string {
   let out = '$';

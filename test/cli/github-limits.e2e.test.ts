@@ -1,0 +1,159 @@
+/**
+ * GitHub servers that never stop or cannot be mended by asking again (red team 2, #9 and #17):
+ * next-page links without end or back to a page already read, links with a user name, headers
+ * over 16 KB, redirect loops, redirects to file: and data:, a rate limit asking for days, a field
+ * of megabytes. Each ends `waves plan` at once with one line in waves' words, exit 1.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = path.join(ROOT, 'packages/cli/bin/waves.js');
+const SHOP = path.join(ROOT, 'examples/shop');
+
+type Handler = (req: IncomingMessage, res: ServerResponse, base: string) => void;
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+/** A server on 127.0.0.1 that counts its requests. */
+async function serve(handler: Handler): Promise<{ url: string; requests: () => number }> {
+  let count = 0;
+  const server = createServer((req, res) => {
+    count++;
+    handler(req, res, base);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url: base, requests: () => count };
+}
+
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+const issue = (n: number, extra: Record<string, unknown> = {}) => ({ number: n, title: `Issue ${n}`, body: '`src/a.ts`', labels: [], state: 'open', created_at: '2026-01-01T00:00:00Z', ...extra });
+
+async function plan(url: string) {
+  return execa('node', [BIN, 'plan', '--repo', 'acme/shop', '--api-url', url, '--root', SHOP, '--top', '3'], {
+    cwd: ROOT,
+    reject: false,
+    stdin: 'ignore',
+    env: { GITHUB_TOKEN: 'ghp_limits0123456789', GH_TOKEN: '', GITHUB_API_URL: '' },
+    extendEnv: true,
+  });
+}
+
+function oneLine(stderr: string): string {
+  const lines = stderr.trimEnd().split('\n');
+  expect(lines, stderr).toHaveLength(1);
+  return lines[0]!;
+}
+
+describe('pagination that never ends', () => {
+  it('stops at once when a next-page link leads back to the same page', async () => {
+    const server = await serve((req, res, base) => {
+      if (req.url!.includes('/labels')) return json(res, 200, [{ name: 'bug' }], { link: `<${base}${req.url}>; rel="next"` });
+      json(res, 200, [issue(1)]);
+    });
+    const result = await plan(server.url);
+    expect(result.exitCode).toBe(1);
+    expect(oneLine(result.stderr)).toMatch(/^waves: GitHub API at 127\.0\.0\.1:\d+: GET \/repos\/acme\/shop\/labels: a next-page link leads back to a page already read; is it a GitHub API\?$/);
+    expect(server.requests()).toBe(2);
+  });
+
+  it('stops when pages alternate, and after 1000 pages of links that never end, naming the cap', async () => {
+    const cycle = await serve((req, res, base) => {
+      const page = new URL(req.url!, base).searchParams.get('page') === '2' ? 1 : 2;
+      if (req.url!.includes('/labels')) return json(res, 200, [{ name: `l${page}` }], { link: `<${base}/repos/acme/shop/labels?per_page=100&page=${page}>; rel="next"` });
+      json(res, 200, [issue(1)]);
+    });
+    const cycled = await plan(cycle.url);
+    expect(cycled.exitCode).toBe(1);
+    expect(oneLine(cycled.stderr)).toMatch(/a next-page link leads back to a page already read/);
+
+    const endless = await serve((req, res, base) => {
+      const page = Number(new URL(req.url!, base).searchParams.get('page') ?? 1);
+      if (req.url!.includes('/labels')) return json(res, 200, [{ name: `l${page}` }], { link: `<${base}/repos/acme/shop/labels?per_page=100&page=${page + 1}>; rel="next"` });
+      json(res, 200, [issue(1)]);
+    });
+    const result = await plan(endless.url);
+    expect(result.exitCode).toBe(1);
+    expect(oneLine(result.stderr)).toMatch(/^waves: GitHub API at 127\.0\.0\.1:\d+: more than 1000 pages \(100000 items\) to read; waves reads at most 1000 /);
+    expect(endless.requests()).toBe(1001);
+  }, 120_000);
+});
+
+describe('answers asking again cannot mend', () => {
+  const cases: [string, Handler, RegExp][] = [
+    [
+      'a next-page link with a user name and password',
+      (req, res, base) => json(res, 200, req.url!.includes('/labels') ? [{ name: 'bug' }] : [issue(1)], { link: `<${base.replace('http://', 'http://user:pw@')}/repos/acme/shop/labels?page=2>; rel="next"` }),
+      /^waves: GitHub API at 127\.0\.0\.1:\d+: a next-page link carries a user name or password; refused before sending$/,
+    ],
+    [
+      'headers over 16 KB',
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'x-big': 'a'.repeat(200_000) });
+        res.end('[]');
+      },
+      /^waves: GitHub API at 127\.0\.0\.1:\d+: GET \/repos\/acme\/shop\/labels answered headers larger than 16 KB; /,
+    ],
+    [
+      'a redirect loop',
+      (req, res) => {
+        res.writeHead(302, { location: `${req.url}&x=1` });
+        res.end();
+      },
+      /^waves: GitHub API at 127\.0\.0\.1:\d+: GET \/repos\/acme\/shop\/labels redirects in a loop \(more than 20 redirects\); giving up$/,
+    ],
+    [
+      'a redirect to file:',
+      (_req, res) => {
+        res.writeHead(302, { location: 'file:///etc/passwd' });
+        res.end();
+      },
+      /^waves: GitHub API at 127\.0\.0\.1:\d+: GET \/repos\/acme\/shop\/labels redirects to a URL that is not http\(s\); refused$/,
+    ],
+    [
+      'a redirect to data:',
+      (_req, res) => {
+        res.writeHead(302, { location: 'data:application/json,[]' });
+        res.end();
+      },
+      /redirects to a URL that is not http\(s\); refused$/,
+    ],
+    [
+      'a 429 asking to wait three years',
+      (_req, res) => json(res, 429, { message: 'slow down' }, { 'retry-after': '99999999' }),
+      /^waves: GitHub API at 127\.0\.0\.1:\d+ asks to wait 99999999 s \(429\), more than the 120 s allowed; giving up$/,
+    ],
+    [
+      'a valid page of 25 MB with a 5 MB title',
+      (req, res) => json(res, 200, req.url!.includes('/labels') ? [] : [issue(1, { title: 'T'.repeat(5 * 1024 * 1024), body: 'B'.repeat(20 * 1024 * 1024) })]),
+      /^waves: GitHub API at 127\.0\.0\.1:\d+: GET \/repos\/acme\/shop\/issues answered a field larger than 1 MB; no field of GitHub's is that large/,
+    ],
+  ];
+  for (const [what, handler, message] of cases) {
+    it(`gives up at once on ${what}, in one line`, async () => {
+      const server = await serve(handler);
+      const result = await plan(server.url);
+      expect(result.exitCode).toBe(1);
+      expect(oneLine(result.stderr)).toMatch(message);
+      expect(result.stderr).not.toMatch(/UND_ERR|fetch failed|redirect count|HTTP\(S\) scheme|does not parse/);
+      // Asked once, not four times (a redirect loop is one request that fetch follows 20 times; the big page comes after the labels).
+      expect(server.requests(), what).toBeLessThanOrEqual(what === 'a redirect loop' ? 21 : what.startsWith('a valid page') ? 2 : 1);
+    }, 60_000);
+  }
+});
