@@ -10,10 +10,10 @@
  * daemon an agent left behind too), checks they are gone, finishes the log (redacted), and only
  * then settles the record and releases the leases.
  */
-import { appendFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MAX_DURATION_MS, releaseLeases } from '../leases/lease-journal.js';
 import { childEnvironment, secretsOf } from './agent-env.js';
+import { createPidFile, HeldLog } from './held-log.js';
 import { keepLeases, type LeaseKeeper } from './keep-leases.js';
 import { DEFAULT_GRACE_MS, stopProcessTree } from './kill-tree.js';
 import { exitWithin, startLogged, type Exit, type LoggedProcess } from './logged-process.js';
@@ -64,9 +64,11 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     saving = next.catch(() => undefined);
     return next;
   };
-  // Lines of waves' own in the log; awaited before the log is finished (and rewritten, redacted).
-  const notes: Promise<void>[] = [];
-  const note = (line: string) => notes.push(appendFile(record.log, `\n[waves] ${line}\n`).catch(() => undefined));
+  // The log and the pid file are created now, before the agent starts, and written only through
+  // their descriptors (held-log.ts): whatever the agent puts at their names is never followed.
+  let log: HeldLog | null = null;
+  // Lines of waves' own in the log (through its descriptor, never by name).
+  const note = (line: string) => log?.append(`\n[waves] ${line}\n`);
   // The run's processes carry the id of the record's file name, which the agent cannot change.
   const runId = path.basename(recordFile, '.json');
 
@@ -84,7 +86,6 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
   const onSignal = (signal: NodeJS.Signals) => stop('cancelled', `stopped by ${signal}`);
   for (const signal of SIGNALS) process.on(signal, onSignal);
 
-  await writeFile(record.log, '', { flag: 'a' });
   let keeper: LeaseKeeper | null = null;
   let timer: NodeJS.Timeout | undefined;
   let agentPid: number | null = null;
@@ -93,7 +94,15 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
   const stopTracking = () => {
     for (const stopIt of tracking.splice(0)) stopIt();
   };
+  let pidFile: ReturnType<typeof createPidFile> | null = null;
   try {
+    log = HeldLog.create(record.log);
+    // The pid file is a convenience (the record holds the pid): one that cannot be created is noted.
+    try {
+      pidFile = createPidFile(record.pidFile);
+    } catch (error) {
+      note(`no pid file: ${(error as Error).message.split('\n')[0]}`);
+    }
     await save({ supervisorPid: process.pid });
     // The leases are watched before the agent starts, and checked: an agent is never started on a
     // lease already lost, and a loss as it starts (the journal emptied at once) is seen.
@@ -113,7 +122,7 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     const before = endingNow();
     if (before !== null) {
       // Nothing was started.
-      await Promise.all(notes);
+      await log.finish([]);
       await save({ status: before.status, reason: before.reason, endedAt: now().toISOString() });
       return record;
     }
@@ -124,7 +133,7 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
       agent = startLogged(record.argv, {
         cwd: record.cwd,
         env: childEnvironment(env, { passThrough: record.passEnv ?? [], runId }),
-        log: record.log,
+        log,
         maxBytes: record.logMaxBytes ?? null,
         secrets: secretsOf(env),
       });
@@ -135,7 +144,7 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     if (agent.pid !== null) {
       // Every process that descends from the agent, wherever it goes (Linux), kept in the record
       // (throttled) for waves stop and a takeover.
-      tracker = DescendantTracker.forAgent(agent.pid, record.logMaxBytes ? null : record.log, tagged?.tag ?? null);
+      tracker = DescendantTracker.forAgent(agent.pid, record.logMaxBytes ? null : log.openPath(), tagged?.tag ?? null);
       if (tracker) {
         const watched = tracker;
         let dirty = false;
@@ -147,7 +156,8 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
         }, TRACK_SAVE_MS);
         tracking.push(() => clearInterval(saver));
       }
-      await writeFile(record.pidFile, `${agent.pid}\n`);
+      pidFile?.write(agent.pid);
+      pidFile?.close();
       await save({ pid: agent.pid, status: 'running', ...(tracker ? { tracked: tracker.snapshot() } : {}) });
     }
     // Once more now that it runs: a lease lost while it was being started.
@@ -167,17 +177,22 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     const tree = await stopProcessTree({ pgid: agent.pid, runId, trusted: true, tracker }, { graceMs: grace });
     // A leader that survived even SIGKILL (stuck in the kernel) must not hold the record forever.
     exit ??= await exitWithin(agent, tree.survivors.length > 0 ? 1_000 : 10_000);
-    await Promise.all(notes);
     await agent.close();
+    // Redacted (unless the cap redacted it as it came) and put back at its name.
+    const logTrouble = await log.finish(record.logMaxBytes ? [] : secretsOf(env));
     const status: TerminalStatus = stoppedFirst?.status ?? (exit.code === 0 ? 'succeeded' : 'failed');
     let reason = stoppedFirst?.reason ?? exit.error ?? (status === 'failed' ? `exit code ${exit.code ?? `signal ${exit.signal}`}` : null);
     if (tree.survivors.length > 0) reason = `${reason ?? status}; pid(s) ${tree.survivors.join(', ')} still there after SIGKILL`;
+    if (logTrouble !== null) reason = `${reason ?? status}; ${logTrouble}`;
     await save({ status, exitCode: exit.code, signal: exit.signal, reason, endedAt: now().toISOString(), ...(tracker ? { tracked: tracker.snapshot() } : {}) });
   } catch (error) {
     stopTracking();
     await stopProcessTree({ pgid: agentPid, runId, trusted: true, tracker }, { graceMs: grace }).catch(() => undefined);
+    await log?.finish(record.logMaxBytes ? [] : secretsOf(env));
     await save({ status: 'failed', reason: (error as Error).message.split('\n')[0] ?? 'failed', endedAt: now().toISOString() });
   } finally {
+    pidFile?.close();
+    log?.close();
     keeper?.stop();
     clearTimeout(timer);
     stopTracking();
