@@ -19,6 +19,7 @@ import {
   releaseLeases,
   releaseOwnLeases,
   RUNS_DIR,
+  TERMINAL,
   viewStatus,
   writeRecord,
 } from '@waves/dispatch';
@@ -91,6 +92,18 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
     rows.push({ record: current, view });
   }
   const orphans = await orphanLeases(runsDir, journal, records.map((r) => r.file).concat(unreadable), Boolean(values.reap), now, io);
+  // A settled run whose leases are still held: its release failed (a lock planted in the journal's place…).
+  const heldNow = new Map<string, string>();
+  for (const where of new Set([journal, ...rows.map((r) => r.record.journal)])) {
+    for (const lease of (await listLeases(where, now)).leases) heldNow.set(lease.id, lease.lane);
+  }
+  for (const { record, view } of rows) {
+    if (!(TERMINAL as readonly string[]).includes(view)) continue;
+    const held = record.leaseIds.filter((id) => heldNow.has(id));
+    if (held.length === 0) continue;
+    const lanes = held.map((id) => safeText(heldNow.get(id)!));
+    io.stderr(`waves: ${record.id} (#${record.issue.number}) ended (${view}) but its leases on ${lanes.join(', ')} were not released; waves lease release ${held.join(' ')} frees them\n`);
+  }
   if (values.json) {
     io.stdout(`${JSON.stringify(rows.map(({ record, view }) => ({ ...record, status: view, recorded: record.status, duration: duration(record) })), null, 2)}\n`);
   } else io.stdout(renderRuns(rows, { root, orphans }));

@@ -198,7 +198,15 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     stopTracking();
     await saving;
     // However the run ended, its leases end with it; only then may a signal end this process.
-    await releaseLeases(record.journal, record.leaseIds, now).catch(() => undefined);
+    // A release that fails (a lock an agent planted…) is said in the record, never swallowed.
+    const unreleased = await releaseLeases(record.journal, record.leaseIds, now).then(
+      () => null,
+      (error: unknown) => (error as Error).message.split('\n')[0] ?? 'failed',
+    );
+    if (unreleased !== null) {
+      const ids = record.leaseIds.join(', ');
+      await save({ reason: `${record.reason ?? record.status}; its leases were NOT released (${unreleased}): they hold their lanes until they expire, or until waves lease release ${ids}` }).catch(() => undefined);
+    }
     for (const signal of SIGNALS) process.off(signal, onSignal);
   }
   return record;
