@@ -150,6 +150,11 @@ export const RunRecordSchema = z.object({
   dispatcher: ProcessIdentitySchema.nullable().optional(),
   /** The run's processes the supervisor's tracker found (Linux; updated while the agent runs). */
   tracked: TrackedSchema.optional(),
+  /**
+   * Processes that escaped the tracker but sat in the run's tree when it ended, stopped then
+   * (stray-processes.ts; Linux): each with what tied it to the tree.
+   */
+  strays: z.array(z.object({ pid: z.number().int().positive(), command: z.string(), where: z.string() })).optional(),
   status: z.enum(['starting', 'running', ...TERMINAL]),
   exitCode: z.number().int().nullable(),
   signal: z.string().nullable(),

@@ -10,14 +10,17 @@
  * daemon an agent left behind too), checks they are gone, finishes the log (redacted), and only
  * then settles the record and releases the leases.
  */
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { MAX_DURATION_MS, releaseLeases } from '../leases/lease-journal.js';
-import { childEnvironment, secretsOf } from './agent-env.js';
+import { childEnvironment, markerEntry, secretsOf } from './agent-env.js';
 import { createPidFile, HeldLog } from './held-log.js';
 import { keepLeases, type LeaseKeeper } from './keep-leases.js';
 import { DEFAULT_GRACE_MS, stopProcessTree } from './kill-tree.js';
 import { exitWithin, startLogged, type Exit, type LoggedProcess } from './logged-process.js';
-import { readTrustedRecord, TERMINAL, writeRecord, type RunRecord, type TerminalStatus } from './run-record.js';
+import { readSeals, readTrustedRecord, TERMINAL, writeRecord, type RunRecord, type TerminalStatus } from './run-record.js';
+import { processStart } from './process-table.js';
+import { findStrays, stopStrays, type Stray } from './stray-processes.js';
 import { DescendantTracker } from './track-descendants.js';
 
 /** At most one record write a second for the tracker's findings. */
@@ -89,6 +92,7 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
   let keeper: LeaseKeeper | null = null;
   let timer: NodeJS.Timeout | undefined;
   let agentPid: number | null = null;
+  let agentStart: number | null = null;
   let tracker: DescendantTracker | null = null;
   const tracking: (() => void)[] = [];
   const stopTracking = () => {
@@ -141,6 +145,7 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
       tagged?.untag();
     }
     agentPid = agent.pid;
+    agentStart = agent.pid === null ? null : processStart(agent.pid);
     if (agent.pid !== null) {
       // Every process that descends from the agent, wherever it goes (Linux), kept in the record
       // (throttled) for waves stop and a takeover.
@@ -175,6 +180,11 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     stopTracking();
     // Everything the run started goes, whatever the ending: a daemon left after an exit 0 too.
     const tree = await stopProcessTree({ pgid: agent.pid, runId, trusted: true, tracker }, { graceMs: grace });
+    // What escaped the tracker but still sits in the run's tree (Linux): stopped too, and named.
+    const strays = await sweepStrays(recordFile, record, runId, tracker?.since ?? agentStart, grace);
+    if (strays.found.length > 0) {
+      note(`stopped ${strays.found.length} process(es) that escaped the run's tracking but sat in its tree: ${strays.found.map((s) => `${s.pid} (${s.command}; ${s.where})`).join(', ')}`);
+    }
     // A leader that survived even SIGKILL (stuck in the kernel) must not hold the record forever.
     exit ??= await exitWithin(agent, tree.survivors.length > 0 ? 1_000 : 10_000);
     await agent.close();
@@ -182,9 +192,14 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     const logTrouble = await log.finish(record.logMaxBytes ? [] : secretsOf(env));
     const status: TerminalStatus = stoppedFirst?.status ?? (exit.code === 0 ? 'succeeded' : 'failed');
     let reason = stoppedFirst?.reason ?? exit.error ?? (status === 'failed' ? `exit code ${exit.code ?? `signal ${exit.signal}`}` : null);
-    if (tree.survivors.length > 0) reason = `${reason ?? status}; pid(s) ${tree.survivors.join(', ')} still there after SIGKILL`;
+    const survivors = [...tree.survivors, ...strays.survivors];
+    if (survivors.length > 0) reason = `${reason ?? status}; pid(s) ${survivors.join(', ')} still there after SIGKILL`;
     if (logTrouble !== null) reason = `${reason ?? status}; ${logTrouble}`;
-    await save({ status, exitCode: exit.code, signal: exit.signal, reason, endedAt: now().toISOString(), ...(tracker ? { tracked: tracker.snapshot() } : {}) });
+    await save({
+      status, exitCode: exit.code, signal: exit.signal, reason, endedAt: now().toISOString(),
+      ...(tracker ? { tracked: tracker.snapshot() } : {}),
+      ...(strays.found.length > 0 ? { strays: strays.found.map(({ pid, command, where }) => ({ pid, command, where })) } : {}),
+    });
   } catch (error) {
     stopTracking();
     await stopProcessTree({ pgid: agentPid, runId, trusted: true, tracker }, { graceMs: grace }).catch(() => undefined);
@@ -210,4 +225,36 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     for (const signal of SIGNALS) process.off(signal, onSignal);
   }
   return record;
+}
+
+/**
+ * The run's tree for the last sweep (stray-processes.ts): its worktree; in the shared work tree, its
+ * fence, and the root as a cwd. The supervisors of the repository's runs are never taken.
+ */
+async function sweepStrays(recordFile: string, record: RunRecord, runId: string, since: number | null, graceMs: number): Promise<{ found: Stray[]; survivors: number[] }> {
+  if (since === null || process.platform !== 'linux') return { found: [], survivors: [] };
+  const real = (file: string) => realpath(file).catch(() => null);
+  const trees: string[] = [];
+  const cwdAt: string[] = [];
+  if (record.worktree !== null) {
+    const tree = await real(record.worktree.path);
+    if (tree !== null) trees.push(tree);
+  } else {
+    const root = await real(record.cwd);
+    if (root === null) return { found: [], survivors: [] };
+    cwdAt.push(root);
+    for (const entry of record.scope?.fence ?? []) {
+      const clean = entry.replace(/\/+$/, '');
+      if (clean === '' || clean === '.' || clean.split('/').includes('..')) continue;
+      trees.push(path.join(root, clean));
+    }
+  }
+  const exclude = new Set<number>();
+  for (const other of (await readSeals(path.dirname(recordFile)).catch(() => new Map<string, RunRecord>())).values()) {
+    if (other.supervisorPid) exclude.add(other.supervisorPid);
+    if (other.dispatcher) exclude.add(other.dispatcher.pid);
+  }
+  const found = findStrays({ since, marker: markerEntry(runId), trees, cwdAt, exclude });
+  if (found.length === 0) return { found, survivors: [] };
+  return { found, survivors: await stopStrays(found, graceMs) };
 }
