@@ -6,6 +6,7 @@
  * run that has no record at all (orphans) are shown too, and `--reap` releases them once no
  * process of that run is left.
  */
+import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import {
   DEFAULT_JOURNAL,
@@ -80,6 +81,10 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
       // Also those its record does not list (the dispatch was killed right after it took them).
       const id = path.basename(file, '.json');
       for (const where of new Set([record.journal, journal])) await releaseOwnLeases(where, id, now);
+      // A supervisor killed while it finished the log leaves its temporary copy: gone with the run.
+      for (const name of await readdir(runsDir).catch(() => [] as string[])) {
+        if (name.startsWith(`${record.id}.log.`) && name.endsWith('.redact.tmp')) await unlink(path.join(runsDir, name)).catch(() => undefined);
+      }
       io.stderr(`waves: reaped ${record.id} (#${record.issue.number}); its leases are released\n`);
       view = 'failed';
     }
