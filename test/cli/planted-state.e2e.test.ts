@@ -161,7 +161,7 @@ describe('seals an agent replaced', () => {
     expect(harvest.exitCode, harvest.stderr).toBe(4);
     const report = JSON.parse(harvest.stdout) as Report;
     const byId = new Map(report.runs.map((r) => [r.id, r]));
-    expect(reasonsOf(report, first!.id).join('\n')).toMatch(/sealed copy cannot be read \(the seal .* is not a regular file\)/);
+    expect(reasonsOf(report, first!.id)).toEqual([expect.stringMatching(/^its sealed copy cannot be read \(the seal .* is not a regular file\)/)]);
     for (const record of rest) expect(byId.get(record.id), record.id).toBeDefined();
     rmSync(seal);
   }, 90_000);

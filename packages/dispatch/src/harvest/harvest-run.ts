@@ -126,7 +126,9 @@ async function lockRecord(file: string): Promise<{ release: () => Promise<void>;
         compromised = error;
       },
     });
-  await mkdir(path.dirname(seal), { recursive: true, mode: 0o700 });
+  await mkdir(path.dirname(seal), { recursive: true, mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+    throw new Error(`the folder of its seals ${path.dirname(seal)} cannot be made (${error.code ?? error.message}): something other than a folder stands there`);
+  });
   const what = `the run record ${path.basename(file)}`;
   await refuseForeignLock(lockPath, what);
   let release: () => Promise<void>;
@@ -237,7 +239,8 @@ export async function harvestRun(file: string, options: HarvestOptions): Promise
     } catch (error) {
       if (error instanceof ConfigError) throw error;
       // A seal replaced meanwhile (a FIFO, a folder…): the run needs a person; the rest of the wave goes on.
-      return unwritten(record, options, `its witness could not be written (${firstLine(error)})`, witness);
+      const said = witness.reasons.some((r) => r.startsWith('its sealed copy cannot be read'));
+      return unwritten(record, options, said ? null : `its witness could not be written (${firstLine(error)})`, witness);
     }
     return { kind: 'witnessed', record: next, witness, already: false };
   } finally {
@@ -259,9 +262,9 @@ async function rewrittenSince(file: string, sealed: RunRecord, copy: RunRecord |
 }
 
 /** The outcome of a run whose witness could not be written: it needs a person, for this reason too. */
-function unwritten(record: RunRecord, options: HarvestOptions, reason: string, seen?: Witness): HarvestOutcome {
+function unwritten(record: RunRecord, options: HarvestOptions, reason: string | null, seen?: Witness): HarvestOutcome {
   const base = seen ?? emptyWitness(record, options, []);
-  const witness: Witness = { ...base, status: 'needs_person', commit: base.commit, reasons: [...base.reasons, reason] };
+  const witness: Witness = { ...base, status: 'needs_person', commit: base.commit, reasons: reason === null ? base.reasons : [...base.reasons, reason] };
   return { kind: 'witnessed', record, witness, already: false };
 }
 
