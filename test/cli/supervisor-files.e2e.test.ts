@@ -121,6 +121,10 @@ sleep 10
     const log = readFileSync(record.log, 'utf8');
     expect(log).toContain('agent 101 before');
     expect(log).toMatch(/\[waves\] its lease on \S+ was lost/);
+    // So does the pid file's: the agent's pid again, in a file of its own.
+    const pidFile = record.log.replace(/\.log$/, '.pid');
+    expect(lstatSync(pidFile).isFile()).toBe(true);
+    expect(readFileSync(pidFile, 'utf8')).toMatch(/^\d+\n$/);
   }, 60_000);
 
   it('redacts the log it created, never a 0600 secret the log was replaced by a link to, and keeps the log 0600', async () => {

@@ -249,27 +249,68 @@ function describe(info: Stats | null): string {
   return 'a socket or device';
 }
 
-/** Writes a pid file anew (0644, created before the process starts: see `createPidFile`) through its descriptor. */
-export function createPidFile(file: string): { write(pid: number): void; close(): void } {
+/**
+ * A pid file created anew (0644) before the process starts, written through its descriptor once
+ * the pid is known; `finish` puts it back at its name (a new file renamed over whatever an agent
+ * put there: a link is replaced, never followed).
+ */
+export function createPidFile(file: string): { write(pid: number): void; finish(): void; close(): void } {
   const dir = RunsDir.open(path.dirname(file));
+  const name = path.basename(file);
   let fd: number | null;
   try {
-    fd = dir.create(path.basename(file), constants.O_WRONLY, 0o644);
-  } finally {
+    fd = dir.create(name, constants.O_WRONLY, 0o644);
+  } catch (error) {
     dir.close();
+    throw error;
   }
+  let text: string | null = null;
+  const close = () => {
+    if (fd === null) return;
+    closeSync(fd);
+    fd = null;
+    dir.close();
+  };
   return {
     write(pid: number) {
       if (fd === null) return;
+      text = `${pid}\n`;
       try {
-        writeSync(fd, `${pid}\n`);
+        writeSync(fd, text);
       } catch {
         // a full disk: the record holds the pid too
       }
     },
-    close() {
-      if (fd !== null) closeSync(fd);
-      fd = null;
+    finish() {
+      if (fd === null) return;
+      try {
+        const info = fstatSync(fd);
+        let named: Stats | null = null;
+        try {
+          named = lstatSync(dir.entry(name));
+        } catch {
+          named = null;
+        }
+        if (text !== null && !(named !== null && named.isFile() && named.ino === info.ino && named.dev === info.dev)) {
+          const temp = `${name}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+          const out = dir.create(temp, constants.O_WRONLY, 0o644);
+          try {
+            writeSync(out, text);
+          } finally {
+            closeSync(out);
+          }
+          try {
+            renameSync(dir.entry(temp), dir.entry(name));
+          } catch {
+            unlinkSync(dir.entry(temp));
+          }
+        }
+      } catch {
+        // the record holds the pid
+      } finally {
+        close();
+      }
     },
+    close,
   };
 }

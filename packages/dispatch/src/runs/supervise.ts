@@ -162,7 +162,6 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
         tracking.push(() => clearInterval(saver));
       }
       pidFile?.write(agent.pid);
-      pidFile?.close();
       await save({ pid: agent.pid, status: 'running', ...(tracker ? { tracked: tracker.snapshot() } : {}) });
     }
     // Once more now that it runs: a lease lost while it was being started.
@@ -188,6 +187,7 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     // A leader that survived even SIGKILL (stuck in the kernel) must not hold the record forever.
     exit ??= await exitWithin(agent, tree.survivors.length > 0 ? 1_000 : 10_000);
     await agent.close();
+    pidFile?.finish();
     // Redacted (unless the cap redacted it as it came) and put back at its name.
     const logTrouble = await log.finish(record.logMaxBytes ? [] : secretsOf(env));
     const status: TerminalStatus = stoppedFirst?.status ?? (exit.code === 0 ? 'succeeded' : 'failed');
