@@ -57,17 +57,17 @@ describe('a FIFO where waves reads a file back', () => {
     rmSync(path.join(repo.root, '.waves', 'leases.jsonl'), { force: true });
   }, 90_000);
 
-  it('ends waves lease list and waves plan with one line when the lease journal is a FIFO', async () => {
+  it('ends waves lease list, waves status and waves plan with one line, exit 2, when the lease journal is a FIFO', async () => {
     config({});
     mkdirSync(path.join(repo.root, '.waves'), { recursive: true });
     const journal = path.join(repo.root, '.waves', 'leases.jsonl');
     rmSync(journal, { force: true });
     mkfifo(journal);
     try {
-      for (const args of [['lease', 'list'], ['plan', '--from-issues', 'backlog.json'], ['lease', 'acquire', 'packages/api', '--ttl', '5m']]) {
+      for (const args of [['lease', 'list'], ['status'], ['plan', '--from-issues', 'backlog.json'], ['lease', 'acquire', 'packages/api', '--ttl', '5m']]) {
         const result = await wavesWithin(args, repo.root);
         expect(result.timedOut, args.join(' ')).toBe(false);
-        expect(result.exitCode, args.join(' ')).toBe(1);
+        expect(result.exitCode, args.join(' ')).toBe(2);
         expect(lines(result.stderr), args.join(' ')).toEqual([expect.stringMatching(/^waves: lease journal .*leases\.jsonl: is not a regular file \(a FIFO\)/)]);
       }
     } finally {
@@ -86,7 +86,7 @@ describe('a FIFO where waves reads a file back', () => {
       const cases: [unknown, string[], number, RegExp][] = [
         [{ agents: FAKE_AGENT_CONFIG, prompt: { file: 'pipe' } }, ['dispatch', '--dry-run', '--from-issues', 'backlog.json', '--agent', 'fake'], 2, /^waves: config prompt\.file pipe: is not a regular file \(a FIFO\)/],
         [{ defaults: { fromIssues: 'pipe' } }, ['plan'], 2, /^waves: issues file pipe: is not a regular file \(a FIFO\)/],
-        [{ leases: { journal: '.waves/pipe.jsonl' } }, ['plan', '--from-issues', 'backlog.json'], 1, /^waves: lease journal .*pipe\.jsonl: is not a regular file \(a FIFO\)/],
+        [{ leases: { journal: '.waves/pipe.jsonl' } }, ['plan', '--from-issues', 'backlog.json'], 2, /^waves: lease journal .*pipe\.jsonl: is not a regular file \(a FIFO\)/],
       ];
       for (const [value, args, exitCode, message] of cases) {
         config(value);

@@ -6,6 +6,7 @@
  * run that has no record at all (orphans) are shown too, and `--reap` releases them once no
  * process of that run is left.
  */
+import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import {
   committedBranchProblem,
@@ -20,6 +21,7 @@ import {
   releaseLeases,
   releaseOwnLeases,
   RUNS_DIR,
+  TERMINAL,
   viewStatus,
   writeRecord,
 } from '@waves/dispatch';
@@ -80,6 +82,10 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
       // Also those its record does not list (the dispatch was killed right after it took them).
       const id = path.basename(file, '.json');
       for (const where of new Set([record.journal, journal])) await releaseOwnLeases(where, id, now);
+      // A supervisor killed while it finished the log leaves its temporary copy: gone with the run.
+      for (const name of await readdir(runsDir).catch(() => [] as string[])) {
+        if (name.startsWith(`${record.id}.log.`) && name.endsWith('.redact.tmp')) await unlink(path.join(runsDir, name)).catch(() => undefined);
+      }
       io.stderr(`waves: reaped ${record.id} (#${record.issue.number}); its leases are released\n`);
       view = 'failed';
     }
@@ -111,6 +117,18 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
     // The table says so instead of "committed": the commit on record is not what the branch holds.
     return { ...row, record: { ...row.record, witness: { ...witness, commit: null, status: 'needs_person' as const, reasons: [...witness.reasons, problem] } } };
   });
+  // A settled run whose leases are still held: its release failed (a lock planted in the journal's place…).
+  const heldNow = new Map<string, string>();
+  for (const where of new Set([journal, ...rows.map((r) => r.record.journal)])) {
+    for (const lease of (await listLeases(where, now)).leases) heldNow.set(lease.id, lease.lane);
+  }
+  for (const { record, view } of rows) {
+    if (!(TERMINAL as readonly string[]).includes(view)) continue;
+    const held = record.leaseIds.filter((id) => heldNow.has(id));
+    if (held.length === 0) continue;
+    const lanes = held.map((id) => safeText(heldNow.get(id)!));
+    io.stderr(`waves: ${record.id} (#${record.issue.number}) ended (${view}) but its leases on ${lanes.join(', ')} were not released; waves lease release ${held.join(' ')} frees them\n`);
+  }
   if (values.json) {
     io.stdout(
       `${JSON.stringify(rows.map(({ record, view }) => ({ ...record, status: view, recorded: record.status, duration: duration(record), ...(moved.has(record.id) ? { branchProblem: moved.get(record.id) } : {}) })), null, 2)}\n`,

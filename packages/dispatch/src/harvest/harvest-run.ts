@@ -13,7 +13,7 @@
  * (find-nested-repos.ts); the revert acts through held folders only (revert-path.ts); nothing is
  * reverted or committed while a process of the run still runs.
  */
-import { lstat, realpath } from 'node:fs/promises';
+import { lstat, mkdir, realpath, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import {
@@ -22,6 +22,7 @@ import {
   fenceWithCompanions,
   inFence,
   isSourceFile,
+  readRegularFile,
   ModuleResolver,
   scanImports,
   scopeAccuracy,
@@ -31,9 +32,11 @@ import {
   type WorkspaceMember,
 } from '@waves/planner';
 import { renderVerify } from '../build-dispatch.js';
+import { refuseForeignLock, takeLock } from '../leases/lease-journal.js';
+import { processStart } from '../runs/process-table.js';
 import { rewrittenFields, sealFileOf } from '../runs/record-seal.js';
 import { liveProcessesOf } from '../runs/run-processes.js';
-import { readRecord, readSeal, readSeals, stamp, TERMINAL, viewStatus, WitnessSchema, writeWitness, type RunRecord, type Witness } from '../runs/run-record.js';
+import { isSameProcess, readRecord, readSeal, readSeals, stamp, TERMINAL, viewStatus, WitnessSchema, writeWitness, type RunRecord, type Witness } from '../runs/run-record.js';
 import { commitInFence, commitsWithTrailer } from './commit-in-fence.js';
 import { committedBranchProblem } from './committed-check.js';
 import { describeLinks, findLinks } from './find-links.js';
@@ -102,15 +105,25 @@ export type HarvestOutcome =
 
 export class HarvestBusyError extends Error {}
 
-/** Witnesses the run of a record file, holding a lock on it so that two harvests never race. */
-export async function harvestRun(file: string, options: HarvestOptions): Promise<HarvestOutcome> {
-  let release: () => Promise<void>;
-  // A harvest stalled past the lock's staleness (a suspended process, a starved machine) has lost
-  // its lock to whoever took it: proper-lockfile says so from a timer, and by default throws there.
+/**
+ * The harvest lock of a record: proper-lockfile's folder beside its seal (outside the repository,
+ * where an agent in the shared work tree cannot plant one), and beside it the holder — its pid and
+ * start time, and the lock folder's inode — so that a lock whose harvest was killed (-9) is taken
+ * over at once, not after the 30 s the library waits for a stale one.
+ *
+ * NOTE: two harvests that find the same dead holder at the same instant both remove its lock; the
+ * one that makes the new lock first wins and the other finds it held — unless the new lock gets
+ * the inode number of the old one between the second's look and its removal (not seen in tests).
+ */
+async function lockRecord(file: string): Promise<{ release: () => Promise<void>; compromised: () => Error | null }> {
+  const seal = await sealFileOf(file);
+  const lockPath = `${seal}.harvest.lock`;
+  const holderPath = `${seal}.harvest.holder`;
   let compromised: Error | null = null;
-  try {
-    release = await lockfile.lock(file, {
+  const take = () =>
+    lockfile.lock(file, {
       realpath: false,
+      lockfilePath: lockPath,
       stale: 30_000,
       update: 5_000,
       retries: 0,
@@ -118,10 +131,73 @@ export async function harvestRun(file: string, options: HarvestOptions): Promise
         compromised = error;
       },
     });
+  await mkdir(path.dirname(seal), { recursive: true, mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+    throw new Error(`the folder of its seals ${path.dirname(seal)} cannot be made (${error.code ?? error.message}): something other than a folder stands there`);
+  });
+  const what = `the run record ${path.basename(file)}`;
+  await refuseForeignLock(lockPath, what);
+  let release: () => Promise<void>;
+  try {
+    release = await take();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') throw new HarvestBusyError(`${path.basename(file)} is being harvested by another waves harvest`);
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') return takeLock(lockPath, what, () => Promise.reject(error));
+    const holder = await readHolder(holderPath);
+    const lock = await lstat(lockPath).catch(() => null);
+    const gone = holder !== null && lock !== null && lock.ino === holder.ino && !isSameProcess(holder);
+    if (!gone) {
+      const who = holder !== null && lock !== null && lock.ino === holder.ino ? ` (pid ${holder.pid})` : '';
+      throw new HarvestBusyError(`${path.basename(file)} is being harvested by another waves harvest${who}`);
+    }
+    // Its harvest is gone (killed): the lock is taken over at once.
+    await rmdir(lockPath).catch(() => undefined);
+    try {
+      release = await take();
+    } catch (again) {
+      if ((again as NodeJS.ErrnoException).code === 'ELOCKED') throw new HarvestBusyError(`${path.basename(file)} is being harvested by another waves harvest`);
+      return takeLock(lockPath, what, () => Promise.reject(again));
+    }
   }
+  const ino = (await lstat(lockPath).catch(() => null))?.ino ?? null;
+  if (ino !== null) {
+    const holder = { pid: process.pid, start: processStart(process.pid), ino };
+    await writeFile(holderPath, `${JSON.stringify(holder)}\n`, { mode: 0o600 }).catch(() => undefined);
+  }
+  return {
+    compromised: () => compromised,
+    release: async () => {
+      // A lock taken over belongs to the other harvest now: never remove it.
+      if (compromised) return;
+      await rm(holderPath, { force: true }).catch(() => undefined);
+      await takeLock(lockPath, what, () => release());
+    },
+  };
+}
+
+async function readHolder(file: string): Promise<{ pid: number; start: number | null; ino: number } | null> {
+  const read = await readRegularFile(file, { maxBytes: 4096 });
+  if (!read.ok) return null;
+  try {
+    const value = JSON.parse(read.text) as { pid?: unknown; start?: unknown; ino?: unknown };
+    if (typeof value.pid !== 'number' || !Number.isSafeInteger(value.pid) || value.pid <= 1 || typeof value.ino !== 'number') return null;
+    return { pid: value.pid, start: typeof value.start === 'number' ? value.start : null, ino: value.ino };
+  } catch {
+    return null;
+  }
+}
+
+/** Witnesses the run of a record file, holding a lock on it so that two harvests never race. */
+export async function harvestRun(file: string, options: HarvestOptions): Promise<HarvestOutcome> {
+  let lock: Awaited<ReturnType<typeof lockRecord>>;
+  try {
+    lock = await lockRecord(file);
+  } catch (error) {
+    if (error instanceof HarvestBusyError || error instanceof ConfigError) throw error;
+    // The state folder or the lock is not what waves made (an agent that reads WAVES_STATE_DIR…): this run needs a person, the rest of the wave goes on.
+    const record = (await readSeal(file).catch(() => null)) ?? (await readRecord(file).catch(() => null));
+    if (record === null) throw error;
+    return unwritten(record, options, `it could not be locked for the harvest (${firstLine(error)}): nothing was diffed, reverted, verified or committed`);
+  }
+  const compromisedNow = () => lock.compromised();
   try {
     // The repository's copy may be gone or garbled: then the seal alone speaks (and says so).
     const copy = await readRecord(file).catch(() => null);
@@ -166,13 +242,20 @@ export async function harvestRun(file: string, options: HarvestOptions): Promise
     }
     // Interrupted: what was seen is incomplete, so the record keeps what it had.
     if (options.signal?.aborted) return { kind: 'pending', record, why: 'interrupted before its witness was complete' };
-    if (compromised) return { kind: 'failed', record, why: 'its record lock was taken over while this harvest was stalled for more than 30 s: the witness was not written; harvest it again' };
+    if (compromisedNow()) return { kind: 'failed', record, why: 'its record lock was taken over while this harvest was stalled for more than 30 s: the witness was not written; harvest it again' };
     // Written from the seal: the repository's copy gets the sealed values back.
-    const next = await writeWitness(file, record, witness);
+    let next: RunRecord;
+    try {
+      next = await writeWitness(file, record, witness);
+    } catch (error) {
+      if (error instanceof ConfigError) throw error;
+      // A seal replaced meanwhile (a FIFO, a folder…): the run needs a person; the rest of the wave goes on.
+      const said = witness.reasons.some((r) => r.startsWith('its sealed copy cannot be read'));
+      return unwritten(record, options, said ? null : `its witness could not be written (${firstLine(error)})`, witness);
+    }
     return { kind: 'witnessed', record: next, witness, already: false };
   } finally {
-    // A lock taken over belongs to the other harvest now: never remove it.
-    if (!compromised) await release();
+    await lock.release();
   }
 }
 
@@ -187,6 +270,13 @@ async function rewrittenSince(file: string, sealed: RunRecord, copy: RunRecord |
   await new Promise((resolve) => setTimeout(resolve, 250));
   const again = await readRecord(file).catch(() => null);
   return again === null ? first : rewrittenFields(sealed, again);
+}
+
+/** The outcome of a run whose witness could not be written: it needs a person, for this reason too. */
+function unwritten(record: RunRecord, options: HarvestOptions, reason: string | null, seen?: Witness): HarvestOutcome {
+  const base = seen ?? emptyWitness(record, options, []);
+  const witness: Witness = { ...base, status: 'needs_person', commit: base.commit, reasons: reason === null ? base.reasons : [...base.reasons, reason] };
+  return { kind: 'witnessed', record, witness, already: false };
 }
 
 /** A witness of nothing: the run could not be looked at, for these reasons. */

@@ -8,9 +8,9 @@
  * SIGKILL) and checked gone before the next command starts. The result of each is passed, failed
  * (with its exit code), timed_out, or error (it could not start).
  */
-import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import { childEnvironment, secretsOf } from '../runs/agent-env.js';
+import { HeldLog } from '../runs/held-log.js';
 import { DEFAULT_GRACE_MS, stopProcessTree } from '../runs/kill-tree.js';
 import { exitWithin, startLogged } from '../runs/logged-process.js';
 import type { VerifyResult } from '../runs/run-record.js';
@@ -36,11 +36,30 @@ export async function runVerify(commands: readonly (readonly string[])[], option
   const results: VerifyResult[] = [];
   const env = options.env ?? process.env;
   const secrets = secretsOf(env);
+  // Created anew and written through its descriptor only (held-log.ts): a link or FIFO put at its
+  // name meanwhile is never followed; redacted and put back at its name at the end.
+  const log = HeldLog.create(options.log);
+  try {
+    await runEach(commands, options, env, secrets, log, results);
+  } finally {
+    await log.finish(options.maxBytes ? [] : secrets);
+  }
+  return results;
+}
+
+async function runEach(
+  commands: readonly (readonly string[])[],
+  options: VerifyOptions,
+  env: Readonly<Record<string, string | undefined>>,
+  secrets: readonly string[],
+  log: HeldLog,
+  results: VerifyResult[],
+): Promise<void> {
   for (const [index, argv] of commands.entries()) {
-    await appendFile(options.log, `$ ${JSON.stringify(argv)}\n`);
+    log.append(`$ ${JSON.stringify(argv)}\n`);
     const started = Date.now();
     const runId = `${path.basename(options.log, '.log')}#${index + 1}`;
-    const child = startLogged(argv, { cwd: options.cwd, env: childEnvironment(env, { runId }), log: options.log, maxBytes: options.maxBytes ?? null, secrets });
+    const child = startLogged(argv, { cwd: options.cwd, env: childEnvironment(env, { runId }), log, maxBytes: options.maxBytes ?? null, secrets });
     let timedOut = false;
     let stopNow: () => void = () => undefined;
     const stopped = new Promise<void>((resolve) => (stopNow = resolve));
@@ -63,9 +82,8 @@ export async function runVerify(commands: readonly (readonly string[])[], option
     const exitCode = timedOut ? null : exit.code;
     results.push({ argv: [...argv], status, exitCode, durationMs, log: options.log });
     const why = status === 'error' ? `: ${exit.error}` : exit.signal && !timedOut ? ` (${exit.signal})` : '';
-    await appendFile(options.log, `\n[waves] ${status}${exitCode !== null ? ` (exit code ${exitCode})` : ''} after ${durationMs} ms${why}\n`);
+    log.append(`\n[waves] ${status}${exitCode !== null ? ` (exit code ${exitCode})` : ''} after ${durationMs} ms${why}\n`);
     // Later commands are not worth running once one has not passed.
     if (status !== 'passed' || options.signal?.aborted) break;
   }
-  return results;
 }

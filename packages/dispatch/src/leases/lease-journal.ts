@@ -8,11 +8,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, writeFile } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { canonicalLane, decideAcquire, foldLeases, LeaseEventSchema, MAX_LEASE_TTL_MS, readRegularFile, WavesError, type Lease, type LeaseEvent } from '@waves/planner';
+import { canonicalLane, decideAcquire, foldLeases, InputError, LeaseEventSchema, MAX_LEASE_TTL_MS, readRegularFile, WavesError, type Lease, type LeaseEvent } from '@waves/planner';
 
 export const DEFAULT_JOURNAL = '.waves/leases.jsonl';
 
@@ -68,9 +68,9 @@ export function durationProblem(text: string): string | null {
  */
 export const MAX_JOURNAL_BYTES = 64 * 1024 * 1024;
 
-/** What is wrong with a journal that is there but cannot be a journal: one line naming it. */
+/** What is wrong with a journal that is there but cannot be a journal: one line naming it (exit 2). */
 function journalError(file: string, reason: string): WavesError {
-  return new WavesError(`lease journal ${file}: ${reason}; waves reads and appends only a regular file there (remove it, or fix leases.journal)`);
+  return new InputError(`lease journal ${file}: ${reason}; waves reads and appends only a regular file there (remove it, or fix leases.journal)`);
 }
 
 /**
@@ -125,7 +125,9 @@ export async function withJournalLock<T>(file: string, fn: (lock: JournalLock) =
     reportLost = reject;
   });
   whenLost.catch(() => undefined); // observed through the race below, or never
-  const release = await lockfile.lock(file, {
+  const lockPath = `${file}.lock`;
+  await refuseForeignLock(lockPath, 'the lease journal');
+  const release = await takeLock(lockPath, 'the lease journal', () => lockfile.lock(file, {
     realpath: false,
     stale: STALE_MS,
     update: 1_000,
@@ -136,7 +138,7 @@ export async function withJournalLock<T>(file: string, fn: (lock: JournalLock) =
       );
       reportLost(lost);
     },
-  });
+  }));
   const lock: JournalLock = {
     assertHeld() {
       if (lost) throw lost;
@@ -146,7 +148,46 @@ export async function withJournalLock<T>(file: string, fn: (lock: JournalLock) =
     return await Promise.race([fn(lock), whenLost]);
   } finally {
     // A lost lock belongs to another process now: removing it would free the journal for a third.
-    if (!lost) await release();
+    if (!lost) {
+      await release().catch((error: unknown) => {
+        throw new InputError(`${lockPath}, the lock of the lease journal, could not be removed (${codeOrMessage(error)}): what was written stands; remove it (rm -r ${lockPath}) if no waves command is running`);
+      });
+    }
+  }
+}
+
+const codeOrMessage = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message.split('\n')[0];
+
+/**
+ * Refuses at once, with one line naming it and what to do, a lock path that no waves made: waves'
+ * locks (proper-lockfile's) are empty folders, so a file, a FIFO, a link or a folder with entries
+ * there was planted (by an agent in the shared work tree…) — the library would wait on it, or fail
+ * to remove it when it is old (`ENOTEMPTY … rmdir`).
+ */
+export async function refuseForeignLock(lockPath: string, what: string): Promise<void> {
+  const info = await lstat(lockPath).catch(() => null);
+  if (info === null) return;
+  const remove = `remove it (rm -r ${lockPath}) if no waves command is running, and run again`;
+  if (!info.isDirectory()) {
+    const kind = info.isSymbolicLink() ? 'a symbolic link' : info.isFIFO() ? 'a FIFO' : info.isFile() ? 'a file' : 'a socket or device';
+    throw new InputError(`${lockPath}, the lock of ${what}, is ${kind}, not a lock waves made: ${remove}`);
+  }
+  const entries = await readdir(lockPath).catch(() => [] as string[]);
+  if (entries.length > 0) throw new InputError(`${lockPath}, the lock of ${what}, is a folder with entries in it (${entries.slice(0, 3).join(', ')}), not a lock waves made: ${remove}`);
+}
+
+/** Takes a lock through `take`; any failure is one line naming the lock and what to do (exit 2). */
+export async function takeLock<T>(lockPath: string, what: string, take: () => Promise<T>): Promise<T> {
+  try {
+    return await take();
+  } catch (error) {
+    if (error instanceof WavesError) throw error;
+    // Planted meanwhile, or old and not removable: say what it is.
+    await refuseForeignLock(lockPath, what);
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
+      throw new InputError(`${lockPath}, the lock of ${what}, is held by another process and was not freed in time; if no waves command is running, remove it (rm -r ${lockPath}) and run again`);
+    }
+    throw new InputError(`${lockPath}, the lock of ${what}, cannot be taken (${codeOrMessage(error)}); remove it (rm -r ${lockPath}) if no waves command is running, and run again`);
   }
 }
 

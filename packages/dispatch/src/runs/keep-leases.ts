@@ -8,8 +8,13 @@
  * whole time. The keeper starts before the agent does, and `verify()` checks the leases are still
  * held — before the agent is started, and once more right after — so that a loss at the very start
  * (the journal emptied as the agent starts) is seen too.
+ *
+ * The journal is the file it was when the keeper started, or the leases are lost: one replaced by
+ * anything else — a FIFO, a link, a folder, another file (another inode or device) — no longer
+ * holds them (another orchestrator may be reading an empty journal there), so a replacement counts
+ * as a loss at once, like a truncation or a removal.
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { lstatSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { foldLeases } from '@waves/planner';
 import { MAX_DURATION_MS, readJournal, renewLease } from '../leases/lease-journal.js';
@@ -45,6 +50,33 @@ export function keepLeases(options: KeepLeasesOptions): LeaseKeeper {
     })
     .catch(() => undefined);
 
+  // What the journal is now: a different file, or no file, means the leases it held are gone.
+  const identityOf = () => {
+    try {
+      const info = lstatSync(journal);
+      return { dev: info.dev, ino: info.ino };
+    } catch {
+      return null;
+    }
+  };
+  const identity = identityOf();
+  /** How the journal was replaced since the keeper started, or null (the same file, or none: a removal is seen by reading it). */
+  const replaced = (): string | null => {
+    if (identity === null) return null;
+    let info;
+    try {
+      info = lstatSync(journal);
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : `cannot be looked at (${(error as NodeJS.ErrnoException).code})`;
+    }
+    if (info.isSymbolicLink()) return 'was replaced by a symbolic link';
+    if (info.isFIFO()) return 'was replaced by a FIFO';
+    if (info.isDirectory()) return 'was replaced by a folder';
+    if (!info.isFile()) return 'was replaced by a socket or device';
+    if (info.dev !== identity.dev || info.ino !== identity.ino) return 'was replaced by another file';
+    return null;
+  };
+
   const lose = (id: string, why: string) => {
     if (stopped || lost) return;
     lost = true;
@@ -53,6 +85,8 @@ export function keepLeases(options: KeepLeasesOptions): LeaseKeeper {
 
   const renew = async () => {
     if (stopped || lost) return;
+    const swapped = replaced();
+    if (swapped !== null) return lose(ids[0]!, `the journal ${journal} ${swapped}`);
     try {
       for (const id of ids) {
         const result = await renewLease(journal, id, ttlMs, now);
@@ -74,6 +108,8 @@ export function keepLeases(options: KeepLeasesOptions): LeaseKeeper {
   const check = async () => {
     pending = null;
     if (stopped || lost) return;
+    const swapped = replaced();
+    if (swapped !== null) return lose(ids[0]!, `the journal ${journal} ${swapped}`);
     try {
       const active = new Set(foldLeases((await readJournal(journal)).events, now().getTime()).map((l) => l.id));
       if (ids.some((id) => !active.has(id))) await renew();

@@ -4,15 +4,16 @@
  *
  * - No cap (the default): the log file's descriptor is the child's stdout and stderr. Nothing
  *   passes through node, so there is no buffer to overflow and nothing to break: an agent may
- *   print gigabytes. Secrets are redacted afterwards, by `close()` rewriting the file streaming.
+ *   print gigabytes. Secrets are redacted afterwards, by the log's `finish` (held-log.ts).
  * - A cap (`logs.maxBytes`): the output comes through pipes, is redacted as it passes and written
  *   up to the cap; past it, one note says so and the rest is read and discarded, so the process
  *   never blocks on a full pipe nor dies of a broken one.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { Redactor, redactFile } from './redact.js';
+import type { HeldLog } from './held-log.js';
+import { Redactor } from './redact.js';
 
 export interface Exit {
   /** The exit code, or null when a signal ended it (or it never started). */
@@ -25,10 +26,11 @@ export interface Exit {
 export interface LoggedOptions {
   cwd: string;
   env: Record<string, string>;
-  log: string;
+  /** The log, created by waves before the process starts (held-log.ts): written through its descriptor only, never by name. */
+  log: HeldLog;
   /** Bytes of output kept in the log; null: no cap. */
   maxBytes: number | null;
-  /** Values replaced by [REDACTED] in the log. */
+  /** Values replaced by [REDACTED] in the log as it passes (with a cap; without, the log's `finish` redacts). */
   secrets: readonly string[];
 }
 
@@ -37,8 +39,9 @@ export interface LoggedProcess {
   pid: number | null;
   exited: Promise<Exit>;
   /**
-   * Finishes the log once the process tree is gone: the last piped output written (waiting at
-   * most `waitMs` for pipes something outside the tree still holds), secrets redacted.
+   * Finishes the output once the process tree is gone: the last piped output written (waiting at
+   * most `waitMs` for pipes something outside the tree still holds). The log stays open: its
+   * owner finishes it (redacted) and closes it.
    */
   close(waitMs?: number): Promise<void>;
 }
@@ -58,7 +61,7 @@ function startFailure(error: NodeJS.ErrnoException): string {
 
 export function startLogged(argv: readonly string[], options: LoggedOptions): LoggedProcess {
   const capped = options.maxBytes !== null;
-  const fd = openSync(options.log, 'a');
+  const fd = options.log.fd;
   let child: ChildProcess;
   try {
     child = spawn(argv[0]!, argv.slice(1), {
@@ -70,7 +73,6 @@ export function startLogged(argv: readonly string[], options: LoggedOptions): Lo
     });
   } catch (error) {
     // Invalid arguments (a NUL byte…) throw at once rather than emitting 'error'.
-    closeSync(fd);
     const message = startFailure(error as NodeJS.ErrnoException);
     return { pid: null, exited: Promise.resolve({ code: null, signal: null, error: message }), close: async () => undefined };
   }
@@ -80,12 +82,7 @@ export function startLogged(argv: readonly string[], options: LoggedOptions): Lo
   });
   if (!capped) {
     // The child holds its own copy of the descriptor.
-    closeSync(fd);
-    return {
-      pid: child.pid ?? null,
-      exited,
-      close: async () => redactFile(options.log, options.secrets),
-    };
+    return { pid: child.pid ?? null, exited, close: async () => undefined };
   }
 
   let written = 0;
@@ -94,15 +91,20 @@ export function startLogged(argv: readonly string[], options: LoggedOptions): Lo
   const write = (bytes: Buffer) => {
     if (closed || truncated || bytes.length === 0) return;
     const room = options.maxBytes! - written;
-    if (bytes.length <= room) {
-      writeSync(fd, bytes);
-      written += bytes.length;
-      return;
+    try {
+      if (bytes.length <= room) {
+        writeSync(fd, bytes);
+        written += bytes.length;
+        return;
+      }
+      writeSync(fd, bytes.subarray(0, room));
+      written += room;
+      writeSync(fd, truncationNote(options.maxBytes!));
+      truncated = true;
+    } catch {
+      // a full disk: the rest is read and discarded
+      truncated = true;
     }
-    writeSync(fd, bytes.subarray(0, room));
-    written += room;
-    writeSync(fd, truncationNote(options.maxBytes!));
-    truncated = true;
   };
   const drain = (stream: Readable | null): Promise<void> => {
     if (!stream) return Promise.resolve();
@@ -128,7 +130,6 @@ export function startLogged(argv: readonly string[], options: LoggedOptions): Lo
       // A process outside the tree (not marked, on a system without /proc) may still hold a pipe.
       closed = true;
       for (const stream of streams) stream?.destroy();
-      closeSync(fd);
     },
   };
 }

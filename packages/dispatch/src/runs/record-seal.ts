@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { lstat, mkdir, readdir, realpath, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { ConfigError, readRegularFile } from '@waves/planner';
+import { ConfigError, InputError, readRegularFile } from '@waves/planner';
 import type { RunRecord } from './run-record.js';
 
 /** waves' state directory: `$WAVES_STATE_DIR`, else `$XDG_STATE_HOME/waves`, else `~/.local/state/waves`. */
@@ -82,7 +82,9 @@ export async function readSealText(recordFile: string): Promise<string | null> {
 /** Writes a seal atomically (a temporary file renamed over it), readable by its owner alone. */
 export async function writeSealText(recordFile: string, text: string): Promise<void> {
   const file = await sealFileOf(recordFile);
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+    throw new InputError(`the folder of the seals ${path.dirname(file)} cannot be made (${error.code ?? error.message}): something other than a folder stands there; move it away`);
+  });
   const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   await writeFile(temp, text, { mode: 0o600 });
   await rename(temp, file);

@@ -6,7 +6,7 @@
  * (record-seal.ts), outside the repository, then to the copy beside the log.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigError, readRegularFile } from '@waves/planner';
@@ -152,6 +152,11 @@ export const RunRecordSchema = z.object({
   dispatcher: ProcessIdentitySchema.nullable().optional(),
   /** The run's processes the supervisor's tracker found (Linux; updated while the agent runs). */
   tracked: TrackedSchema.optional(),
+  /**
+   * Processes that escaped the tracker but sat in the run's tree when it ended, stopped then
+   * (stray-processes.ts; Linux): each with what tied it to the tree.
+   */
+  strays: z.array(z.object({ pid: z.number().int().positive(), command: z.string(), where: z.string() })).optional(),
   status: z.enum(['starting', 'running', ...TERMINAL]),
   exitCode: z.number().int().nullable(),
   signal: z.string().nullable(),
@@ -241,8 +246,11 @@ function pickFixed(record: RunRecord): Partial<RunRecord> {
 async function writeBoth(file: string, record: RunRecord, seal: boolean): Promise<void> {
   const text = `${JSON.stringify(record, null, 2)}\n`;
   if (seal) await writeSealText(file, text);
+  // A runs folder an agent swapped for a link (to a folder of the person's) gets no copy: the seal has it.
+  const folder = await lstat(path.dirname(file)).catch(() => null);
+  if (folder !== null && !folder.isDirectory()) return;
   const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  await writeFile(temp, text);
+  await writeFile(temp, text, { flag: 'wx', mode: 0o644 });
   await rename(temp, file);
 }
 

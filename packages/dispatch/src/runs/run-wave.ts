@@ -247,7 +247,13 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
           await stopRun(recordFile, { journal: options.journal, now: options.now, graceMs: grace, status, reason: reason(record), askSupervisor: false });
         }
         // Settled but killed before it released them: the leases in the run's name go too.
-        await releaseOwnLeases(options.journal, path.basename(recordFile, '.json'), options.now).catch(() => undefined);
+        await releaseOwnLeases(options.journal, path.basename(recordFile, '.json'), options.now).catch(async (error: unknown) => {
+          // Never swallowed: the record says so (and waves status names the leases still held).
+          const settled = await readTrustedRecord(recordFile).catch(() => null);
+          if (settled === null || settled.reason?.includes('were NOT released')) return;
+          const why = (error as Error).message.split('\n')[0];
+          await writeRecord(recordFile, { ...settled, reason: `${settled.reason ?? settled.status}; its leases were NOT released (${why})` }).catch(() => undefined);
+        });
       })();
     settling.set(recordFile, once);
     return once;

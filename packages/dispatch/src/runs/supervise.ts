@@ -10,14 +10,17 @@
  * daemon an agent left behind too), checks they are gone, finishes the log (redacted), and only
  * then settles the record and releases the leases.
  */
-import { appendFile, writeFile } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { MAX_DURATION_MS, releaseLeases } from '../leases/lease-journal.js';
-import { childEnvironment, secretsOf } from './agent-env.js';
+import { childEnvironment, markerEntry, secretsOf } from './agent-env.js';
+import { createPidFile, HeldLog } from './held-log.js';
 import { keepLeases, type LeaseKeeper } from './keep-leases.js';
 import { DEFAULT_GRACE_MS, stopProcessTree } from './kill-tree.js';
 import { exitWithin, startLogged, type Exit, type LoggedProcess } from './logged-process.js';
-import { readTrustedRecord, TERMINAL, writeRecord, type RunRecord, type TerminalStatus } from './run-record.js';
+import { readSeals, readTrustedRecord, TERMINAL, writeRecord, type RunRecord, type TerminalStatus } from './run-record.js';
+import { processStart } from './process-table.js';
+import { findStrays, stopStrays, type Stray } from './stray-processes.js';
 import { DescendantTracker } from './track-descendants.js';
 
 /** At most one record write a second for the tracker's findings. */
@@ -64,9 +67,11 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     saving = next.catch(() => undefined);
     return next;
   };
-  // Lines of waves' own in the log; awaited before the log is finished (and rewritten, redacted).
-  const notes: Promise<void>[] = [];
-  const note = (line: string) => notes.push(appendFile(record.log, `\n[waves] ${line}\n`).catch(() => undefined));
+  // The log and the pid file are created now, before the agent starts, and written only through
+  // their descriptors (held-log.ts): whatever the agent puts at their names is never followed.
+  let log: HeldLog | null = null;
+  // Lines of waves' own in the log (through its descriptor, never by name).
+  const note = (line: string) => log?.append(`\n[waves] ${line}\n`);
   // The run's processes carry the id of the record's file name, which the agent cannot change.
   const runId = path.basename(recordFile, '.json');
 
@@ -84,16 +89,24 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
   const onSignal = (signal: NodeJS.Signals) => stop('cancelled', `stopped by ${signal}`);
   for (const signal of SIGNALS) process.on(signal, onSignal);
 
-  await writeFile(record.log, '', { flag: 'a' });
   let keeper: LeaseKeeper | null = null;
   let timer: NodeJS.Timeout | undefined;
   let agentPid: number | null = null;
+  let agentStart: number | null = null;
   let tracker: DescendantTracker | null = null;
   const tracking: (() => void)[] = [];
   const stopTracking = () => {
     for (const stopIt of tracking.splice(0)) stopIt();
   };
+  let pidFile: ReturnType<typeof createPidFile> | null = null;
   try {
+    log = HeldLog.create(record.log);
+    // The pid file is a convenience (the record holds the pid): one that cannot be created is noted.
+    try {
+      pidFile = createPidFile(record.pidFile);
+    } catch (error) {
+      note(`no pid file: ${(error as Error).message.split('\n')[0]}`);
+    }
     await save({ supervisorPid: process.pid });
     // The leases are watched before the agent starts, and checked: an agent is never started on a
     // lease already lost, and a loss as it starts (the journal emptied at once) is seen.
@@ -113,7 +126,7 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     const before = endingNow();
     if (before !== null) {
       // Nothing was started.
-      await Promise.all(notes);
+      await log.finish([]);
       await save({ status: before.status, reason: before.reason, endedAt: now().toISOString() });
       return record;
     }
@@ -124,7 +137,7 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
       agent = startLogged(record.argv, {
         cwd: record.cwd,
         env: childEnvironment(env, { passThrough: record.passEnv ?? [], runId }),
-        log: record.log,
+        log,
         maxBytes: record.logMaxBytes ?? null,
         secrets: secretsOf(env),
       });
@@ -132,10 +145,11 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
       tagged?.untag();
     }
     agentPid = agent.pid;
+    agentStart = agent.pid === null ? null : processStart(agent.pid);
     if (agent.pid !== null) {
       // Every process that descends from the agent, wherever it goes (Linux), kept in the record
       // (throttled) for waves stop and a takeover.
-      tracker = DescendantTracker.forAgent(agent.pid, record.logMaxBytes ? null : record.log, tagged?.tag ?? null);
+      tracker = DescendantTracker.forAgent(agent.pid, record.logMaxBytes ? null : log.openPath(), tagged?.tag ?? null);
       if (tracker) {
         const watched = tracker;
         let dirty = false;
@@ -147,7 +161,7 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
         }, TRACK_SAVE_MS);
         tracking.push(() => clearInterval(saver));
       }
-      await writeFile(record.pidFile, `${agent.pid}\n`);
+      pidFile?.write(agent.pid);
       await save({ pid: agent.pid, status: 'running', ...(tracker ? { tracked: tracker.snapshot() } : {}) });
     }
     // Once more now that it runs: a lease lost while it was being started.
@@ -165,26 +179,82 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     stopTracking();
     // Everything the run started goes, whatever the ending: a daemon left after an exit 0 too.
     const tree = await stopProcessTree({ pgid: agent.pid, runId, trusted: true, tracker }, { graceMs: grace });
+    // What escaped the tracker but still sits in the run's tree (Linux): stopped too, and named.
+    const strays = await sweepStrays(recordFile, record, runId, tracker?.since ?? agentStart, grace);
+    if (strays.found.length > 0) {
+      note(`stopped ${strays.found.length} process(es) that escaped the run's tracking but sat in its tree: ${strays.found.map((s) => `${s.pid} (${s.command}; ${s.where})`).join(', ')}`);
+    }
     // A leader that survived even SIGKILL (stuck in the kernel) must not hold the record forever.
     exit ??= await exitWithin(agent, tree.survivors.length > 0 ? 1_000 : 10_000);
-    await Promise.all(notes);
     await agent.close();
+    pidFile?.finish();
+    // Redacted (unless the cap redacted it as it came) and put back at its name.
+    const logTrouble = await log.finish(record.logMaxBytes ? [] : secretsOf(env));
     const status: TerminalStatus = stoppedFirst?.status ?? (exit.code === 0 ? 'succeeded' : 'failed');
     let reason = stoppedFirst?.reason ?? exit.error ?? (status === 'failed' ? `exit code ${exit.code ?? `signal ${exit.signal}`}` : null);
-    if (tree.survivors.length > 0) reason = `${reason ?? status}; pid(s) ${tree.survivors.join(', ')} still there after SIGKILL`;
-    await save({ status, exitCode: exit.code, signal: exit.signal, reason, endedAt: now().toISOString(), ...(tracker ? { tracked: tracker.snapshot() } : {}) });
+    const survivors = [...tree.survivors, ...strays.survivors];
+    if (survivors.length > 0) reason = `${reason ?? status}; pid(s) ${survivors.join(', ')} still there after SIGKILL`;
+    if (logTrouble !== null) reason = `${reason ?? status}; ${logTrouble}`;
+    await save({
+      status, exitCode: exit.code, signal: exit.signal, reason, endedAt: now().toISOString(),
+      ...(tracker ? { tracked: tracker.snapshot() } : {}),
+      ...(strays.found.length > 0 ? { strays: strays.found.map(({ pid, command, where }) => ({ pid, command, where })) } : {}),
+    });
   } catch (error) {
     stopTracking();
     await stopProcessTree({ pgid: agentPid, runId, trusted: true, tracker }, { graceMs: grace }).catch(() => undefined);
+    await log?.finish(record.logMaxBytes ? [] : secretsOf(env));
     await save({ status: 'failed', reason: (error as Error).message.split('\n')[0] ?? 'failed', endedAt: now().toISOString() });
   } finally {
+    pidFile?.close();
+    log?.close();
     keeper?.stop();
     clearTimeout(timer);
     stopTracking();
     await saving;
     // However the run ended, its leases end with it; only then may a signal end this process.
-    await releaseLeases(record.journal, record.leaseIds, now).catch(() => undefined);
+    // A release that fails (a lock an agent planted…) is said in the record, never swallowed.
+    const unreleased = await releaseLeases(record.journal, record.leaseIds, now).then(
+      () => null,
+      (error: unknown) => (error as Error).message.split('\n')[0] ?? 'failed',
+    );
+    if (unreleased !== null) {
+      const ids = record.leaseIds.join(', ');
+      await save({ reason: `${record.reason ?? record.status}; its leases were NOT released (${unreleased}): any the journal still holds keep their lanes until they expire, or until waves lease release ${ids}` }).catch(() => undefined);
+    }
     for (const signal of SIGNALS) process.off(signal, onSignal);
   }
   return record;
+}
+
+/**
+ * The run's tree for the last sweep (stray-processes.ts): its worktree; in the shared work tree, its
+ * fence, and the root as a cwd. The supervisors of the repository's runs are never taken.
+ */
+async function sweepStrays(recordFile: string, record: RunRecord, runId: string, since: number | null, graceMs: number): Promise<{ found: Stray[]; survivors: number[] }> {
+  if (since === null || process.platform !== 'linux') return { found: [], survivors: [] };
+  const real = (file: string) => realpath(file).catch(() => null);
+  const trees: string[] = [];
+  const cwdAt: string[] = [];
+  if (record.worktree !== null) {
+    const tree = await real(record.worktree.path);
+    if (tree !== null) trees.push(tree);
+  } else {
+    const root = await real(record.cwd);
+    if (root === null) return { found: [], survivors: [] };
+    cwdAt.push(root);
+    for (const entry of record.scope?.fence ?? []) {
+      const clean = entry.replace(/\/+$/, '');
+      if (clean === '' || clean === '.' || clean.split('/').includes('..')) continue;
+      trees.push(path.join(root, clean));
+    }
+  }
+  const exclude = new Set<number>();
+  for (const other of (await readSeals(path.dirname(recordFile)).catch(() => new Map<string, RunRecord>())).values()) {
+    if (other.supervisorPid) exclude.add(other.supervisorPid);
+    if (other.dispatcher) exclude.add(other.dispatcher.pid);
+  }
+  const found = findStrays({ since, marker: markerEntry(runId), trees, cwdAt, exclude });
+  if (found.length === 0) return { found, survivors: [] };
+  return { found, survivors: await stopStrays(found, graceMs) };
 }

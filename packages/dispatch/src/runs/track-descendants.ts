@@ -25,8 +25,9 @@
  *
  * NOTE: the limit. A process that forks, calls setsid, forks again and exits — all between two
  * looks — with a cleared environment, its output closed and its `oom_score_adj` reset leaves a
- * grandchild that nothing here ties to the run. Only a container or a sandbox (a cgroup, a pid
- * namespace) is a hard boundary.
+ * grandchild that nothing here ties to the run. The supervisor's last sweep (stray-processes.ts)
+ * still finds it while it sits in the run's tree; one that left the tree is out of reach. Only a
+ * container or a sandbox (a cgroup, a pid namespace: `unshare`, see the README) is a hard boundary.
  */
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { bootId, hasProcessTable, listPids, readOomScoreAdj, readProcess, writeOwnOomScoreAdj, type ProcessEntry } from './process-table.js';
