@@ -158,8 +158,6 @@ describe("the lease journal and git's files in the repository's own config", () 
   it('keeps the journal under .waves/, untracked and outside .git, and prompt.file and defaults.fromIssues outside .git: one line, exit 2, nothing written', async () => {
     const r = await setup({});
     await r.write({ '.waves/tracked.jsonl': '' });
-    await r.git('add', '-f', '.waves/tracked.jsonl');
-    await r.git('-c', 'user.name=waves', '-c', 'user.email=waves@example.invalid', 'commit', '-q', '-m', 'track a journal');
     await symlink('../.git/config', path.join(r.root, '.waves/config-link.jsonl'));
     const gitConfig = await readFile(path.join(r.root, '.git/config'), 'utf8');
     const types = await readFile(path.join(r.root, 'src/core/types.ts'), 'utf8');
@@ -173,7 +171,6 @@ describe("the lease journal and git's files in the repository's own config", () 
       [{ leases: { journal: '.waves/config-link.jsonl' } }, ['lease', 'acquire', 'src', '--holder', 'x'], /leases\.journal "\.waves\/config-link\.jsonl" is inside \.git/],
       [{ leases: { journal: 'src/core/types.ts' } }, ['lease', 'acquire', 'src', '--holder', 'x'], /leases\.journal "src\/core\/types\.ts" is not under \.waves\//],
       [{ leases: { journal: 'journal.jsonl' } }, ['lease', 'list'], /is not under \.waves\//],
-      [{ leases: { journal: '.waves/tracked.jsonl' } }, ['lease', 'acquire', 'src', '--holder', 'x'], /leases\.journal "\.waves\/tracked\.jsonl" is a file git tracks/],
       [{ prompt: { file: '.git/config' } }, ['dispatch', '--dry-run', '--from-issues', 'issues.json'], /^waves: config waves\.config\.json: prompt\.file "\.git\/config" is inside \.git/],
       [{ prompt: { file: '.waves/config-link.jsonl' } }, ['dispatch', '--dry-run', '--from-issues', 'issues.json'], /prompt\.file "\.waves\/config-link\.jsonl" is inside \.git/],
       [{ defaults: { fromIssues: '.git/HEAD' } }, ['plan'], /^waves: config waves\.config\.json: defaults\.fromIssues "\.git\/HEAD" is inside \.git/],
@@ -186,6 +183,16 @@ describe("the lease journal and git's files in the repository's own config", () 
       expect(result.stderr.trim().split('\n'), what).toEqual([expect.stringMatching(message)]);
       expect(result.stdout, what).not.toMatch(/\[core\]|repositoryformatversion/);
     }
+    // A journal git tracks: nothing under .waves/ may be tracked at all, whatever it is used for.
+    await r.git('add', '-f', '.waves/tracked.jsonl');
+    await r.git('-c', 'user.name=waves', '-c', 'user.email=waves@example.invalid', 'commit', '-q', '-m', 'track a journal');
+    await writeFile(path.join(r.root, 'waves.config.json'), JSON.stringify({ leases: { journal: '.waves/tracked.jsonl' } }));
+    const tracked = await waves(['lease', 'acquire', 'src', '--holder', 'x'], r.root);
+    expect(tracked.exitCode).toBe(2);
+    expect(tracked.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^waves: \.waves\/tracked\.jsonl: tracked by git under \.waves\//)]);
+    expect(await readFile(path.join(r.root, '.waves/tracked.jsonl'), 'utf8')).toBe('');
+    await r.git('rm', '-q', '--cached', '.waves/tracked.jsonl');
+    await r.git('-c', 'user.name=waves', '-c', 'user.email=waves@example.invalid', 'commit', '-q', '-m', 'untrack it');
     expect(await readFile(path.join(r.root, '.git/config'), 'utf8')).toBe(gitConfig);
     expect(await readFile(path.join(r.root, 'src/core/types.ts'), 'utf8')).toBe(types);
     expect(await readFile(path.join(r.root, '.waves/tracked.jsonl'), 'utf8')).toBe('');
