@@ -11,42 +11,25 @@ import { spawnSync } from 'node:child_process';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, exampleRepo, TEST_STATE_DIR, waves } from '../helpers/example-repo.js';
-import { killAll, pidsOfRuns } from '../helpers/processes.js';
-import type { TempRepo } from '../helpers/temp-repo.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, TEST_STATE_DIR, waves } from '../helpers/example-repo.js';
+import { useRunRepo } from '../helpers/run-repo.js';
 
-let repo: TempRepo;
-let side: string;
+const shared = useRunRepo({ clean: [path.join('.waves', 'leases.jsonl.lock')] });
 let count = 0;
 
-beforeAll(async () => {
-  repo = await exampleRepo({});
-  side = `${repo.root}-planted`;
-  rmSync(side, { recursive: true, force: true });
-  mkdirSync(side, { recursive: true });
-}, 60_000);
-afterAll(async () => {
-  rmSync(side, { recursive: true, force: true });
-  await repo.dispose();
-});
-afterEach(() => {
-  killAll(pidsOfRuns(repo.root));
-  for (const name of ['.dispatch-runs', path.join('.waves', 'leases.jsonl'), path.join('.waves', 'leases.jsonl.lock')]) rmSync(path.join(repo.root, name), { recursive: true, force: true });
-});
-
-const runsDir = () => path.join(repo.root, '.dispatch-runs');
-const journal = () => path.join(repo.root, '.waves', 'leases.jsonl');
+const runsDir = () => path.join(shared.root, '.dispatch-runs');
+const journal = () => path.join(shared.root, '.waves', 'leases.jsonl');
 const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
 
 /** A dispatch of the first wave whose agent is this shell script (`$1` the issue number). */
 function dispatchWith(script: string, extra: string[] = []) {
   count += 1;
-  const file = path.join(side, `agent-${count}.sh`);
+  const file = path.join(shared.side, `agent-${count}.sh`);
   writeFileSync(file, script);
-  writeFileSync(path.join(repo.root, 'waves.config.json'), JSON.stringify({ agents: { evil: { command: ['sh', file, '{number}'] } }, verify: [['true']] }));
+  writeFileSync(path.join(shared.root, 'waves.config.json'), JSON.stringify({ agents: { evil: { command: ['sh', file, '{number}'] } }, verify: [['true']] }));
   return execa(process.execPath, [BIN, 'dispatch', '--from-issues', 'backlog.json', '--agent', 'evil', ...extra], {
-    cwd: repo.root,
+    cwd: shared.root,
     reject: false,
     stdin: 'ignore',
     timeout: 60_000,
@@ -92,17 +75,17 @@ sleep 2
     const all = records();
     expect(all.length).toBeGreaterThan(0);
     for (const record of all) expect(record.reason, record.id).toMatch(new RegExp(`its leases were NOT released \\(${lock.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, the lock of the lease journal, is a folder with entries in it`));
-    const status = await waves(['status'], repo.root);
+    const status = await waves(['status'], shared.root);
     for (const record of all) expect(status.stderr).toContain(`${record.id} (#${record.issue.number}) ended`);
     expect(status.stderr).toMatch(/were not released; waves lease release l-/);
     for (const args of [['lease', 'acquire', 'packages/api', '--ttl', '5m'], ['lease', 'release', all[0]!.leaseIds[0]!]]) {
-      const refused = await waves(args, repo.root);
+      const refused = await waves(args, shared.root);
       expect(refused.exitCode, refused.stderr).toBe(2);
       expect(lines(refused.stderr)).toEqual([`waves: ${lock}, the lock of the lease journal, is a folder with entries in it (x), not a lock waves made: remove it (rm -r ${lock}) if no waves command is running, and run again`]);
     }
     // As it says: once removed, the leases are freed.
     rmSync(lock, { recursive: true });
-    for (const record of all) expect((await waves(['lease', 'release', ...record.leaseIds.slice(0, 1)], repo.root)).exitCode).toBe(0);
+    for (const record of all) expect((await waves(['lease', 'release', ...record.leaseIds.slice(0, 1)], shared.root)).exitCode).toBe(0);
   }, 90_000);
 
   it('refuses a lease journal lock that is a FIFO or a file with one line, exit 2, at once', async () => {
@@ -110,7 +93,7 @@ sleep 2
     mkdirSync(path.dirname(lock), { recursive: true });
     for (const plant of [() => spawnSync('mkfifo', [lock]), () => writeFileSync(lock, 'x')]) {
       plant();
-      const result = await waves(['lease', 'acquire', 'packages/api', '--ttl', '5m'], repo.root);
+      const result = await waves(['lease', 'acquire', 'packages/api', '--ttl', '5m'], shared.root);
       expect(result.exitCode, result.stderr).toBe(2);
       expect(lines(result.stderr)).toEqual([expect.stringMatching(new RegExp(`^waves: .*leases\\.jsonl\\.lock, the lock of the lease journal, is a (FIFO|file), not a lock waves made: remove it \\(rm -r .*\\)`))]);
       rmSync(lock);
@@ -131,7 +114,7 @@ sleep 2
     const lock = path.join(seals, `${first!.id}.json.harvest.lock`);
     mkdirSync(lock);
     writeFileSync(path.join(seals, `${first!.id}.json.harvest.holder`), JSON.stringify({ pid: Number(deadPid()), start: 1, ino: statSync(lock).ino }));
-    const harvest = await waves(['harvest'], repo.root);
+    const harvest = await waves(['harvest'], shared.root);
     expect(harvest.stderr).not.toMatch(/internal error/);
     expect(harvest.stdout).not.toMatch(/being harvested/);
     expect(harvest.exitCode, harvest.stdout + harvest.stderr).not.toBe(1);
@@ -139,7 +122,7 @@ sleep 2
     // One whose holder still runs (this test) is busy, and says who holds it.
     mkdirSync(lock);
     writeFileSync(path.join(seals, `${first!.id}.json.harvest.holder`), JSON.stringify({ pid: process.pid, start: null, ino: statSync(lock).ino }));
-    const busy = await waves(['harvest', '--json'], repo.root);
+    const busy = await waves(['harvest', '--json'], shared.root);
     expect(busy.stdout.replace(/\\"/g, '"')).toContain(`${first!.id}.json is being harvested by another waves harvest (pid ${process.pid})`);
     rmSync(lock, { recursive: true });
   }, 90_000);
@@ -156,7 +139,7 @@ describe('seals an agent replaced', () => {
     const seal = path.join(sealDir(), `${first!.id}.json`);
     rmSync(seal);
     spawnSync('mkfifo', [seal]);
-    const harvest = await waves(['harvest', '--json'], repo.root);
+    const harvest = await waves(['harvest', '--json'], shared.root);
     expect(harvest.stderr).not.toMatch(/internal error/);
     expect(harvest.exitCode, harvest.stderr).toBe(4);
     const report = JSON.parse(harvest.stdout) as Report;
@@ -175,7 +158,7 @@ describe('seals an agent replaced', () => {
     await execa('mv', [seals, `${seals}.bak`]);
     writeFileSync(seals, 'x\n');
     try {
-      const harvest = await waves(['harvest', '--json'], repo.root);
+      const harvest = await waves(['harvest', '--json'], shared.root);
       expect(harvest.stderr).not.toMatch(/internal error/);
       expect(harvest.exitCode, harvest.stderr).toBe(4);
       const report = JSON.parse(harvest.stdout) as Report;
@@ -191,7 +174,7 @@ describe('seals an agent replaced', () => {
 describe('a journal replaced while a run goes on', () => {
   for (const mode of ['fifo', 'link', 'dir'] as const) {
     it(`stops the run and records its lease lost when the journal becomes a ${mode === 'dir' ? 'folder' : mode === 'fifo' ? 'FIFO' : 'link'}`, async () => {
-      const copy = path.join(side, `journal-copy-${mode}`);
+      const copy = path.join(shared.side, `journal-copy-${mode}`);
       const replace = {
         fifo: `rm -f "${journal()}"; mkfifo "${journal()}"`,
         link: `cp "${journal()}" "${copy}"; rm -f "${journal()}"; ln -s "${copy}" "${journal()}"`,
@@ -202,7 +185,7 @@ describe('a journal replaced while a run goes on', () => {
       const [record] = records();
       expect(record!.status).toBe('failed');
       expect(record!.reason).toMatch(/its lease on \S+ was lost \(the journal .*was replaced/);
-      const status = await waves(['status'], repo.root);
+      const status = await waves(['status'], shared.root);
       expect(status.exitCode, status.stderr).toBe(2);
       expect(lines(status.stderr)).toEqual([expect.stringMatching(/^waves: .*leases\.jsonl/)]);
       rmSync(journal(), { recursive: true, force: true });

@@ -6,11 +6,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sealFileOf } from '@waves/dispatch';
-import { exampleRepo, FAKE_AGENT_CONFIG, waves } from '../helpers/example-repo.js';
-import { alive, killAll, pidsOfRuns, waitFor } from '../helpers/processes.js';
-import type { TempRepo } from '../helpers/temp-repo.js';
+import { FAKE_AGENT_CONFIG, waves } from '../helpers/example-repo.js';
+import { alive, waitFor } from '../helpers/processes.js';
+import { useRunRepo } from '../helpers/run-repo.js';
 
 interface Record_ {
   id: string;
@@ -22,35 +22,15 @@ interface Record_ {
   reason: string | null;
 }
 
-let repo: TempRepo;
+const shared = useRunRepo({ config: { agents: FAKE_AGENT_CONFIG } });
+const { started, dispatches } = shared;
 let count = 0;
-const started = new Set<number>();
-const dispatches: ReturnType<typeof waves>[] = [];
-
-beforeAll(async () => {
-  repo = await exampleRepo({ agents: FAKE_AGENT_CONFIG });
-}, 60_000);
-afterAll(async () => {
-  // The scripts and traces beside the repository, then the repository.
-  const prefix = `${path.basename(repo.root)}-`;
-  for (const name of readdirSync(path.dirname(repo.root))) if (name.startsWith(prefix)) rmSync(path.join(path.dirname(repo.root), name), { force: true });
-  await repo.dispose();
-});
-afterEach(() => {
-  // Whatever a test left running — a dispatch that outlived a failed assertion, its supervisors,
-  // agents and grandchildren — goes before the next test starts.
-  for (const dispatch of dispatches.splice(0)) dispatch.kill('SIGKILL');
-  killAll([...started, ...pidsOfRuns(repo.root)]);
-  started.clear();
-  rmSync(path.join(repo.root, '.dispatch-runs'), { recursive: true, force: true });
-  rmSync(path.join(repo.root, '.waves', 'leases.jsonl'), { force: true });
-});
 
 function setUp(script: Record<string, unknown>) {
-  const root = repo.root;
+  const root = shared.root;
   count += 1;
-  const scriptFile = path.join(root, '..', `${path.basename(root)}-stop-script-${count}.json`);
-  const traceFile = path.join(root, '..', `${path.basename(root)}-stop-trace-${count}.jsonl`);
+  const scriptFile = path.join(shared.side, `stop-script-${count}.json`);
+  const traceFile = path.join(shared.side, `stop-trace-${count}.jsonl`);
   writeFileSync(scriptFile, JSON.stringify(script));
   const env = { FAKE_AGENT_SCRIPT: scriptFile, FAKE_AGENT_TRACE: traceFile, WAVES_KILL_GRACE_MS: '300' };
   const dir = path.join(root, '.dispatch-runs');
@@ -211,7 +191,7 @@ describe('waves stop', () => {
 
   it('finds the leases of a dispatch killed (-9) right after it took them: the run shows stale, and status --reap releases them', async () => {
     const t = setUp({});
-    const pause = path.join(t.root, '..', `${path.basename(t.root)}-pause-${count}`);
+    const pause = path.join(shared.side, `pause-${count}`);
     const dispatch = t.run(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake', '--wave-size', '1'], { WAVES_TEST_PAUSE_AFTER_LEASES: pause });
     await waitFor('the leases to be taken', () => existsSync(pause));
     expect((await t.leases()).length).toBeGreaterThan(0);
@@ -228,7 +208,7 @@ describe('waves stop', () => {
 
   it('releases the leases of a dispatch killed (-9) right after it took them with waves stop', async () => {
     const t = setUp({});
-    const pause = path.join(t.root, '..', `${path.basename(t.root)}-pause-${count}`);
+    const pause = path.join(shared.side, `pause-${count}`);
     const dispatch = t.run(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake', '--wave-size', '1'], { WAVES_TEST_PAUSE_AFTER_LEASES: pause });
     await waitFor('the leases to be taken', () => existsSync(pause));
     dispatch.kill('SIGKILL');

@@ -6,10 +6,10 @@
  */
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { exampleRepo, FAKE_AGENT_CONFIG, waves } from '../helpers/example-repo.js';
-import { alive, killAll, pidsOfRuns, waitFor } from '../helpers/processes.js';
-import type { TempRepo } from '../helpers/temp-repo.js';
+import { describe, expect, it } from 'vitest';
+import { FAKE_AGENT_CONFIG, waves } from '../helpers/example-repo.js';
+import { alive, waitFor } from '../helpers/processes.js';
+import { useRunRepo } from '../helpers/run-repo.js';
 
 interface Record_ {
   id: string;
@@ -29,37 +29,16 @@ interface TraceEvent {
 }
 
 const TOKEN = 'ghp_supervision0123456789abcdef';
-let repo: TempRepo;
+const shared = useRunRepo({ config: { agents: FAKE_AGENT_CONFIG } });
+const { started, dispatches } = shared;
 let count = 0;
-const started = new Set<number>();
-const dispatches: ReturnType<typeof waves>[] = [];
-
-beforeAll(async () => {
-  repo = await exampleRepo({ agents: FAKE_AGENT_CONFIG });
-}, 60_000);
-afterAll(async () => {
-  // The scripts and traces beside the repository, then the repository.
-  const prefix = `${path.basename(repo.root)}-`;
-  for (const name of readdirSync(path.dirname(repo.root))) if (name.startsWith(prefix)) rmSync(path.join(path.dirname(repo.root), name), { force: true });
-  await repo.dispose();
-});
-afterEach(() => {
-  // Whatever a test left running — a dispatch that outlived a failed assertion, its supervisors,
-  // agents and grandchildren — goes before the next test starts.
-  for (const dispatch of dispatches.splice(0)) dispatch.kill('SIGKILL');
-  killAll([...started, ...pidsOfRuns(repo.root)]);
-  started.clear();
-  // The next test starts from no runs and no leases.
-  rmSync(path.join(repo.root, '.dispatch-runs'), { recursive: true, force: true });
-  rmSync(path.join(repo.root, '.waves', 'leases.jsonl'), { force: true });
-});
 
 /** One test's fake-agent script and trace, and the runs of the repository. */
 function setUp(script: Record<string, unknown>, config: Record<string, unknown> = { agents: FAKE_AGENT_CONFIG }) {
-  const root = repo.root;
+  const root = shared.root;
   count += 1;
-  const scriptFile = path.join(root, '..', `${path.basename(root)}-script-${count}.json`);
-  const traceFile = path.join(root, '..', `${path.basename(root)}-trace-${count}.jsonl`);
+  const scriptFile = path.join(shared.side, `script-${count}.json`);
+  const traceFile = path.join(shared.side, `trace-${count}.jsonl`);
   writeFileSync(scriptFile, JSON.stringify(script));
   writeFileSync(path.join(root, 'waves.config.json'), JSON.stringify(config));
   // Short grace: a SIGTERM-ignoring process is killed 300 ms after its SIGTERM.
@@ -195,7 +174,7 @@ describe('a supervised run', () => {
   }, 60_000);
 
   it('notices a lease lost as the agent starts (the journal emptied at once), and records the run failed', async () => {
-    const journal = path.join(repo.root, '.waves', 'leases.jsonl');
+    const journal = path.join(shared.root, '.waves', 'leases.jsonl');
     // A shell empties the journal within a few milliseconds of the agent's start, before a node agent could.
     const agents = { fake: { command: ['sh', '-c', ': > "$0"; exec "$@"', journal, ...FAKE_AGENT_CONFIG.fake.command] } };
     const t = setUp({ default: { grandchild: true } }, { agents });
@@ -260,7 +239,7 @@ describe('a supervised run', () => {
   it('passes a token through when agents.<name>.env names it in your own config, and redacts it from the log', async () => {
     const t = setUp({ default: { printEnv: true } });
     // Only a config named with --config may pass a token (a repository's own may not).
-    const mine = path.join(t.root, '..', `${path.basename(t.root)}-mine-${count}.json`);
+    const mine = path.join(shared.side, `mine-${count}.json`);
     writeFileSync(mine, JSON.stringify({ agents: { fake: { ...FAKE_AGENT_CONFIG.fake, env: ['GITHUB_TOKEN'] } } }));
     const result = await t.dispatch(['--config', mine], { GITHUB_TOKEN: TOKEN, GH_TOKEN: TOKEN });
     expect(result.exitCode, result.stderr).toBe(0);

@@ -9,40 +9,22 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, exampleRepo, TEST_STATE_DIR } from '../helpers/example-repo.js';
-import { killAll, pidsOfRuns } from '../helpers/processes.js';
-import type { TempRepo } from '../helpers/temp-repo.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, TEST_STATE_DIR } from '../helpers/example-repo.js';
+import { useRunRepo } from '../helpers/run-repo.js';
 
 const TOKEN = 'ghp_runfiles0123456789abcdefABCDEF';
-let repo: TempRepo;
-let side: string;
+const shared = useRunRepo();
 let count = 0;
-
-beforeAll(async () => {
-  repo = await exampleRepo({});
-  side = `${repo.root}-side`;
-  rmSync(side, { recursive: true, force: true });
-  await execa('mkdir', ['-p', side]);
-}, 60_000);
-afterAll(async () => {
-  rmSync(side, { recursive: true, force: true });
-  await repo.dispose();
-});
-afterEach(() => {
-  killAll(pidsOfRuns(repo.root));
-  rmSync(path.join(repo.root, '.dispatch-runs'), { recursive: true, force: true });
-  rmSync(path.join(repo.root, '.waves', 'leases.jsonl'), { force: true });
-});
 
 /** A dispatch of one issue whose agent is this shell script (`$1` the issue number), killed after `ms`. */
 function dispatchWith(script: string, env: Record<string, string> = {}, ms = 40_000) {
   count += 1;
-  const file = path.join(side, `agent-${count}.sh`);
+  const file = path.join(shared.side, `agent-${count}.sh`);
   writeFileSync(file, script);
-  writeFileSync(path.join(repo.root, 'waves.config.json'), JSON.stringify({ agents: { evil: { command: ['sh', file, '{number}'] } } }));
+  writeFileSync(path.join(shared.root, 'waves.config.json'), JSON.stringify({ agents: { evil: { command: ['sh', file, '{number}'] } } }));
   return execa(process.execPath, [BIN, 'dispatch', '--from-issues', 'backlog.json', '--agent', 'evil', '--wave-size', '1'], {
-    cwd: repo.root,
+    cwd: shared.root,
     reject: false,
     stdin: 'ignore',
     timeout: ms,
@@ -51,14 +33,14 @@ function dispatchWith(script: string, env: Record<string, string> = {}, ms = 40_
   });
 }
 
-const runsDir = () => path.join(repo.root, '.dispatch-runs');
+const runsDir = () => path.join(shared.root, '.dispatch-runs');
 const recordOf = () => {
   const name = readdirSync(runsDir()).find((n) => /^resolve-\d+-\w+\.json$/.test(n))!;
   return JSON.parse(readFileSync(path.join(runsDir(), name), 'utf8')) as { id: string; status: string; reason: string | null; log: string };
 };
 /** A file of the person's that no run may touch. */
 function victim(name: string, content: string, mode = 0o644): string {
-  const file = path.join(side, name);
+  const file = path.join(shared.side, name);
   writeFileSync(file, content);
   chmodSync(file, mode);
   return file;
@@ -102,7 +84,7 @@ describe("the supervisor's files against an agent that replaces them", () => {
 
   it('writes its notes into the log it created, never into a file the log was replaced by a link to', async () => {
     const target = victim('victim-bashrc', 'alias ls="ls -F"\n');
-    const journal = path.join(repo.root, '.waves', 'leases.jsonl');
+    const journal = path.join(shared.root, '.waves', 'leases.jsonl');
     const result = await dispatchWith(
       `L="${runsDir()}/$WAVES_RUN.log"; P="${runsDir()}/$WAVES_RUN.pid"
 echo "agent $1 before"
@@ -166,7 +148,7 @@ sleep 10
   }, 60_000);
 
   it('writes no record through a runs folder an agent swapped for a link while it ran', async () => {
-    const outside = path.join(side, 'elsewhere');
+    const outside = path.join(shared.side, 'elsewhere');
     await execa('mkdir', ['-p', outside]);
     // A shared-tree agent moves .dispatch-runs away and puts a link to a folder of the person's in its place.
     const result = await dispatchWith(

@@ -7,13 +7,13 @@
  * so: a container is the hard boundary).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, exampleRepo, TEST_STATE_DIR } from '../helpers/example-repo.js';
-import { alive, killAll, pidsOfRuns } from '../helpers/processes.js';
-import type { TempRepo } from '../helpers/temp-repo.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN, TEST_STATE_DIR } from '../helpers/example-repo.js';
+import { alive } from '../helpers/processes.js';
+import { useRunRepo } from '../helpers/run-repo.js';
 
 const ESCAPE_C = `
 #include <unistd.h>
@@ -37,40 +37,29 @@ int main(int argc, char **argv) {
 }
 `;
 
-let repo: TempRepo;
-let side: string;
 let escape: string | null = null;
 const pidsToKill: number[] = [];
+const shared = useRunRepo({
+  dispose: () => {
+    for (const pid of pidsToKill) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  },
+});
 
-beforeAll(async () => {
-  repo = await exampleRepo({});
-  side = `${repo.root}-escape`;
-  rmSync(side, { recursive: true, force: true });
-  mkdirSync(side, { recursive: true });
+beforeAll(() => {
   try {
-    writeFileSync(path.join(side, 'escape.c'), ESCAPE_C);
-    execFileSync('cc', ['-o', path.join(side, 'escape'), path.join(side, 'escape.c')], { stdio: 'ignore' });
-    escape = path.join(side, 'escape');
+    writeFileSync(path.join(shared.side, 'escape.c'), ESCAPE_C);
+    execFileSync('cc', ['-o', path.join(shared.side, 'escape'), path.join(shared.side, 'escape.c')], { stdio: 'ignore' });
+    escape = path.join(shared.side, 'escape');
   } catch {
     escape = null; // no C compiler here
   }
 }, 60_000);
-afterAll(async () => {
-  for (const pid of pidsToKill) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-  rmSync(side, { recursive: true, force: true });
-  await repo.dispose();
-});
-afterEach(() => {
-  killAll(pidsOfRuns(repo.root));
-  rmSync(path.join(repo.root, '.dispatch-runs'), { recursive: true, force: true });
-  rmSync(path.join(repo.root, '.waves', 'leases.jsonl'), { force: true });
-});
 
 /** The pids of the processes running `sleep <seconds>` (the daemons' mark). */
 function sleepers(seconds: string): number[] {
@@ -89,12 +78,12 @@ function sleepers(seconds: string): number[] {
 describe.runIf(process.platform === 'linux')('daemons that escaped the tracker', () => {
   it('are stopped at the run end when they sit in its work tree, and named in its record', async (context) => {
     if (escape === null) context.skip();
-    const agent = path.join(side, 'agent.sh');
+    const agent = path.join(shared.side, 'agent.sh');
     // Ten daemons left in the shared work tree (the agent's cwd), one that moved to / first.
     writeFileSync(agent, `for i in 1 2 3 4 5 6 7 8 9 10; do "${escape}" /bin/sleep 3597; done\ncd / && "${escape}" /bin/sleep 3598\n`);
-    writeFileSync(path.join(repo.root, 'waves.config.json'), JSON.stringify({ agents: { evil: { command: ['sh', agent, '{number}'] } } }));
+    writeFileSync(path.join(shared.root, 'waves.config.json'), JSON.stringify({ agents: { evil: { command: ['sh', agent, '{number}'] } } }));
     const result = await execa(process.execPath, [BIN, 'dispatch', '--from-issues', 'backlog.json', '--agent', 'evil', '--wave-size', '1'], {
-      cwd: repo.root,
+      cwd: shared.root,
       reject: false,
       stdin: 'ignore',
       timeout: 60_000,
@@ -104,7 +93,7 @@ describe.runIf(process.platform === 'linux')('daemons that escaped the tracker',
     pidsToKill.push(...away);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(sleepers('3597').filter(alive)).toEqual([]);
-    const runs = path.join(repo.root, '.dispatch-runs');
+    const runs = path.join(shared.root, '.dispatch-runs');
     const name = readdirSync(runs).find((n) => /^resolve-\d+-\w+\.json$/.test(n))!;
     const record = JSON.parse(readFileSync(path.join(runs, name), 'utf8')) as { status: string; strays?: { pid: number; command: string; where: string }[]; log: string };
     expect(record.status).toBe('succeeded');
@@ -112,7 +101,7 @@ describe.runIf(process.platform === 'linux')('daemons that escaped the tracker',
     const strays = record.strays ?? [];
     for (const stray of strays) {
       expect(stray.command).toBe('/bin/sleep 3597');
-      expect(stray.where).toBe(`cwd ${execFileSync('realpath', [repo.root], { encoding: 'utf8' }).trim()}`);
+      expect(stray.where).toBe(`cwd ${execFileSync('realpath', [shared.root], { encoding: 'utf8' }).trim()}`);
     }
     if (strays.length > 0) expect(readFileSync(record.log, 'utf8')).toContain(`[waves] stopped ${strays.length} process(es) that escaped the run's tracking but sat in its tree`);
     // The documented limit: the one that left the tree and holds nothing in it runs on.
@@ -126,14 +115,14 @@ describe.runIf(process.platform === 'linux')('daemons that escaped the tracker',
     } catch {
       context.skip(); // no unprivileged user namespaces here
     }
-    const agent = path.join(side, 'agent-ns.sh');
+    const agent = path.join(shared.side, 'agent-ns.sh');
     writeFileSync(agent, `"${escape}" /bin/sleep 3595\ncd / && "${escape}" /bin/sleep 3596\n`);
     writeFileSync(
-      path.join(repo.root, 'waves.config.json'),
+      path.join(shared.root, 'waves.config.json'),
       JSON.stringify({ agents: { boxed: { command: ['unshare', '--user', '--map-root-user', '--pid', '--fork', '--kill-child', '--mount-proc', 'sh', agent, '{number}'] } } }),
     );
     const result = await execa(process.execPath, [BIN, 'dispatch', '--from-issues', 'backlog.json', '--agent', 'boxed', '--wave-size', '1'], {
-      cwd: repo.root,
+      cwd: shared.root,
       reject: false,
       stdin: 'ignore',
       timeout: 60_000,
