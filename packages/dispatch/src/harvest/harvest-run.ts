@@ -41,7 +41,7 @@ import { commitInFence, commitsWithTrailer } from './commit-in-fence.js';
 import { committedBranchProblem } from './committed-check.js';
 import { describeLinks, findLinks } from './find-links.js';
 import { describeNestedRepos, findNestedRepos } from './find-nested-repos.js';
-import { changesSince, GitError, hashFiles, headCommit, workTreeOf } from './git-changes.js';
+import { changesSince, GitError, hashFiles, headCommit, indexFlags, newIndexFlags, workTreeOf } from './git-changes.js';
 import { changesWhatGitRuns, gitStateChanges, readGitEntries } from './git-snapshot.js';
 import { changedSince, holdFiles, type HeldFiles } from './held-blobs.js';
 import { heldDirsSupported, TreeRaceError } from './held-dir.js';
@@ -362,6 +362,19 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
     });
     if (wavesMoved.length > 0) reasons.push(describeWavesRefChanges(wavesMoved));
   }
+  // Index flags set during the run (assume-unchanged, skip-worktree) make git — and the person's
+  // `git status`, `git diff`, `git commit -a` — look away from a file: the diff below compares
+  // flagged files by content, and a new flag needs a person (nothing is verified or committed).
+  const flagsAtStart = record.start?.flags;
+  let flaggedNow: { path: string; flag: string }[] = [];
+  if (flagsAtStart) {
+    flaggedNow = newIndexFlags(flagsAtStart, await indexFlags(cwd));
+    if (flaggedNow.length > 0) {
+      reasons.push(
+        `index flag(s) set during the run, which make git hide a file's changes: ${list(flaggedNow.map((f) => `${f.path} (${f.flag})`))} — check the file(s), then clear the flag(s) (git update-index --no-assume-unchanged --no-skip-worktree -- <path>) in ${where}`,
+      );
+    }
+  }
   if (!scope) reasons.push('its record has no planned scope (dispatched by an older waves): there is no fence to audit against');
   const base = record.start ? record.start.head : await headCommit(cwd);
   const dirtyBefore = new Map((record.start?.dirty ?? []).map((d) => [d.path, d.hash]));
@@ -470,6 +483,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   /** The in-fence files as verification is about to see them (blobs written), for the commit. */
   let held: HeldFiles | null = null;
   if (verification.commands.length === 0) reasons.push(`no verify commands in waves.config.json${record.verify ? ' at dispatch' : ''}: nothing checked the work`);
+  else if (flaggedNow.length > 0) reasons.push('verification not run: index flags set during the run hide what the files hold from git');
   else if (audit.outOfFence.length > 0) {
     // Verification runs as the person, and what it runs can be what the run changed outside its
     // fence (package.json's scripts.test behind `npm test`, a config it loads): not while that remains.
