@@ -176,6 +176,13 @@ async function flaggedChanges(cwd: string, from: string, known: ReadonlyMap<stri
   return out;
 }
 
+/**
+ * The biggest file harvest reads, hashes or commits: 50 MiB. A bigger changed file in a fence
+ * needs a person (an agent's `truncate -s 100G` would cost minutes of hashing and a huge blob);
+ * it is told apart by its size and times, never read.
+ */
+export const MAX_FILE_BYTES = 50 * 1024 * 1024;
+
 export interface DirtyFile {
   path: string;
   /** The blob id of its content then; null when it was deleted. */
@@ -198,7 +205,9 @@ export async function hashFiles(cwd: string, paths: readonly string[]): Promise<
   const kinds = await Promise.all(paths.map(async (p) => [p, await lstatInTree(cwd, p)] as const));
   const links = new Map<string, string>();
   for (const [p, stat] of kinds) if (stat?.isSymbolicLink()) links.set(p, `link:${await readlink(path.join(cwd, p))}`);
-  const present = kinds.filter(([, stat]) => stat?.isFile()).map(([p]) => p);
+  // Too big to read: known by its size, times and inode (what changes when it is written).
+  for (const [p, stat] of kinds) if (stat?.isFile() && stat.size > MAX_FILE_BYTES) links.set(p, `large:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}`);
+  const present = kinds.filter(([p, stat]) => stat?.isFile() && !links.has(p)).map(([p]) => p);
   // One call for the usual names; a name with a line break cannot go through --stdin-paths.
   const plain = present.filter((p) => !/[\r\n]/.test(p));
   const hashes = plain.length === 0 ? [] : (await git(cwd, ['hash-object', '--no-filters', '--stdin-paths'], `${plain.join('\n')}\n`)).trim().split('\n');
