@@ -12,7 +12,13 @@ import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { GIT_OPTIONS, hashFiles } from '../harvest/git-changes.js';
-import { readSeals } from './run-record.js';
+import { readSeals, viewStatus, type RunRecord } from './run-record.js';
+import { sealFileOf } from './record-seal.js';
+
+async function lastWrite(recordFile: string): Promise<number> {
+  const seal = await lstat(await sealFileOf(recordFile)).catch(() => null);
+  return seal?.mtimeMs ?? Number.POSITIVE_INFINITY;
+}
 
 /** What a run's end may lag behind the last write of its processes (the supervisor settles it). */
 const END_SLACK_MS = 1_000;
@@ -28,11 +34,13 @@ export async function configChangedDuringRuns(root: string, runsDir: string, fil
   // The later ctime of the path and (a link) of what it leads to.
   const times = await Promise.all([lstat(file).catch(() => null), stat(file).catch(() => null)]);
   const ctime = Math.max(...times.map((s) => s?.ctimeMs ?? 0));
-  const runs = [...(await readSeals(runsDir)).values()].filter((r) => {
+  const runs: RunRecord[] = [];
+  for (const [sealFile, r] of await readSeals(runsDir)) {
     const started = Date.parse(r.startedAt);
-    const ended = r.endedAt === null ? Number.POSITIVE_INFINITY : Date.parse(r.endedAt) + END_SLACK_MS;
-    return Number.isFinite(started) && started <= ctime && ctime <= ended;
-  });
+    // A run that never settled (killed with its supervisor): its end is its seal's last write.
+    const end = r.endedAt !== null ? Date.parse(r.endedAt) : viewStatus(r) === 'stale' ? await lastWrite(sealFile) : Number.POSITIVE_INFINITY;
+    if (Number.isFinite(started) && started <= ctime && ctime <= end + END_SLACK_MS) runs.push(r);
+  }
   if (runs.length === 0) return null;
   const named = runs.map((r) => `#${r.issue.number}`).slice(0, 5).join(', ') + (runs.length > 5 ? ` and ${runs.length - 5} more` : '');
   return `${rel} differs from HEAD and was changed while run(s) ${named} were running (an agent could have rewritten its verify or agents): check it, then commit it or restore it (git checkout -- ${rel}) and dispatch again`;
