@@ -21,6 +21,7 @@ export type { PromptContext } from './prompt/render-prompt.js';
 export { buildDispatch, buildIssueDispatch, modelFor, packagesOfPaths, renderVerify } from './build-dispatch.js';
 export type { DispatchOptions, IssueDispatch, WaveDispatch, WorktreeCommand } from './build-dispatch.js';
 export { checkOwnDirectories, OWN_DIRECTORIES, STATE_DIR } from './own-dirs.js';
+export { configChangedDuringRuns } from './runs/config-during-runs.js';
 export { commonDirOf, gitFailure, resolveBase, worktreeProblem } from './runs/worktree-check.js';
 export { quoteArg, shellQuote } from './shell-quote.js';
 export { AgentConfigSchema, AgentsConfigSchema, DispatchConfigShape, LeasesConfigSchema, LogsConfigSchema, PromptConfigSchema, RoutingConfigSchema, TierSchema } from './config-schema.js';

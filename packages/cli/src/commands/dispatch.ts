@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { agentTemplate, AgentTemplateError, buildDispatch, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_VERIFY_TIMEOUT, MAX_DURATION_MS, RUNS_DIR, runWave, type DispatchOptions, type RunEvent } from '@waves/dispatch';
+import { agentTemplate, AgentTemplateError, buildDispatch, configChangedDuringRuns, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_VERIFY_TIMEOUT, MAX_DURATION_MS, RUNS_DIR, runWave, type DispatchOptions, type RunEvent } from '@waves/dispatch';
 import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, readRegularFile, verifyPlan } from '@waves/planner';
 import { durationOf, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { checkTokenPassThrough } from '../config/agent-trust.js';
@@ -95,6 +95,9 @@ code (tmux, ssh, vim, awk…).
 Before any git runs (and again before each worktree is made), git config that names a program —
 a filter, a signing program — added or changed since you trusted it stops the dispatch (exit 2;
 an issue whose worktree would come after it is skipped, saying why): see waves trust --help.
+A waves.config.json of the repository that differs from HEAD and was changed while a run of an
+earlier dispatch was running (an agent may have rewritten its verify or agents) is not sealed:
+the dispatch stops (exit 2) until you check it and commit or restore it.
 Exit codes: 0 every agent succeeded (or started, with --detach; or shown, with --dry-run),
 1 an agent failed or timed out, 2 bad flag, input or config, 130 cancelled.
 `;
@@ -183,6 +186,11 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   const where = await workTreeOf(root);
   if (where.kind === 'inside') {
     throw new UsageError(`--root ${path.relative(io.cwd, root) || '.'}: inside the git repository ${where.top}, not at its top; dispatch from the top (plan and --dry-run work anywhere)`);
+  }
+  // The repository's config, rewritten by an agent of an earlier dispatch, must not be sealed for this one.
+  if (config.file !== null) {
+    const changed = await configChangedDuringRuns(root, path.join(root, RUNS_DIR), config.file);
+    if (changed !== null) throw new ConfigError(`config ${changed}`);
   }
   const index = wave ?? 1;
   const size = plan.waves.find((w) => w.index === index)!.issues.length;

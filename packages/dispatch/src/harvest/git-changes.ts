@@ -119,8 +119,69 @@ export async function changesSince(cwd: string, base: string | null): Promise<Ch
   for (const file of splitZ(await git(cwd, ['ls-files', '--others', '--exclude-per-directory=.gitignore', '-z']))) {
     if (!changes.has(file)) changes.set(file, { path: file, change: 'added' });
   }
+  // git's diff trusts the index flags (assume-unchanged, skip-worktree): a flagged file is taken as
+  // unchanged whatever it holds. Such a file is compared with the base by its content instead.
+  for (const change of await flaggedChanges(cwd, from, changes)) changes.set(change.path, change);
   return [...changes.values()].filter((c) => !OWN_STATE.test(c.path) && !(c.from && OWN_STATE.test(c.from))).sort((a, b) => (a.path < b.path ? -1 : 1));
 }
+
+export interface IndexFlag {
+  path: string;
+  /** `assume-unchanged` (git ls-files -v: a lowercase tag), `skip-worktree` (`S`), or both (`s`). */
+  flag: 'assume-unchanged' | 'skip-worktree' | 'assume-unchanged+skip-worktree';
+}
+
+/** The index entries of a work tree that carry a flag making git look away from the file. */
+export async function indexFlags(cwd: string): Promise<IndexFlag[]> {
+  const out: IndexFlag[] = [];
+  for (const entry of splitZ(await git(cwd, ['-c', 'core.quotepath=off', 'ls-files', '-v', '-z']))) {
+    const tag = entry[0]!;
+    const file = entry.slice(2);
+    if (tag === 's') out.push({ path: file, flag: 'assume-unchanged+skip-worktree' });
+    else if (tag === 'S') out.push({ path: file, flag: 'skip-worktree' });
+    else if (tag !== tag.toUpperCase()) out.push({ path: file, flag: 'assume-unchanged' });
+  }
+  return out;
+}
+
+/** The flags of `now` that `before` did not have (per path and flag). */
+export function newIndexFlags(before: readonly IndexFlag[], now: readonly IndexFlag[]): IndexFlag[] {
+  const had = new Set(before.map((f) => `${f.flag}\0${f.path}`));
+  return now.filter((f) => !had.has(`${f.flag}\0${f.path}`));
+}
+
+/**
+ * The flagged index entries whose file differs from `from` (compared by content, `--no-filters`),
+ * not already among `known`. A skip-worktree file that is not there is what a sparse checkout
+ * leaves out, not a deletion; an assume-unchanged one that is gone was deleted.
+ */
+async function flaggedChanges(cwd: string, from: string, known: ReadonlyMap<string, ChangedPath>): Promise<ChangedPath[]> {
+  const flagged = (await indexFlags(cwd)).filter((f) => !known.has(f.path) && !/[\r\n]/.test(f.path));
+  if (flagged.length === 0) return [];
+  const stats = await Promise.all(flagged.map((f) => lstatInTree(cwd, f.path)));
+  const present = flagged.filter((_, i) => stats[i] !== null);
+  const gone = flagged.filter((f, i) => stats[i] === null && f.flag === 'assume-unchanged');
+  const check = [...present, ...gone];
+  if (check.length === 0) return [];
+  const inBase = (await git(cwd, ['cat-file', '--batch-check=%(objectname)'], check.map((f) => `${from}:${f.path}\n`).join(''))).trim().split('\n');
+  const baseOf = new Map(check.map((f, i) => [f.path, /^[0-9a-f]+$/.test(inBase[i] ?? '') ? inBase[i]! : null]));
+  const now = new Map((await hashFiles(cwd, present.map((f) => f.path))).map((h) => [h.path, h.hash]));
+  const out: ChangedPath[] = [];
+  for (const f of present) {
+    const base = baseOf.get(f.path) ?? null;
+    if (base === null) out.push({ path: f.path, change: 'added' });
+    else if (now.get(f.path) !== base) out.push({ path: f.path, change: 'modified' });
+  }
+  for (const f of gone) if (baseOf.get(f.path) !== null) out.push({ path: f.path, change: 'deleted' });
+  return out;
+}
+
+/**
+ * The biggest file harvest reads, hashes or commits: 50 MiB. A bigger changed file in a fence
+ * needs a person (an agent's `truncate -s 100G` would cost minutes of hashing and a huge blob);
+ * it is told apart by its size and times, never read.
+ */
+export const MAX_FILE_BYTES = 50 * 1024 * 1024;
 
 export interface DirtyFile {
   path: string;
@@ -144,7 +205,9 @@ export async function hashFiles(cwd: string, paths: readonly string[]): Promise<
   const kinds = await Promise.all(paths.map(async (p) => [p, await lstatInTree(cwd, p)] as const));
   const links = new Map<string, string>();
   for (const [p, stat] of kinds) if (stat?.isSymbolicLink()) links.set(p, `link:${await readlink(path.join(cwd, p))}`);
-  const present = kinds.filter(([, stat]) => stat?.isFile()).map(([p]) => p);
+  // Too big to read: known by its size, times and inode (what changes when it is written).
+  for (const [p, stat] of kinds) if (stat?.isFile() && stat.size > MAX_FILE_BYTES) links.set(p, `large:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}`);
+  const present = kinds.filter(([p, stat]) => stat?.isFile() && !links.has(p)).map(([p]) => p);
   // One call for the usual names; a name with a line break cannot go through --stdin-paths.
   const plain = present.filter((p) => !/[\r\n]/.test(p));
   const hashes = plain.length === 0 ? [] : (await git(cwd, ['hash-object', '--no-filters', '--stdin-paths'], `${plain.join('\n')}\n`)).trim().split('\n');

@@ -41,11 +41,11 @@ import { commitInFence, commitsWithTrailer } from './commit-in-fence.js';
 import { committedBranchProblem } from './committed-check.js';
 import { describeLinks, findLinks } from './find-links.js';
 import { describeNestedRepos, findNestedRepos } from './find-nested-repos.js';
-import { changesSince, GitError, hashFiles, headCommit, workTreeOf } from './git-changes.js';
+import { changesSince, GitError, hashFiles, headCommit, indexFlags, MAX_FILE_BYTES, newIndexFlags, workTreeOf } from './git-changes.js';
 import { changesWhatGitRuns, gitStateChanges, readGitEntries } from './git-snapshot.js';
 import { changedSince, holdFiles, type HeldFiles } from './held-blobs.js';
 import { heldDirsSupported, TreeRaceError } from './held-dir.js';
-import { readTreeFile } from './path-links.js';
+import { lstatInTree, readTreeFile } from './path-links.js';
 import { describeRefChanges, describeWavesRefChanges, readRefs, refChanges, wavesCommitsOnly, wavesRefChanges } from './ref-snapshot.js';
 import { RevertError, Reverter } from './revert-path.js';
 import { runVerify } from './run-verify.js';
@@ -362,6 +362,19 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
     });
     if (wavesMoved.length > 0) reasons.push(describeWavesRefChanges(wavesMoved));
   }
+  // Index flags set during the run (assume-unchanged, skip-worktree) make git — and the person's
+  // `git status`, `git diff`, `git commit -a` — look away from a file: the diff below compares
+  // flagged files by content, and a new flag needs a person (nothing is verified or committed).
+  const flagsAtStart = record.start?.flags;
+  let flaggedNow: { path: string; flag: string }[] = [];
+  if (flagsAtStart) {
+    flaggedNow = newIndexFlags(flagsAtStart, await indexFlags(cwd));
+    if (flaggedNow.length > 0) {
+      reasons.push(
+        `index flag(s) set during the run, which make git hide a file's changes: ${list(flaggedNow.map((f) => `${f.path} (${f.flag})`))} — check the file(s), then clear the flag(s) (git update-index --no-assume-unchanged --no-skip-worktree -- <path>) in ${where}`,
+      );
+    }
+  }
   if (!scope) reasons.push('its record has no planned scope (dispatched by an older waves): there is no fence to audit against');
   const base = record.start ? record.start.head : await headCommit(cwd);
   const dirtyBefore = new Map((record.start?.dirty ?? []).map((d) => [d.path, d.hash]));
@@ -398,6 +411,17 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   // Nor are nested repositories entered or committed (a gitlink's content is another repository's).
   const nested = await findNestedRepos(cwd, base, head, changed);
   if (nested.length > 0) reasons.push(describeNestedRepos(nested));
+
+  // A changed file of the fence that is a hard link shares its content with another file, maybe
+  // one outside the repository the agent could link but not read; one over MAX_FILE_BYTES would
+  // cost minutes to hash and a huge blob. Neither is read, verified into a blob, or committed.
+  const unreadable = await unreadableFiles(cwd, first.inFence.flatMap(touchedPaths));
+  if (unreadable.hardLinked.length > 0) {
+    reasons.push(`${list(unreadable.hardLinked)}: a hard link — its content is shared with another file, possibly outside the repository; not committed (replace it with a copy of its own if it is meant)`);
+  }
+  if (unreadable.oversized.length > 0) {
+    reasons.push(`${list(unreadable.oversized)}: bigger than ${MAX_FILE_BYTES / (1024 * 1024)} MiB, the most harvest reads or commits; not read nor committed`);
+  }
 
   const reverted: string[] = [];
   let audit = first;
@@ -470,6 +494,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   /** The in-fence files as verification is about to see them (blobs written), for the commit. */
   let held: HeldFiles | null = null;
   if (verification.commands.length === 0) reasons.push(`no verify commands in waves.config.json${record.verify ? ' at dispatch' : ''}: nothing checked the work`);
+  else if (flaggedNow.length > 0) reasons.push('verification not run: index flags set during the run hide what the files hold from git');
   else if (audit.outOfFence.length > 0) {
     // Verification runs as the person, and what it runs can be what the run changed outside its
     // fence (package.json's scripts.test behind `npm test`, a config it loads): not while that remains.
@@ -480,7 +505,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
     );
   } else if (audit.inFence.length > 0) {
     const inFencePaths = audit.inFence.flatMap(touchedPaths);
-    if (options.commit) held = await holdFiles(cwd, inFencePaths, true);
+    if (options.commit && unreadable.hardLinked.length === 0 && unreadable.oversized.length === 0) held = await holdFiles(cwd, inFencePaths, true);
     const log = path.join(options.runsDir, `verify-${record.issue.number}-${stamp(options.now())}.log`);
     const commands = verification.commands.map((argv) => renderVerify(argv, declared, options.packagesOf(declared)));
     verify.push(
@@ -541,6 +566,19 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
     notes,
     accuracy: keptAccuracy(accuracy),
   };
+}
+
+/** The regular files among `paths` that are hard links (more than one name), and those bigger than MAX_FILE_BYTES. */
+async function unreadableFiles(cwd: string, paths: readonly string[]): Promise<{ hardLinked: string[]; oversized: string[] }> {
+  const hardLinked: string[] = [];
+  const oversized: string[] = [];
+  for (const p of [...new Set(paths)].sort()) {
+    const stat = await lstatInTree(cwd, p);
+    if (!stat?.isFile()) continue;
+    if (stat.nlink > 1) hardLinked.push(p);
+    if (stat.size > MAX_FILE_BYTES) oversized.push(p);
+  }
+  return { hardLinked, oversized };
 }
 
 /** The verification to run: the one sealed at dispatch, else (an older record) the config's. */

@@ -18,6 +18,8 @@ import { constants, existsSync, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, readlink, rmdir, symlink, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
+/** What a hard link's record in a backup is named after: its name and this. */
+export const HARD_LINK_SUFFIX = '.hard-link-not-copied';
 /** An entry that kept changing under waves, or a folder or file found outside the tree. */
 export class TreeRaceError extends Error {}
 
@@ -177,7 +179,8 @@ export class HeldDir {
   /**
    * Copies the entry `name` into `dest` as `destName`, as it is: a link as a link with its target
    * text, a file by its content, a folder walked; a FIFO, a socket or a device is left out.
-   * Returns whether anything was there to copy.
+   * Returns whether anything was there to copy. A regular file with more than one name (a hard
+   * link) is recorded as `<destName>.hard-link-not-copied`, its content never read.
    */
   async copyTo(name: string, dest: HeldDir, destName = name): Promise<boolean> {
     for (let i = 0; i < ATTEMPTS; i++) {
@@ -209,7 +212,11 @@ export class HeldDir {
       if (read.kind === 'changed') continue;
       if (read.kind === 'other') return true;
       try {
-        await dest.writeNewFile(destName, read.handle, read.mode);
+        // A hard link shares its content with another file, perhaps one outside the repository
+        // (a secret the agent could link but not read): recorded as one, its content never copied.
+        const links = (await read.handle.stat()).nlink;
+        if (links > 1) await dest.writeNewFile(`${destName}${HARD_LINK_SUFFIX}`, Buffer.from(`a hard link (${links} names): its content is shared with another file, possibly outside the repository, and was not copied\n`), 0o600);
+        else await dest.writeNewFile(destName, read.handle, read.mode);
       } finally {
         await read.handle.close();
       }

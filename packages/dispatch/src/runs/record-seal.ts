@@ -113,6 +113,7 @@ const TRUSTED: readonly [string, (r: RunRecord) => unknown][] = [
   ['start.dirty', (r) => r.start?.dirty],
   ['start.git', (r) => r.start?.git],
   ['start.refs', (r) => r.start?.refs],
+  ['start.flags', (r) => r.start?.flags],
   ['verify', (r) => r.verify],
   ['status', (r) => r.status],
   ['exitCode', (r) => r.exitCode],

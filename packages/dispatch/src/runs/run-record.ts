@@ -52,6 +52,14 @@ export const RunStartSchema = z.object({
     .nullable()
     .optional(),
   /**
+   * The index entries of the run's work tree flagged assume-unchanged or skip-worktree when it
+   * started: a flag set since makes git look away from a file's changes (the harvest needs a person).
+   */
+  flags: z
+    .array(z.object({ path: z.string(), flag: z.enum(['assume-unchanged', 'skip-worktree', 'assume-unchanged+skip-worktree']) }))
+    .nullable()
+    .optional(),
+  /**
    * HEAD of the root work tree and of the run's worktree (branch and commit), and the refs under
    * refs/heads (but waves' own `refs/heads/waves/`), refs/tags, refs/replace and refs/notes, as
    * they were when the run started: the harvest reports any that moved (see ref-snapshot.ts).

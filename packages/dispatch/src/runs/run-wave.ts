@@ -18,7 +18,7 @@ import { isDirectoryLeaf, nextCandidate, WHOLE_REPOSITORY, type Plan, type PlanA
 import { buildIssueDispatch, type DispatchOptions } from '../build-dispatch.js';
 import { checkGitTrust, GitTrustError } from '../git-trust/git-trust.js';
 import { acquireLeases, MAX_DURATION_MS, releaseLeases } from '../leases/lease-journal.js';
-import { dirtySnapshot, GIT_OPTIONS, headCommit } from '../harvest/git-changes.js';
+import { dirtySnapshot, GIT_OPTIONS, headCommit, indexFlags } from '../harvest/git-changes.js';
 import { readGitState } from '../harvest/git-snapshot.js';
 import { blockingAncestor } from '../harvest/path-links.js';
 import { readRefs } from '../harvest/ref-snapshot.js';
@@ -106,8 +106,9 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
   // The refs an agent could move under the person (its branch, tags, the root's HEAD).
   const refsOf = (cwd: string | null) => readRefs(options.root, cwd).catch(() => null);
   const startOf = async (cwd: string, worktree: boolean): Promise<NonNullable<RunRecord['start']>> => {
-    if (worktree) return { head: await headCommit(cwd).catch(() => null), dirty: [], git: await gitOf(cwd), refs: await refsOf(cwd) };
-    sharedStart ??= (async () => ({ head: await headCommit(cwd).catch(() => null), dirty: await dirtySnapshot(cwd).catch(() => []), git: await gitOf(cwd), refs: await refsOf(null) }))();
+    const flagsOf = () => indexFlags(cwd).catch(() => null);
+    if (worktree) return { head: await headCommit(cwd).catch(() => null), dirty: [], git: await gitOf(cwd), refs: await refsOf(cwd), flags: await flagsOf() };
+    sharedStart ??= (async () => ({ head: await headCommit(cwd).catch(() => null), dirty: await dirtySnapshot(cwd).catch(() => []), git: await gitOf(cwd), refs: await refsOf(null), flags: await flagsOf() }))();
     return sharedStart;
   };
   const scopeOf = (issue: PlanIssue): RunScope => {

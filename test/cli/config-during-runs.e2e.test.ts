@@ -1,0 +1,59 @@
+/**
+ * `waves dispatch` against a config an agent of an earlier wave rewrote (red team 3, finding 7):
+ * in the shared work tree the agent of #102 sets `verify` in waves.config.json to its own command;
+ * wave 1's harvest names the change, and `dispatch --wave 2` must not seal it for wave 2's harvest.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hostileSetup, type Hostile } from '../helpers/hostile-setup.js';
+
+let t: Hostile | null = null;
+const records = () => readdirSync(path.join(t!.root, '.dispatch-runs')).filter((n) => /^resolve-\d+-\w+\.json$/.test(n)).sort();
+
+afterEach(async () => {
+  await t?.dispose();
+  t = null;
+});
+
+const script = (flag: boolean) => `
+if [ "$1" = 102 ]; then
+  ${flag ? 'git update-index --assume-unchanged waves.config.json' : ''}
+  node -e 'const f = "waves.config.json"; const c = JSON.parse(require("fs").readFileSync(f, "utf8")); c.verify = [["sh", "-c", "touch {scratch}/verify-ran"]]; require("fs").writeFileSync(f, JSON.stringify(c))'
+  echo "// x" >> packages/web/src/index.ts
+fi
+`;
+
+describe('waves dispatch after an agent rewrote the config', () => {
+  it('refuses to seal a config changed while an earlier run ran (exit 2, one line naming it); restored, or edited by the person afterwards, it dispatches', async () => {
+    t = await hostileSetup({ script: script(false) });
+    expect((await t.dispatch()).exitCode).toBe(0);
+    await t.harvest();
+    const before = records();
+    const refused = await t.dispatch('--wave', '2');
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    // Nothing started.
+    expect(records()).toEqual(before);
+    expect(refused.stderr).toMatch(/waves\.config\.json differs from HEAD and was changed while run\(s\) [#\d, ]*#102\b.*commit it or restore it/);
+    // The person restores it, then edits it on purpose (after the runs ended): dispatch goes on.
+    await t.git(t.root, 'checkout', '--', 'waves.config.json');
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const file = path.join(t.root, 'waves.config.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), verifyTimeout: '5m' }));
+    const again = await t.dispatch('--wave', '2');
+    expect(again.exitCode, again.stderr).toBe(0);
+    await t.harvest();
+    expect(existsSync(path.join(t.scratch, 'verify-ran'))).toBe(false);
+  }, 120_000);
+
+  it('refuses also when the agent hid the config behind --assume-unchanged', async () => {
+    t = await hostileSetup({ script: script(true) });
+    expect((await t.dispatch()).exitCode).toBe(0);
+    await t.harvest();
+    const refused = await t.dispatch('--wave', '2');
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/waves\.config\.json differs from HEAD and was changed while run\(s\) [#\d, ]*#102\b/);
+    expect(existsSync(path.join(t.scratch, 'verify-ran'))).toBe(false);
+  }, 120_000);
+});
