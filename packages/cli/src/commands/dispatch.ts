@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { agentTemplate, AgentTemplateError, buildDispatch, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_VERIFY_TIMEOUT, MAX_DURATION_MS, RUNS_DIR, runWave, type DispatchOptions, type RunEvent } from '@waves/dispatch';
+import { agentTemplate, AgentTemplateError, buildDispatch, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_VERIFY_TIMEOUT, MAX_DURATION_MS, RUNS_DIR, runWave, tokensOf, type DispatchOptions, type RunEvent } from '@waves/dispatch';
 import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, readRegularFile, verifyPlan } from '@waves/planner';
 import { durationOf, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { checkTokenPassThrough } from '../config/agent-trust.js';
@@ -213,6 +213,7 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
       timeoutMs,
       detach: Boolean(values.detach),
       supervisor: [process.execPath, SUPERVISOR_BIN, '__run'],
+      supervisorTokens: tokensOf(io.env),
       logMaxBytes: config.config.logs?.maxBytes ?? null,
       // Sealed in each record: the harvest runs these, whatever the config says by then.
       verify: { commands: config.config.verify ?? [], timeoutMs: durationOf(config.config.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, { configKey: 'verifyTimeout' }) },
