@@ -14,8 +14,10 @@
  * and the marker behind: the supervisor's own while it runs, or one resumed from the sealed
  * record's `tracked`. It looks again at each look here, so a process forked meanwhile is found too.
  */
-import { markerEntry } from './agent-env.js';
-import { environHas, listProcesses, ownProcessGroup } from './process-table.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { markerEntry, RUN_MARKER } from './agent-env.js';
+import { commandLine, environHas, listProcesses, ownProcessGroup } from './process-table.js';
 import type { DescendantTracker } from './track-descendants.js';
 
 export const DEFAULT_GRACE_MS = 5_000;
@@ -93,7 +95,7 @@ export async function stopProcessTree(target: TreeTarget, options: { graceMs?: n
     const marked = table === null || entry === null ? [] : table.filter((p) => mayStop(p) && environHas(p.pid, entry)).map((p) => p.pid);
     if (table !== null && target.tracker) {
       const tracked = new Set(target.tracker.observe(table));
-      for (const p of table) if (tracked.has(p.pid) && mayStop(p) && !marked.includes(p.pid)) marked.push(p.pid);
+      for (const p of table) if (tracked.has(p.pid) && mayStop(p) && !marked.includes(p.pid) && !anotherRuns(p.pid, target.runId)) marked.push(p.pid);
     }
     return { group, marked };
   };
@@ -122,6 +124,25 @@ export async function stopProcessTree(target: TreeTarget, options: { graceMs?: n
     if (Date.now() > killDeadline) break;
   }
   return { refused, survivors: [...(seen.group ? [target.pgid!] : []), ...seen.marked] };
+}
+
+/**
+ * Whether a process is another run's: its supervisor (`waves __run …/<other id>.json`) or a process
+ * carrying another run's `WAVES_RUN` marker (its agent). Never stopped as this run's, whatever tied
+ * it to this one (an agent may tag any process of the user: track-descendants.ts).
+ */
+export function anotherRuns(pid: number, runId: string | null): boolean {
+  const argv = commandLine(pid);
+  if (argv !== null) {
+    const at = argv.indexOf('__run');
+    if (at >= 0 && argv[at + 1] !== undefined && path.basename(argv[at + 1]!) !== `${runId}.json`) return true;
+  }
+  try {
+    const entries = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
+    return entries.some((e) => e.startsWith(`${RUN_MARKER}=`) && (runId === null || e !== markerEntry(runId)));
+  } catch {
+    return false;
+  }
 }
 
 /** Off Linux: whether any process is in the group (a zombie counts; nothing better is known). */
