@@ -126,6 +126,31 @@ sleep 2
     expect(busy.stdout.replace(/\\"/g, '"')).toContain(`${first!.id}.json is being harvested by another waves harvest (pid ${process.pid})`);
     rmSync(lock, { recursive: true });
   }, 90_000);
+
+  it('takes over the lock of a harvest killed with -9 between taking it and writing its holder', async () => {
+    const result = await dispatchWith('echo "agent $1"\n');
+    expect(result.exitCode, result.stderr).toBe(0);
+    const pause = path.join(shared.side, `paused-${count}`);
+    const killed = execa(process.execPath, [BIN, 'harvest'], { cwd: shared.root, reject: false, stdin: 'ignore', env: { WAVES_STATE_DIR: TEST_STATE_DIR, WAVES_TEST_PAUSE_AFTER_LOCK: pause } });
+    shared.dispatches.push(killed);
+    const until = Date.now() + 30_000;
+    while (lstatSync(pause, { throwIfNoEntry: false }) === undefined && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    killed.kill('SIGKILL');
+    await killed;
+    const seals = sealDir();
+    const first = records().sort((a, b) => a.issue.number - b.issue.number)[0]!;
+    const lock = path.join(seals, `${first.id}.json.harvest.lock`);
+    const holder = path.join(seals, `${first.id}.json.harvest.holder`);
+    // Its lock is there, with no holder.
+    expect(lstatSync(lock, { throwIfNoEntry: false })?.isDirectory()).toBe(true);
+    expect(lstatSync(holder, { throwIfNoEntry: false })).toBeUndefined();
+    // Past the moment a live harvest would have written its holder (milliseconds; 2 s allowed).
+    await new Promise((r) => setTimeout(r, 2_500));
+    const harvest = await waves(['harvest'], shared.root);
+    expect(harvest.stdout + harvest.stderr).not.toMatch(/being harvested/);
+    expect(harvest.exitCode, harvest.stdout + harvest.stderr).not.toBe(1);
+    expect(lstatSync(lock, { throwIfNoEntry: false })).toBeUndefined();
+  }, 90_000);
 });
 
 type Report = { runs: { id: string; result: string }[]; needsPerson: { run: string; reasons: string[] }[] };

@@ -13,6 +13,7 @@
  * (find-nested-repos.ts); the revert acts through held folders only (revert-path.ts); nothing is
  * reverted or committed while a process of the run still runs.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { lstat, mkdir, realpath, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -52,6 +53,11 @@ import { runVerify } from './run-verify.js';
 import { worktreeProblem } from '../runs/worktree-check.js';
 
 export interface HarvestOptions {
+  /**
+   * Called once the record's lock is taken, before its holder is written. For tests only: the CLI
+   * sets it from WAVES_TEST_PAUSE_AFTER_LOCK, to kill a harvest at that exact point.
+   */
+  afterLock?: () => Promise<void>;
   root: string;
   runsDir: string;
   /** Commit the clean runs' in-fence paths. */
@@ -109,13 +115,15 @@ export class HarvestBusyError extends Error {}
  * The harvest lock of a record: proper-lockfile's folder beside its seal (outside the repository,
  * where an agent in the shared work tree cannot plant one), and beside it the holder — its pid and
  * start time, and the lock folder's inode — so that a lock whose harvest was killed (-9) is taken
- * over at once, not after the 30 s the library waits for a stale one.
+ * over at once, not after the 30 s the library waits for a stale one. A lock with no holder of its
+ * own (its harvest killed between the two steps, which are milliseconds apart) is taken over once
+ * it is `UNHELD_STALE_MS` old and no other `waves harvest` process is alive.
  *
  * NOTE: two harvests that find the same dead holder at the same instant both remove its lock; the
  * one that makes the new lock first wins and the other finds it held — unless the new lock gets
  * the inode number of the old one between the second's look and its removal (not seen in tests).
  */
-async function lockRecord(file: string): Promise<{ release: () => Promise<void>; compromised: () => Error | null }> {
+async function lockRecord(file: string, afterLock?: () => Promise<void>): Promise<{ release: () => Promise<void>; compromised: () => Error | null }> {
   const seal = await sealFileOf(file);
   const lockPath = `${seal}.harvest.lock`;
   const holderPath = `${seal}.harvest.holder`;
@@ -143,7 +151,9 @@ async function lockRecord(file: string): Promise<{ release: () => Promise<void>;
     if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') return takeLock(lockPath, what, () => Promise.reject(error));
     const holder = await readHolder(holderPath);
     const lock = await lstat(lockPath).catch(() => null);
-    const gone = holder !== null && lock !== null && lock.ino === holder.ino && !isSameProcess(holder);
+    const held = holder !== null && lock !== null && lock.ino === holder.ino;
+    const unheld = !held && lock !== null && Date.now() - (lock.birthtimeMs > 0 ? lock.birthtimeMs : lock.ctimeMs) > UNHELD_STALE_MS && !otherHarvestAlive();
+    const gone = (held && !isSameProcess(holder)) || unheld;
     if (!gone) {
       const who = holder !== null && lock !== null && lock.ino === holder.ino ? ` (pid ${holder.pid})` : '';
       throw new HarvestBusyError(`${path.basename(file)} is being harvested by another waves harvest${who}`);
@@ -157,6 +167,7 @@ async function lockRecord(file: string): Promise<{ release: () => Promise<void>;
       return takeLock(lockPath, what, () => Promise.reject(again));
     }
   }
+  await afterLock?.();
   const ino = (await lstat(lockPath).catch(() => null))?.ino ?? null;
   if (ino !== null) {
     const holder = { pid: process.pid, start: processStart(process.pid), ino };
@@ -171,6 +182,31 @@ async function lockRecord(file: string): Promise<{ release: () => Promise<void>;
       await takeLock(lockPath, what, () => release());
     },
   };
+}
+
+/** How old a lock with no holder of its own must be before it is taken for a killed harvest's. */
+const UNHELD_STALE_MS = 2_000;
+
+/** Whether a process other than this one runs `waves harvest` (its argv: a waves bin, then `harvest`); false without /proc. */
+function otherHarvestAlive(): boolean {
+  if (process.platform !== 'linux') return false;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n));
+  } catch {
+    return false;
+  }
+  for (const name of pids) {
+    if (Number(name) === process.pid) continue;
+    try {
+      const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      const at = argv.indexOf('harvest');
+      if (at > 0 && argv.slice(0, at).some((a) => /waves(\.js)?$/.test(a))) return true;
+    } catch {
+      // gone, or not readable
+    }
+  }
+  return false;
 }
 
 async function readHolder(file: string): Promise<{ pid: number; start: number | null; ino: number } | null> {
@@ -189,7 +225,7 @@ async function readHolder(file: string): Promise<{ pid: number; start: number | 
 export async function harvestRun(file: string, options: HarvestOptions): Promise<HarvestOutcome> {
   let lock: Awaited<ReturnType<typeof lockRecord>>;
   try {
-    lock = await lockRecord(file);
+    lock = await lockRecord(file, options.afterLock);
   } catch (error) {
     if (error instanceof HarvestBusyError || error instanceof ConfigError) throw error;
     // The state folder or the lock is not what waves made (an agent that reads WAVES_STATE_DIR…): this run needs a person, the rest of the wave goes on.
