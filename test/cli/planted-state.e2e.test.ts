@@ -74,6 +74,13 @@ sleep 2
     expect(result.stderr).not.toMatch(/internal error/);
     const all = records();
     expect(all.length).toBeGreaterThan(0);
+    // The dispatch failed, and says which leases remain and how to free them.
+    expect(result.exitCode, result.stderr).toBe(1);
+    for (const record of all) {
+      expect(result.stderr).toContain(
+        `waves: #${record.issue.number}: its leases ${record.leaseIds.join(', ')} were not released (see its record ${record.id}); once the cause is fixed, free them with: ${record.leaseIds.map((id) => `waves lease release ${id}`).join('; ')}`,
+      );
+    }
     for (const record of all) expect(record.reason, record.id).toMatch(new RegExp(`its leases were NOT released \\(${lock.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, the lock of the lease journal, is a folder with entries in it`));
     const status = await waves(['status'], shared.root);
     for (const record of all) expect(status.stderr).toContain(`${record.id} (#${record.issue.number}) ended`);

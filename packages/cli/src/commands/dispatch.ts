@@ -96,7 +96,8 @@ Before any git runs (and again before each worktree is made), git config that na
 a filter, a signing program — added or changed since you trusted it stops the dispatch (exit 2;
 an issue whose worktree would come after it is skipped, saying why): see waves trust --help.
 Exit codes: 0 every agent succeeded (or started, with --detach; or shown, with --dry-run),
-1 an agent failed or timed out, 2 bad flag, input or config, 130 cancelled.
+1 an agent failed or timed out, or a run's leases could not be released (a line names them and
+the waves lease release commands that free them), 2 bad flag, input or config, 130 cancelled.
 `;
 
 /** A prompt template is a page or two of text; past this it is refused. */
@@ -228,7 +229,14 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
     });
     live?.stop();
     io.stdout(renderRuns(result.records.map((record) => ({ record, view: record.status })), { root }));
+    // Runs whose leases could not be released (their supervisor says so in the reason): the lanes
+    // stay held until they expire, so the dispatch failed whatever the agents did.
+    const unreleased = result.records.filter((r) => r.reason?.includes('were NOT released') && r.leaseIds.length > 0);
+    for (const r of unreleased) {
+      io.stderr(`waves: #${r.issue.number}: its leases ${r.leaseIds.join(', ')} were not released (see its record ${r.id}); once the cause is fixed, free them with: ${r.leaseIds.map((id) => `waves lease release ${id}`).join('; ')}\n`);
+    }
     if (result.cancelled) return 130;
+    if (unreleased.length > 0) return 1;
     if (values.detach) return 0;
     return result.records.every((r) => r.status === 'succeeded') ? 0 : 1;
   } catch (error) {
