@@ -4,7 +4,7 @@
  * tag alone never gets them stopped — at the run's end nor by `waves stop`.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exampleRepo, ROOT, waves } from '../helpers/example-repo.js';
@@ -47,6 +47,32 @@ describe.runIf(process.platform === 'linux')("an agent that puts its run's oom_s
     expect(alive(victim.pid!)).toBe(true);
     const stop = await waves(['stop', '--all'], repo.root);
     expect(stop.exitCode, stop.stderr).not.toBe(2);
+    expect(alive(victim.pid!)).toBe(true);
+  }, 90_000);
+
+  it('does not get it stopped by waves stop once the dispatch and the supervisor were killed (-9) either', async () => {
+    repo = await exampleRepo(CONFIG);
+    const dir = `${repo.root}-tagger`;
+    mkdirSync(dir, { recursive: true });
+    const dispatch = waves(['dispatch', '--from-issues', 'backlog.json', '--agent', 'tagger', '--wave-size', '1', '--worktree'], repo.root, { TAGGER_DIR: dir, TAGGER_MODE: 'person', TAGGER_HOLD_MS: '60000' });
+    await waitFor('the agent to start', () => existsSync(path.join(dir, 'ready')), 20_000);
+    const victim = spawn('sleep', ['6666'], { cwd: '/tmp', detached: true, stdio: 'ignore' });
+    victim.unref();
+    victims.push(victim.pid!);
+    writeFileSync(path.join(dir, 'victim'), String(victim.pid));
+    await waitFor('the agent to tag it', () => existsSync(path.join(dir, 'tagged')), 20_000);
+    // Long enough for the supervisor's tracker to have looked (every 25 ms) and sealed what it saw.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const runs = path.join(repo.root, '.dispatch-runs');
+    const record = JSON.parse(readFileSync(path.join(runs, readdirSync(runs).find((n) => /^resolve-.*\.json$/.test(n))!), 'utf8')) as { pid: number; supervisorPid: number };
+    victims.push(record.pid);
+    dispatch.kill('SIGKILL');
+    process.kill(record.supervisorPid, 'SIGKILL');
+    await dispatch;
+    const stop = await waves(['stop', '--all'], repo.root, { WAVES_KILL_GRACE_MS: '300' });
+    expect(stop.exitCode, stop.stderr).not.toBe(2);
+    // The agent was stopped; the person's process was not.
+    await waitFor('the agent to be stopped', () => !alive(record.pid), 20_000);
     expect(alive(victim.pid!)).toBe(true);
   }, 90_000);
 
