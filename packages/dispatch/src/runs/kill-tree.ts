@@ -127,22 +127,29 @@ export async function stopProcessTree(target: TreeTarget, options: { graceMs?: n
 }
 
 /**
- * Whether a process is another run's: its supervisor (`waves __run …/<other id>.json`) or a process
- * carrying another run's `WAVES_RUN` marker (its agent). Never stopped as this run's, whatever tied
- * it to this one (an agent may tag any process of the user: track-descendants.ts).
+ * Whether a process is another run's or waves' own: a supervisor of another run (`waves __run
+ * …/<other id>.json`), a process carrying another run's `WAVES_RUN` marker (its agent), or a
+ * `waves dispatch` that does not carry this run's marker (a dispatcher the person started). Never
+ * stopped as this run's, whatever tied it to this one (an agent may tag any process of the user:
+ * track-descendants.ts).
  */
 export function anotherRuns(pid: number, runId: string | null): boolean {
+  let entries: string[] = [];
+  try {
+    entries = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
+  } catch {
+    // gone, or not readable: the argv alone decides
+  }
+  const mine = runId !== null && entries.includes(markerEntry(runId));
+  if (entries.some((e) => e.startsWith(`${RUN_MARKER}=`)) && !mine) return true;
   const argv = commandLine(pid);
   if (argv !== null) {
     const at = argv.indexOf('__run');
     if (at >= 0 && argv[at + 1] !== undefined && path.basename(argv[at + 1]!) !== `${runId}.json`) return true;
+    const bin = argv.findIndex((a) => /(^|\/)waves(\.js)?$/.test(a));
+    if (bin >= 0 && argv[bin + 1] === 'dispatch' && !mine) return true;
   }
-  try {
-    const entries = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
-    return entries.some((e) => e.startsWith(`${RUN_MARKER}=`) && (runId === null || e !== markerEntry(runId)));
-  } catch {
-    return false;
-  }
+  return false;
 }
 
 /** Off Linux: whether any process is in the group (a zombie counts; nothing better is known). */
