@@ -92,7 +92,9 @@ export async function stopProcessTree(target: TreeTarget, options: { graceMs?: n
     // Never waves itself: a `waves stop` started from an agent's shell carries that run's marker too.
     const own = ownProcessGroup();
     const mayStop = (p: { pid: number; pgid: number }) => p.pid > 1 && p.pid !== process.pid && p.pgid !== own;
-    const marked = table === null || entry === null ? [] : table.filter((p) => mayStop(p) && environHas(p.pid, entry)).map((p) => p.pid);
+    // Marked, but never another run's supervisor (a dispatch started inside the agent gives its
+    // supervisors the agent's environment, marker included).
+    const marked = table === null || entry === null ? [] : table.filter((p) => mayStop(p) && environHas(p.pid, entry) && !supervisorOfAnother(p.pid, target.runId)).map((p) => p.pid);
     if (table !== null && target.tracker) {
       const tracked = new Set(target.tracker.observe(table));
       for (const p of table) if (tracked.has(p.pid) && mayStop(p) && !marked.includes(p.pid) && !anotherRuns(p.pid, target.runId)) marked.push(p.pid);
@@ -126,6 +128,13 @@ export async function stopProcessTree(target: TreeTarget, options: { graceMs?: n
   return { refused, survivors: [...(seen.group ? [target.pgid!] : []), ...seen.marked] };
 }
 
+/** Whether a process is the supervisor of another run (`waves __run …/<other id>.json`). */
+function supervisorOfAnother(pid: number, runId: string | null): boolean {
+  const argv = commandLine(pid);
+  const at = argv?.indexOf('__run') ?? -1;
+  return argv !== null && at >= 0 && argv[at + 1] !== undefined && path.basename(argv[at + 1]!) !== `${runId}.json`;
+}
+
 /**
  * Whether a process is another run's or waves' own: a supervisor of another run (`waves __run
  * …/<other id>.json`), a process carrying another run's `WAVES_RUN` marker (its agent), or a
@@ -144,8 +153,7 @@ export function anotherRuns(pid: number, runId: string | null): boolean {
   if (entries.some((e) => e.startsWith(`${RUN_MARKER}=`)) && !mine) return true;
   const argv = commandLine(pid);
   if (argv !== null) {
-    const at = argv.indexOf('__run');
-    if (at >= 0 && argv[at + 1] !== undefined && path.basename(argv[at + 1]!) !== `${runId}.json`) return true;
+    if (supervisorOfAnother(pid, runId)) return true;
     const bin = argv.findIndex((a) => /(^|\/)waves(\.js)?$/.test(a));
     if (bin >= 0 && argv[bin + 1] === 'dispatch' && !mine) return true;
   }
