@@ -13,8 +13,7 @@
  * (find-nested-repos.ts); the revert acts through held folders only (revert-path.ts); nothing is
  * reverted or committed while a process of the run still runs.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { lstat, mkdir, realpath, rm, rmdir, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, realpath, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import {
@@ -115,9 +114,10 @@ export class HarvestBusyError extends Error {}
  * The harvest lock of a record: proper-lockfile's folder beside its seal (outside the repository,
  * where an agent in the shared work tree cannot plant one), and beside it the holder — its pid and
  * start time, and the lock folder's inode — so that a lock whose harvest was killed (-9) is taken
- * over at once, not after the 30 s the library waits for a stale one. A lock with no holder of its
- * own (its harvest killed between the two steps, which are milliseconds apart) is taken over once
- * it is `UNHELD_STALE_MS` old and no other `waves harvest` process is alive.
+ * over at once, not after the 30 s the library waits for a stale one. Before it takes the lock, a
+ * harvest writes `<seal>.harvest.want.<pid>` (its pid and start time): a lock with no holder of its
+ * own (its harvest killed between taking it and writing the holder) is taken over at once when no
+ * harvest that wrote one is alive.
  *
  * NOTE: two harvests that find the same dead holder at the same instant both remove its lock; the
  * one that makes the new lock first wins and the other finds it held — unless the new lock gets
@@ -144,67 +144,72 @@ async function lockRecord(file: string, afterLock?: () => Promise<void>): Promis
   });
   const what = `the run record ${path.basename(file)}`;
   await refuseForeignLock(lockPath, what);
-  let release: () => Promise<void>;
+  // Announced before the lock is taken: a lock found with no holder is a live harvest's only while
+  // the harvest that announced itself lives (see wantingAlive).
+  const wantPath = path.join(path.dirname(seal), `${wantPrefix(seal)}${process.pid}`);
+  await writeFile(wantPath, `${JSON.stringify({ pid: process.pid, start: processStart(process.pid), ino: 0 })}\n`, { mode: 0o600 }).catch(() => undefined);
+  const unwant = () => rm(wantPath, { force: true }).catch(() => undefined);
   try {
-    release = await take();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') return takeLock(lockPath, what, () => Promise.reject(error));
-    const holder = await readHolder(holderPath);
-    const lock = await lstat(lockPath).catch(() => null);
-    const held = holder !== null && lock !== null && lock.ino === holder.ino;
-    const unheld = !held && lock !== null && Date.now() - (lock.birthtimeMs > 0 ? lock.birthtimeMs : lock.ctimeMs) > UNHELD_STALE_MS && !otherHarvestAlive();
-    const gone = (held && !isSameProcess(holder)) || unheld;
-    if (!gone) {
-      const who = holder !== null && lock !== null && lock.ino === holder.ino ? ` (pid ${holder.pid})` : '';
-      throw new HarvestBusyError(`${path.basename(file)} is being harvested by another waves harvest${who}`);
-    }
-    // Its harvest is gone (killed): the lock is taken over at once.
-    await rmdir(lockPath).catch(() => undefined);
+    return await takeAndHold();
+  } finally {
+    // Once the holder is written (or the lock not taken), the announcement has done its work.
+    await unwant();
+  }
+
+  async function takeAndHold(): Promise<{ release: () => Promise<void>; compromised: () => Error | null }> {
+    let release: () => Promise<void>;
     try {
       release = await take();
-    } catch (again) {
-      if ((again as NodeJS.ErrnoException).code === 'ELOCKED') throw new HarvestBusyError(`${path.basename(file)} is being harvested by another waves harvest`);
-      return takeLock(lockPath, what, () => Promise.reject(again));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') return takeLock(lockPath, what, () => Promise.reject(error));
+      const holder = await readHolder(holderPath);
+      const lock = await lstat(lockPath).catch(() => null);
+      const held = holder !== null && lock !== null && lock.ino === holder.ino;
+      const unheld = !held && lock !== null && !(await wantingAlive(seal));
+      const gone = (held && !isSameProcess(holder)) || unheld;
+      if (!gone) {
+        const who = holder !== null && lock !== null && lock.ino === holder.ino ? ` (pid ${holder.pid})` : '';
+        throw new HarvestBusyError(`${path.basename(file)} is being harvested by another waves harvest${who}`);
+      }
+      // Its harvest is gone (killed): the lock is taken over at once.
+      await rmdir(lockPath).catch(() => undefined);
+      try {
+        release = await take();
+      } catch (again) {
+        if ((again as NodeJS.ErrnoException).code === 'ELOCKED') throw new HarvestBusyError(`${path.basename(file)} is being harvested by another waves harvest`);
+        return takeLock(lockPath, what, () => Promise.reject(again));
+      }
     }
+    await afterLock?.();
+    const ino = (await lstat(lockPath).catch(() => null))?.ino ?? null;
+    if (ino !== null) {
+      const holder = { pid: process.pid, start: processStart(process.pid), ino };
+      await writeFile(holderPath, `${JSON.stringify(holder)}\n`, { mode: 0o600 }).catch(() => undefined);
+    }
+    return {
+      compromised: () => compromised,
+      release: async () => {
+        // A lock taken over belongs to the other harvest now: never remove it.
+        if (compromised) return;
+        await rm(holderPath, { force: true }).catch(() => undefined);
+        await takeLock(lockPath, what, () => release());
+      },
+    };
   }
-  await afterLock?.();
-  const ino = (await lstat(lockPath).catch(() => null))?.ino ?? null;
-  if (ino !== null) {
-    const holder = { pid: process.pid, start: processStart(process.pid), ino };
-    await writeFile(holderPath, `${JSON.stringify(holder)}\n`, { mode: 0o600 }).catch(() => undefined);
-  }
-  return {
-    compromised: () => compromised,
-    release: async () => {
-      // A lock taken over belongs to the other harvest now: never remove it.
-      if (compromised) return;
-      await rm(holderPath, { force: true }).catch(() => undefined);
-      await takeLock(lockPath, what, () => release());
-    },
-  };
 }
 
-/** How old a lock with no holder of its own must be before it is taken for a killed harvest's. */
-const UNHELD_STALE_MS = 2_000;
+/** `<seal>.harvest.want.<pid>`: written by each harvest (its pid and start time) before it takes the lock. */
+const wantPrefix = (seal: string) => `${path.basename(seal)}.harvest.want.`;
 
-/** Whether a process other than this one runs `waves harvest` (its argv: a waves bin, then `harvest`); false without /proc. */
-function otherHarvestAlive(): boolean {
-  if (process.platform !== 'linux') return false;
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n));
-  } catch {
-    return false;
-  }
-  for (const name of pids) {
-    if (Number(name) === process.pid) continue;
-    try {
-      const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
-      const at = argv.indexOf('harvest');
-      if (at > 0 && argv.slice(0, at).some((a) => /waves(\.js)?$/.test(a))) return true;
-    } catch {
-      // gone, or not readable
-    }
+/** Whether a harvest that announced it would take this lock is alive (this one left out). */
+async function wantingAlive(seal: string): Promise<boolean> {
+  const names = await readdir(path.dirname(seal)).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(wantPrefix(seal)) || name === `${wantPrefix(seal)}${process.pid}`) continue;
+    const want = await readHolder(path.join(path.dirname(seal), name));
+    if (want !== null && isSameProcess(want)) return true;
+    // A harvest gone (killed) before it removed its own: cleared.
+    await rm(path.join(path.dirname(seal), name), { force: true }).catch(() => undefined);
   }
   return false;
 }
