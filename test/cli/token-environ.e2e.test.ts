@@ -56,15 +56,17 @@ describe.runIf(process.platform === 'linux')('the GitHub token and /proc/<pid>/e
     }
   }, 90_000);
 
-  it('still hands the token to an agent whose entry in your own config names it, and to that agent only', async () => {
+  for (const detach of [false, true]) it(`still hands the token to an agent whose entry in your own config names it, and to that agent only${detach ? ' (--detach: the dispatch exits at once)' : ''}`, async () => {
     repo = await exampleRepo({});
     const root = repo.root;
     const out = `${root}-agent.jsonl`;
     const mine = `${root}-mine.json`;
     const { writeFileSync } = await import('node:fs');
     writeFileSync(mine, JSON.stringify({ agents: { thief: { command: [process.execPath, THIEF, '--issue', '{number}', '{prompt}'], env: ['GITHUB_TOKEN'] } } }));
-    const dispatch = await waves(['dispatch', '--config', mine, '--from-issues', 'backlog.json', '--agent', 'thief', '--wave-size', '1', '--worktree'], root, { GITHUB_TOKEN: TOKEN, THIEF_OUT: out, ...IDENTITY });
+    const dispatch = await waves(['dispatch', '--config', mine, '--from-issues', 'backlog.json', '--agent', 'thief', '--wave-size', '1', '--worktree', ...(detach ? ['--detach'] : [])], root, { GITHUB_TOKEN: TOKEN, THIEF_OUT: out, ...IDENTITY });
     expect(dispatch.exitCode, dispatch.stderr).toBe(0);
+    const until = Date.now() + 20_000;
+    while (seen(out).length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
     const byAgent = seen(out);
     expect(byAgent.length).toBeGreaterThan(0);
     expect(byAgent[0]!.mine).toEqual(['GITHUB_TOKEN']);
