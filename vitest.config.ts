@@ -8,6 +8,8 @@ export default defineConfig({
     // Tests run against the sources; the CLI end-to-end tests run the built bin.
     alias: {
       '@waves/planner': src('planner'),
+      // Before '@waves/dispatch' (the first alias that matches wins): the same module as the index's.
+      '@waves/dispatch/token-holder': fileURLToPath(new URL('./packages/dispatch/src/runs/token-holder.ts', import.meta.url)),
       '@waves/dispatch': src('dispatch'),
       '@waves/cli': src('cli'),
     },

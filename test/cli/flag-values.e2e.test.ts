@@ -3,6 +3,9 @@
  * where they came from (exit 2), before anything starts: durations past what a Node timer can
  * wait (2^31−1 ms, about 24.8 days), and values that look like flags (`--top -1`).
  */
+import { execFileSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, exampleRepo, FAKE_AGENT_CONFIG, TEST_STATE_DIR, waves } from '../helpers/example-repo.js';
@@ -77,6 +80,26 @@ describe('numbers past 2^53−1, files that are devices, control characters in a
     expect(zero.exitCode).toBe(2);
     expect(zero.stderr.trim()).toBe('waves: standard input: larger than 64 MB; not read further');
   });
+
+  it('refuses a FIFO baseline no program writes to with one line instead of hanging, and reads one whose writer comes', async () => {
+    const fifo = path.join(repo.root, '..', `${path.basename(repo.root)}-baseline.fifo`);
+    rmSync(fifo, { force: true });
+    execFileSync('mkfifo', [fifo]);
+    try {
+      expect(await refused(['compare', fifo, '--from-issues', 'backlog.json'])).toBe(`waves: ${fifo}: cannot read the baseline: it is a FIFO no program wrote to within 3 s`);
+      const plan = await waves(['plan', '--from-issues', 'backlog.json', '--json'], repo.root);
+      expect(plan.exitCode, plan.stderr).toBe(0);
+      const compare = waves(['compare', fifo, '--from-issues', 'backlog.json'], repo.root);
+      // A writer that opens the FIFO after waves did.
+      await new Promise((r) => setTimeout(r, 500));
+      writeFileSync(fifo, plan.stdout);
+      const result = await compare;
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/^Baseline: the plan of /);
+    } finally {
+      rmSync(fifo, { force: true });
+    }
+  }, 30_000);
 
   it('shows a run id with a line break or an escape as visible escapes, on one line', async () => {
     for (const command of ['stop', 'harvest']) {

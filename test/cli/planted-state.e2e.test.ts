@@ -74,6 +74,13 @@ sleep 2
     expect(result.stderr).not.toMatch(/internal error/);
     const all = records();
     expect(all.length).toBeGreaterThan(0);
+    // The dispatch failed, and says which leases remain and how to free them.
+    expect(result.exitCode, result.stderr).toBe(1);
+    for (const record of all) {
+      expect(result.stderr).toContain(
+        `waves: #${record.issue.number}: its leases ${record.leaseIds.join(', ')} were not released (see its record ${record.id}); once the cause is fixed, free them with: ${record.leaseIds.map((id) => `waves lease release ${id}`).join('; ')}`,
+      );
+    }
     for (const record of all) expect(record.reason, record.id).toMatch(new RegExp(`its leases were NOT released \\(${lock.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, the lock of the lease journal, is a folder with entries in it`));
     const status = await waves(['status'], shared.root);
     for (const record of all) expect(status.stderr).toContain(`${record.id} (#${record.issue.number}) ended`);
@@ -125,6 +132,30 @@ sleep 2
     const busy = await waves(['harvest', '--json'], shared.root);
     expect(busy.stdout.replace(/\\"/g, '"')).toContain(`${first!.id}.json is being harvested by another waves harvest (pid ${process.pid})`);
     rmSync(lock, { recursive: true });
+  }, 90_000);
+
+  it('takes over the lock of a harvest killed with -9 between taking it and writing its holder', async () => {
+    const result = await dispatchWith('echo "agent $1"\n');
+    expect(result.exitCode, result.stderr).toBe(0);
+    const pause = path.join(shared.side, `paused-${count}`);
+    const killed = execa(process.execPath, [BIN, 'harvest'], { cwd: shared.root, reject: false, stdin: 'ignore', env: { WAVES_STATE_DIR: TEST_STATE_DIR, WAVES_TEST_PAUSE_AFTER_LOCK: pause } });
+    shared.dispatches.push(killed);
+    const until = Date.now() + 30_000;
+    while (lstatSync(pause, { throwIfNoEntry: false }) === undefined && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    killed.kill('SIGKILL');
+    await killed;
+    const seals = sealDir();
+    const first = records().sort((a, b) => a.issue.number - b.issue.number)[0]!;
+    const lock = path.join(seals, `${first.id}.json.harvest.lock`);
+    const holder = path.join(seals, `${first.id}.json.harvest.holder`);
+    // Its lock is there, with no holder.
+    expect(lstatSync(lock, { throwIfNoEntry: false })?.isDirectory()).toBe(true);
+    expect(lstatSync(holder, { throwIfNoEntry: false })).toBeUndefined();
+    // Its announcement (harvest.want.<pid>) names a process now gone: taken over at once.
+    const harvest = await waves(['harvest'], shared.root);
+    expect(harvest.stdout + harvest.stderr).not.toMatch(/being harvested/);
+    expect(harvest.exitCode, harvest.stdout + harvest.stderr).not.toBe(1);
+    expect(lstatSync(lock, { throwIfNoEntry: false })).toBeUndefined();
   }, 90_000);
 });
 

@@ -32,11 +32,11 @@ afterEach(() => {
  * daemon ignoring SIGTERM and SIGHUP in a session of its own, whose pid goes to `dir/daemon`; its
  * session leader exits after `leaderMs`. `quiet` closes the daemon's output.
  */
-function agent(options: { quiet: boolean; leaderMs: number; stdout?: number }): ChildProcess {
+function agent(options: { quiet: boolean; leaderMs: number; stdout?: number; marker?: string }): ChildProcess {
   const pidFile = path.join(dir, 'daemon');
   const daemon = options.quiet ? '(exec sleep 3600 </dev/null >/dev/null 2>&1) &' : '(exec sleep 3600) &';
   const code = `trap "" TERM HUP; ${daemon} echo $! > "$1"; ${options.leaderMs > 0 ? `sleep ${options.leaderMs / 1000}; ` : ''}exit 0`;
-  const source = `require('node:child_process').execFileSync('env', ['-i', 'setsid', 'sh', '-c', ${JSON.stringify(code)}, 'sh', ${JSON.stringify(pidFile)}], { stdio: 'inherit' }); setInterval(() => undefined, 1000);`;
+  const source = `require('node:child_process').execFileSync('env', [${options.marker ? JSON.stringify(options.marker) : "'-i'"}, 'setsid', 'sh', '-c', ${JSON.stringify(code)}, 'sh', ${JSON.stringify(pidFile)}], { stdio: 'inherit' }); setInterval(() => undefined, 1000);`;
   const child = spawn(process.execPath, ['-e', source], { detached: true, stdio: ['ignore', options.stdout ?? 'ignore', 'ignore'] });
   started.push(child.pid!);
   return child;
@@ -64,22 +64,25 @@ describe.runIf(process.platform === 'linux')('the descendant tracker', () => {
     }
   });
 
-  it('finds a daemon whose leader it never saw by the tag the agent inherited', async () => {
-    const tagged = DescendantTracker.tagSelf();
-    expect(tagged).not.toBeNull();
-    let child: ChildProcess;
-    try {
-      child = agent({ quiet: true, leaderMs: 0 });
-    } finally {
-      tagged!.untag();
-    }
-    expect(readOomScoreAdj(process.pid)).not.toBe(tagged!.tag);
-    const daemon = await daemonPid();
-    // No look while the leader lived: only the tag ties the daemon to the run.
-    const tracker = DescendantTracker.forAgent(child.pid!, null, tagged!.tag)!;
-    await waitFor('the daemon alone in its session', () => (listProcesses() ?? []).filter((p) => p.sid === daemonSid(daemon)).length === 1);
-    expect(tracker.observe(listProcesses()!)).toContain(daemon);
-  });
+  for (const marked of [true, false]) {
+    it(marked ? 'finds a daemon whose leader it never saw by the tag the agent inherited, with the run\'s marker' : 'never takes a daemon by the tag alone, without the run\'s marker (anyone may write a tag)', async () => {
+      const tagged = DescendantTracker.tagSelf();
+      expect(tagged).not.toBeNull();
+      let child: ChildProcess;
+      try {
+        child = agent({ quiet: true, leaderMs: 0, ...(marked ? { marker: 'WAVES_RUN=tag-run' } : {}) });
+      } finally {
+        tagged!.untag();
+      }
+      expect(readOomScoreAdj(process.pid)).not.toBe(tagged!.tag);
+      const daemon = await daemonPid();
+      // No look while the leader lived: only the tag (and the marker) tie the daemon to the run.
+      const tracker = DescendantTracker.forAgent(child.pid!, null, tagged!.tag, 'WAVES_RUN=tag-run')!;
+      await waitFor('the daemon alone in its session', () => (listProcesses() ?? []).filter((p) => p.sid === daemonSid(daemon)).length === 1);
+      if (marked) expect(tracker.observe(listProcesses()!)).toContain(daemon);
+      else expect(tracker.observe(listProcesses()!)).not.toContain(daemon);
+    });
+  }
 
   it('finds a daemon that holds the agent\'s log open for writing, and never a reader of that log', async () => {
     const log = path.join(dir, 'agent.log');

@@ -1,3 +1,4 @@
+import { takeTokens } from '@waves/dispatch/token-holder';
 import { UsageError } from './errors.js';
 /** The process around a command, passed in so commands can be run and tested in-process. */
 export interface CliIo {
@@ -31,7 +32,13 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * This process as a command's io. The GitHub tokens leave `process.env` first (no child inherits
+ * them) and, on Linux, this process's initial environment block (another process of the user
+ * reading /proc/<pid>/environ finds them no more): held in memory only (token-holder.ts).
+ */
 export function processIo(): CliIo {
+  takeTokens();
   return {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),

@@ -8,6 +8,7 @@ import { exitCodeFor, formatError, UsageError } from './errors.js';
 import { processIo, type CliIo } from './io.js';
 import { nearest } from './args.js';
 import { escapeControls } from './render/safe-text.js';
+import { heldTokens } from '@waves/dispatch/token-holder';
 
 const require = createRequire(import.meta.url);
 const VERSION = (require('../package.json') as { version: string }).version;
@@ -48,9 +49,12 @@ Run 'waves <command> --help' for a command's options.
 Exit codes: 0 ok, 1 failure, 2 bad usage, input or config (dispatch, harvest and lease add theirs: see their --help).
 `;
 
-/** Values that must never be printed: tokens from the environment. */
+/** Values that must never be printed: tokens from the environment, or held in memory (token-holder.ts). */
 function secretsOf(env: CliIo['env']): string[] {
-  return ['GITHUB_TOKEN', 'GH_TOKEN'].map((name) => env[name]).filter((v): v is string => typeof v === 'string' && v.length >= 4);
+  const held = heldTokens();
+  return ['GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_ENTERPRISE_TOKEN', 'GH_ENTERPRISE_TOKEN']
+    .map((name) => env[name] ?? held[name])
+    .filter((v): v is string => typeof v === 'string' && v.length >= 4);
 }
 
 function redacting(io: CliIo): CliIo {

@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { agentTemplate, AgentTemplateError, buildDispatch, configChangedDuringRuns, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_VERIFY_TIMEOUT, MAX_DURATION_MS, RUNS_DIR, runWave, type DispatchOptions, type RunEvent } from '@waves/dispatch';
+import { agentTemplate, AgentTemplateError, buildDispatch, configChangedDuringRuns, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_VERIFY_TIMEOUT, MAX_DURATION_MS, RUNS_DIR, runWave, tokensOf, type DispatchOptions, type RunEvent } from '@waves/dispatch';
 import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, readRegularFile, verifyPlan } from '@waves/planner';
 import { durationOf, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { checkTokenPassThrough } from '../config/agent-trust.js';
@@ -99,7 +99,8 @@ A waves.config.json of the repository that differs from HEAD and was changed whi
 earlier dispatch was running (an agent may have rewritten its verify or agents) is not sealed:
 the dispatch stops (exit 2) until you check it and commit or restore it.
 Exit codes: 0 every agent succeeded (or started, with --detach; or shown, with --dry-run),
-1 an agent failed or timed out, 2 bad flag, input or config, 130 cancelled.
+1 an agent failed or timed out, or a run's leases could not be released (a line names them and
+the waves lease release commands that free them), 2 bad flag, input or config, 130 cancelled.
 `;
 
 /** A prompt template is a page or two of text; past this it is refused. */
@@ -221,6 +222,7 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
       timeoutMs,
       detach: Boolean(values.detach),
       supervisor: [process.execPath, SUPERVISOR_BIN, '__run'],
+      supervisorTokens: tokensOf(io.env),
       logMaxBytes: config.config.logs?.maxBytes ?? null,
       // Sealed in each record: the harvest runs these, whatever the config says by then.
       verify: { commands: config.config.verify ?? [], timeoutMs: durationOf(config.config.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, { configKey: 'verifyTimeout' }) },
@@ -235,7 +237,14 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
     });
     live?.stop();
     io.stdout(renderRuns(result.records.map((record) => ({ record, view: record.status })), { root }));
+    // Runs whose leases could not be released (their supervisor says so in the reason): the lanes
+    // stay held until they expire, so the dispatch failed whatever the agents did.
+    const unreleased = result.records.filter((r) => r.reason?.includes('were NOT released') && r.leaseIds.length > 0);
+    for (const r of unreleased) {
+      io.stderr(`waves: #${r.issue.number}: its leases ${r.leaseIds.join(', ')} were not released (see its record ${r.id}); once the cause is fixed, free them with: ${r.leaseIds.map((id) => `waves lease release ${id}`).join('; ')}\n`);
+    }
     if (result.cancelled) return 130;
+    if (unreleased.length > 0) return 1;
     if (values.detach) return 0;
     return result.records.every((r) => r.status === 'succeeded') ? 0 : 1;
   } catch (error) {

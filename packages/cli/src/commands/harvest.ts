@@ -4,6 +4,7 @@
  * the clean runs by explicit path with `(#N)`; then reports how well the plan predicted what the
  * agents touched. `--history` aggregates that over every harvested run.
  */
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   DEFAULT_VERIFY_TIMEOUT,
@@ -204,6 +205,7 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
       try {
         outcomes.push(
           await harvestRun(file, {
+            afterLock: pauseAfterLock(io.env),
             root,
             runsDir,
             commit: Boolean(values.commit),
@@ -244,4 +246,17 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
   if (controller.signal.aborted) return 130;
   if (outcomes.some((o) => o.kind === 'failed')) return 1;
   return outcomes.every((o) => o.kind === 'witnessed' && o.witness.status === 'clean') && outcomes.length === runs.length ? 0 : EXIT_NEEDS_PERSON;
+}
+
+/**
+ * For tests only: with WAVES_TEST_PAUSE_AFTER_LOCK=FILE, harvest writes FILE once it holds a
+ * record's lock and before it writes the lock's holder, then waits forever (to be killed there).
+ */
+function pauseAfterLock(env: CliIo['env']): (() => Promise<void>) | undefined {
+  const file = env.WAVES_TEST_PAUSE_AFTER_LOCK;
+  if (!file) return undefined;
+  return async () => {
+    await writeFile(file, 'locked\n');
+    await new Promise<never>(() => setInterval(() => undefined, 60_000));
+  };
 }

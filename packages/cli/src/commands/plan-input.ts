@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { execa } from 'execa';
-import { checkGitTrust, DEFAULT_JOURNAL, defaultHolder, listLeases, parseDuration } from '@waves/dispatch';
+import { checkGitTrust, DEFAULT_JOURNAL, defaultHolder, listLeases, parseDuration, tokensOf } from '@waves/dispatch';
 import { ConfigError, loadRepo, SAFE_GIT_CONFIG, type BacklogIssue, type PlanInput, type PlanOptionsInput, type RepoIndex } from '@waves/planner';
 import { enumFlag, intFlag, stringFlag, type FlagSpecs, type ParsedArgs } from '../args.js';
 import { configPath } from '../config/config-paths.js';
@@ -145,7 +145,9 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
         );
       }
     }
-    const token = io.env.GITHUB_TOKEN || io.env.GH_TOKEN || undefined;
+    // In io.env for a command run in-process; held in memory once the bin took them (token-holder.ts).
+    const tokens = tokensOf(io.env);
+    const token = tokens.GITHUB_TOKEN || tokens.GH_TOKEN || undefined;
     // The GitHub client loads only when GitHub is the source.
     const { readGithubBacklog } = await import('../sources/github.js');
     const result = await readGithubBacklog({

@@ -13,7 +13,7 @@
  * (find-nested-repos.ts); the revert acts through held folders only (revert-path.ts); nothing is
  * reverted or committed while a process of the run still runs.
  */
-import { lstat, mkdir, realpath, rm, rmdir, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, realpath, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import {
@@ -52,6 +52,11 @@ import { runVerify } from './run-verify.js';
 import { worktreeProblem } from '../runs/worktree-check.js';
 
 export interface HarvestOptions {
+  /**
+   * Called once the record's lock is taken, before its holder is written. For tests only: the CLI
+   * sets it from WAVES_TEST_PAUSE_AFTER_LOCK, to kill a harvest at that exact point.
+   */
+  afterLock?: () => Promise<void>;
   root: string;
   runsDir: string;
   /** Commit the clean runs' in-fence paths. */
@@ -109,13 +114,16 @@ export class HarvestBusyError extends Error {}
  * The harvest lock of a record: proper-lockfile's folder beside its seal (outside the repository,
  * where an agent in the shared work tree cannot plant one), and beside it the holder — its pid and
  * start time, and the lock folder's inode — so that a lock whose harvest was killed (-9) is taken
- * over at once, not after the 30 s the library waits for a stale one.
+ * over at once, not after the 30 s the library waits for a stale one. Before it takes the lock, a
+ * harvest writes `<seal>.harvest.want.<pid>` (its pid and start time): a lock with no holder of its
+ * own (its harvest killed between taking it and writing the holder) is taken over at once when no
+ * harvest that wrote one is alive.
  *
  * NOTE: two harvests that find the same dead holder at the same instant both remove its lock; the
  * one that makes the new lock first wins and the other finds it held — unless the new lock gets
  * the inode number of the old one between the second's look and its removal (not seen in tests).
  */
-async function lockRecord(file: string): Promise<{ release: () => Promise<void>; compromised: () => Error | null }> {
+async function lockRecord(file: string, afterLock?: () => Promise<void>): Promise<{ release: () => Promise<void>; compromised: () => Error | null }> {
   const seal = await sealFileOf(file);
   const lockPath = `${seal}.harvest.lock`;
   const holderPath = `${seal}.harvest.holder`;
@@ -136,41 +144,74 @@ async function lockRecord(file: string): Promise<{ release: () => Promise<void>;
   });
   const what = `the run record ${path.basename(file)}`;
   await refuseForeignLock(lockPath, what);
-  let release: () => Promise<void>;
+  // Announced before the lock is taken: a lock found with no holder is a live harvest's only while
+  // the harvest that announced itself lives (see wantingAlive).
+  const wantPath = path.join(path.dirname(seal), `${wantPrefix(seal)}${process.pid}`);
+  await writeFile(wantPath, `${JSON.stringify({ pid: process.pid, start: processStart(process.pid), ino: 0 })}\n`, { mode: 0o600 }).catch(() => undefined);
+  const unwant = () => rm(wantPath, { force: true }).catch(() => undefined);
   try {
-    release = await take();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') return takeLock(lockPath, what, () => Promise.reject(error));
-    const holder = await readHolder(holderPath);
-    const lock = await lstat(lockPath).catch(() => null);
-    const gone = holder !== null && lock !== null && lock.ino === holder.ino && !isSameProcess(holder);
-    if (!gone) {
-      const who = holder !== null && lock !== null && lock.ino === holder.ino ? ` (pid ${holder.pid})` : '';
-      throw new HarvestBusyError(`${path.basename(file)} is being harvested by another waves harvest${who}`);
-    }
-    // Its harvest is gone (killed): the lock is taken over at once.
-    await rmdir(lockPath).catch(() => undefined);
+    return await takeAndHold();
+  } finally {
+    // Once the holder is written (or the lock not taken), the announcement has done its work.
+    await unwant();
+  }
+
+  async function takeAndHold(): Promise<{ release: () => Promise<void>; compromised: () => Error | null }> {
+    let release: () => Promise<void>;
     try {
       release = await take();
-    } catch (again) {
-      if ((again as NodeJS.ErrnoException).code === 'ELOCKED') throw new HarvestBusyError(`${path.basename(file)} is being harvested by another waves harvest`);
-      return takeLock(lockPath, what, () => Promise.reject(again));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') return takeLock(lockPath, what, () => Promise.reject(error));
+      const holder = await readHolder(holderPath);
+      const lock = await lstat(lockPath).catch(() => null);
+      const held = holder !== null && lock !== null && lock.ino === holder.ino;
+      const unheld = !held && lock !== null && !(await wantingAlive(seal));
+      const gone = (held && !isSameProcess(holder)) || unheld;
+      if (!gone) {
+        const who = holder !== null && lock !== null && lock.ino === holder.ino ? ` (pid ${holder.pid})` : '';
+        throw new HarvestBusyError(`${path.basename(file)} is being harvested by another waves harvest${who}`);
+      }
+      // Its harvest is gone (killed): the lock is taken over at once.
+      await rmdir(lockPath).catch(() => undefined);
+      try {
+        release = await take();
+      } catch (again) {
+        if ((again as NodeJS.ErrnoException).code === 'ELOCKED') throw new HarvestBusyError(`${path.basename(file)} is being harvested by another waves harvest`);
+        return takeLock(lockPath, what, () => Promise.reject(again));
+      }
     }
+    await afterLock?.();
+    const ino = (await lstat(lockPath).catch(() => null))?.ino ?? null;
+    if (ino !== null) {
+      const holder = { pid: process.pid, start: processStart(process.pid), ino };
+      await writeFile(holderPath, `${JSON.stringify(holder)}\n`, { mode: 0o600 }).catch(() => undefined);
+    }
+    return {
+      compromised: () => compromised,
+      release: async () => {
+        // A lock taken over belongs to the other harvest now: never remove it.
+        if (compromised) return;
+        await rm(holderPath, { force: true }).catch(() => undefined);
+        await takeLock(lockPath, what, () => release());
+      },
+    };
   }
-  const ino = (await lstat(lockPath).catch(() => null))?.ino ?? null;
-  if (ino !== null) {
-    const holder = { pid: process.pid, start: processStart(process.pid), ino };
-    await writeFile(holderPath, `${JSON.stringify(holder)}\n`, { mode: 0o600 }).catch(() => undefined);
+}
+
+/** `<seal>.harvest.want.<pid>`: written by each harvest (its pid and start time) before it takes the lock. */
+const wantPrefix = (seal: string) => `${path.basename(seal)}.harvest.want.`;
+
+/** Whether a harvest that announced it would take this lock is alive (this one left out). */
+async function wantingAlive(seal: string): Promise<boolean> {
+  const names = await readdir(path.dirname(seal)).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(wantPrefix(seal)) || name === `${wantPrefix(seal)}${process.pid}`) continue;
+    const want = await readHolder(path.join(path.dirname(seal), name));
+    if (want !== null && isSameProcess(want)) return true;
+    // A harvest gone (killed) before it removed its own: cleared.
+    await rm(path.join(path.dirname(seal), name), { force: true }).catch(() => undefined);
   }
-  return {
-    compromised: () => compromised,
-    release: async () => {
-      // A lock taken over belongs to the other harvest now: never remove it.
-      if (compromised) return;
-      await rm(holderPath, { force: true }).catch(() => undefined);
-      await takeLock(lockPath, what, () => release());
-    },
-  };
+  return false;
 }
 
 async function readHolder(file: string): Promise<{ pid: number; start: number | null; ino: number } | null> {
@@ -189,7 +230,7 @@ async function readHolder(file: string): Promise<{ pid: number; start: number | 
 export async function harvestRun(file: string, options: HarvestOptions): Promise<HarvestOutcome> {
   let lock: Awaited<ReturnType<typeof lockRecord>>;
   try {
-    lock = await lockRecord(file);
+    lock = await lockRecord(file, options.afterLock);
   } catch (error) {
     if (error instanceof HarvestBusyError || error instanceof ConfigError) throw error;
     // The state folder or the lock is not what waves made (an agent that reads WAVES_STATE_DIR…): this run needs a person, the rest of the wave goes on.

@@ -4,6 +4,7 @@
  * marker is how waves finds a run's processes again, even one that left its process group
  * (setsid), and how it tells them apart from processes it must never signal.
  */
+import { heldTokens } from './token-holder.js';
 
 /** Tokens waves reads for GitHub: kept from agents and verification unless passed through by name. */
 export const TOKEN_VARIABLES = ['GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_ENTERPRISE_TOKEN', 'GH_ENTERPRISE_TOKEN'] as const;
@@ -30,12 +31,32 @@ export function childEnvironment(base: Readonly<Record<string, string | undefine
     if ((TOKEN_VARIABLES as readonly string[]).includes(name) && !keep.has(name)) continue;
     env[name] = value;
   }
+  // A token passed through that waves holds in memory only (token-holder.ts), not in `base`.
+  const held = heldTokens();
+  for (const name of keep) if ((TOKEN_VARIABLES as readonly string[]).includes(name) && env[name] === undefined && held[name] !== undefined) env[name] = held[name];
   env[RUN_MARKER] = options.runId;
   return env;
 }
 
-/** The values to redact from the logs waves writes: the tokens in waves' own environment (4 characters or more). */
+/** `env` without the token variables: the environment of a supervisor (its tokens come through a pipe). */
+export function withoutTokens(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && !(TOKEN_VARIABLES as readonly string[]).includes(name)) out[name] = value;
+  return out;
+}
+
+/** The tokens of `env` and those held in memory (token-holder.ts): name → value. */
+export function tokensOf(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = { ...heldTokens() };
+  for (const name of TOKEN_VARIABLES) {
+    const value = env[name];
+    if (typeof value === 'string' && value !== '') out[name] = value;
+  }
+  return out;
+}
+
+/** The values to redact from the logs waves writes: the tokens in waves' environment or held in memory (4 characters or more). */
 export function secretsOf(env: Readonly<Record<string, string | undefined>>): string[] {
-  const values = TOKEN_VARIABLES.map((name) => env[name]).filter((v): v is string => typeof v === 'string' && v.length >= 4);
+  const values = Object.values(tokensOf(env)).filter((v) => v.length >= 4);
   return [...new Set(values)];
 }

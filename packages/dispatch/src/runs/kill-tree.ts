@@ -14,8 +14,10 @@
  * and the marker behind: the supervisor's own while it runs, or one resumed from the sealed
  * record's `tracked`. It looks again at each look here, so a process forked meanwhile is found too.
  */
-import { markerEntry } from './agent-env.js';
-import { environHas, listProcesses, ownProcessGroup } from './process-table.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { markerEntry, RUN_MARKER } from './agent-env.js';
+import { commandLine, environHas, listProcesses, ownProcessGroup } from './process-table.js';
 import type { DescendantTracker } from './track-descendants.js';
 
 export const DEFAULT_GRACE_MS = 5_000;
@@ -90,10 +92,12 @@ export async function stopProcessTree(target: TreeTarget, options: { graceMs?: n
     // Never waves itself: a `waves stop` started from an agent's shell carries that run's marker too.
     const own = ownProcessGroup();
     const mayStop = (p: { pid: number; pgid: number }) => p.pid > 1 && p.pid !== process.pid && p.pgid !== own;
-    const marked = table === null || entry === null ? [] : table.filter((p) => mayStop(p) && environHas(p.pid, entry)).map((p) => p.pid);
+    // Marked, but never another run's supervisor (a dispatch started inside the agent gives its
+    // supervisors the agent's environment, marker included).
+    const marked = table === null || entry === null ? [] : table.filter((p) => mayStop(p) && environHas(p.pid, entry) && !supervisorOfAnother(p.pid, target.runId)).map((p) => p.pid);
     if (table !== null && target.tracker) {
       const tracked = new Set(target.tracker.observe(table));
-      for (const p of table) if (tracked.has(p.pid) && mayStop(p) && !marked.includes(p.pid)) marked.push(p.pid);
+      for (const p of table) if (tracked.has(p.pid) && mayStop(p) && !marked.includes(p.pid) && !anotherRuns(p.pid, target.runId)) marked.push(p.pid);
     }
     return { group, marked };
   };
@@ -122,6 +126,38 @@ export async function stopProcessTree(target: TreeTarget, options: { graceMs?: n
     if (Date.now() > killDeadline) break;
   }
   return { refused, survivors: [...(seen.group ? [target.pgid!] : []), ...seen.marked] };
+}
+
+/** Whether a process is the supervisor of another run (`waves __run …/<other id>.json`). */
+function supervisorOfAnother(pid: number, runId: string | null): boolean {
+  const argv = commandLine(pid);
+  const at = argv?.indexOf('__run') ?? -1;
+  return argv !== null && at >= 0 && argv[at + 1] !== undefined && path.basename(argv[at + 1]!) !== `${runId}.json`;
+}
+
+/**
+ * Whether a process is another run's or waves' own: a supervisor of another run (`waves __run
+ * …/<other id>.json`), a process carrying another run's `WAVES_RUN` marker (its agent), or a
+ * `waves dispatch` that does not carry this run's marker (a dispatcher the person started). Never
+ * stopped as this run's, whatever tied it to this one (an agent may tag any process of the user:
+ * track-descendants.ts).
+ */
+export function anotherRuns(pid: number, runId: string | null): boolean {
+  let entries: string[] = [];
+  try {
+    entries = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
+  } catch {
+    // gone, or not readable: the argv alone decides
+  }
+  const mine = runId !== null && entries.includes(markerEntry(runId));
+  if (entries.some((e) => e.startsWith(`${RUN_MARKER}=`)) && !mine) return true;
+  const argv = commandLine(pid);
+  if (argv !== null) {
+    if (supervisorOfAnother(pid, runId)) return true;
+    const bin = argv.findIndex((a) => /(^|\/)waves(\.js)?$/.test(a));
+    if (bin >= 0 && argv[bin + 1] === 'dispatch' && !mine) return true;
+  }
+  return false;
 }
 
 /** Off Linux: whether any process is in the group (a zombie counts; nothing better is known). */

@@ -20,7 +20,7 @@ export function liveProcessesOf(record: Pick<RunRecord, 'id' | 'pid' | 'tracked'
   if (table === null) return group !== null && groupAlive(group) ? [group] : [];
   const own = ownProcessGroup();
   const entry = markerEntry(record.id);
-  const tracked = new Set(record.tracked ? (DescendantTracker.fromRecord(record.tracked)?.observe(table) ?? []) : []);
+  const tracked = new Set(record.tracked ? (DescendantTracker.fromRecord(record.tracked, entry)?.observe(table) ?? []) : []);
   return table
     .filter((p) => p.pid > 1 && p.pid !== process.pid && p.pgid !== own && ((group !== null && p.pgid === group) || tracked.has(p.pid) || environHas(p.pid, entry)))
     .filter((p) => isRunning(p.pid))

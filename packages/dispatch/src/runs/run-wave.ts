@@ -29,6 +29,7 @@ import { readTrustedRecord, removeRecord, runFiles, runId, stamp, TERMINAL, writ
 import { stopRun } from './stop-run.js';
 import { killGroup } from './supervise.js';
 import { gitFailure, worktreeProblem } from './worktree-check.js';
+import { withoutTokens } from './agent-env.js';
 
 export type RunEvent =
   | { type: 'refused'; number: number; lane: string; holder: string; until: string }
@@ -57,6 +58,12 @@ export interface RunWaveOptions {
   detach: boolean;
   /** How to start a supervisor: argv to which the record file is appended. */
   supervisor: readonly string[];
+  /**
+   * The GitHub tokens the supervisors need (to redact them, and for an agent whose config passes
+   * one): written as JSON to each supervisor's standard input, never put in its environment (which
+   * its agent could read from /proc). Absent: none.
+   */
+  supervisorTokens?: Readonly<Record<string, string>>;
   now: () => Date;
   onEvent?: (event: RunEvent) => void;
   signal?: AbortSignal;
@@ -223,7 +230,14 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
       return;
     }
     await writeRecord(files.record, record, { fixing: true });
-    const child = spawn(options.supervisor[0]!, [...options.supervisor.slice(1), files.record], { detached: true, stdio: 'ignore', cwd: options.root });
+    const child = spawn(options.supervisor[0]!, [...options.supervisor.slice(1), files.record], {
+      detached: true,
+      stdio: ['pipe', 'ignore', 'ignore'],
+      cwd: options.root,
+      env: withoutTokens(process.env),
+    });
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(JSON.stringify(options.supervisorTokens ?? {}));
     const exited = new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
       child.once('error', () => resolve());

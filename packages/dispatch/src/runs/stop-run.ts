@@ -13,6 +13,7 @@ import { DEFAULT_GRACE_MS, stopProcessTree } from './kill-tree.js';
 import { commandLine, isRunning, isStopped } from './process-table.js';
 import { releaseOwnLeases } from './run-leases.js';
 import { readSeal, readTrustedRecord, TERMINAL, writeRecord, type RunRecord } from './run-record.js';
+import { markerEntry } from './agent-env.js';
 import { DescendantTracker } from './track-descendants.js';
 
 export interface StopRunOptions {
@@ -61,7 +62,7 @@ export async function stopRun(file: string, options: StopRunOptions): Promise<St
 
   // What the tracker found, from the seal only: a copy an agent wrote must never name processes to stop.
   const sealed = await readSeal(file).catch(() => null);
-  const tracker = sealed?.tracked ? DescendantTracker.fromRecord(sealed.tracked) : null;
+  const tracker = sealed?.tracked ? DescendantTracker.fromRecord(sealed.tracked, markerEntry(runId)) : null;
   const tree = await stopProcessTree({ pgid: record.pid, runId, trusted: false, tracker }, { graceMs: grace });
   // The supervisor may have settled it meanwhile; its word is better than ours.
   const latest = await readTrustedRecord(file).catch(() => record);

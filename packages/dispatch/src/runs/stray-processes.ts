@@ -24,6 +24,7 @@
  */
 import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { anotherRuns } from './kill-tree.js';
 import { ownProcessGroup } from './process-table.js';
 
 export interface Stray {
@@ -113,6 +114,8 @@ export function findStrays(options: StrayOptions): Stray[] {
       continue;
     }
     if (environ.some((e) => e.startsWith('WAVES_RUN=') && e !== options.marker)) continue;
+    // Another run's supervisor, or a dispatcher (of any repository): never this run's.
+    if (anotherRuns(pid, options.marker.slice('WAVES_RUN='.length))) continue;
     try {
       // waves' own process group (a `waves stop` run from the tree…) is never taken.
       const pgid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[2]);

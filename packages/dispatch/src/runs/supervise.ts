@@ -149,7 +149,7 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     if (agent.pid !== null) {
       // Every process that descends from the agent, wherever it goes (Linux), kept in the record
       // (throttled) for waves stop and a takeover.
-      tracker = DescendantTracker.forAgent(agent.pid, record.logMaxBytes ? null : log.openPath(), tagged?.tag ?? null);
+      tracker = DescendantTracker.forAgent(agent.pid, record.logMaxBytes ? null : log.openPath(), tagged?.tag ?? null, markerEntry(runId));
       if (tracker) {
         const watched = tracker;
         let dirty = false;

@@ -12,12 +12,12 @@
  *     finds the daemon above by the session its vanished leader created;
  *   - any process started after the agent that holds the agent's output (its log, or its pipes)
  *     open for writing, which a daemon inherits unless it closes it;
- *   - any process started after the agent that carries the run's tag: an `oom_score_adj` value
- *     (1–99, unused by any other process when it was chosen) the supervisor gives itself just
- *     before it starts the agent, so that the agent and everything it forks inherit it — through
- *     exec, setsid and `env -i` alike — and takes back right after. A process may reset its own
- *     value to 0 (it takes that much intent), and a small positive value only makes the agent's
- *     processes slightly likelier victims of the OOM killer than the person's own.
+ *   - any process started after the agent that carries the run's tag — an `oom_score_adj` value
+ *     (11–99, unused by any other process when it was chosen) the supervisor gives itself just
+ *     before it starts the agent, so that the agent and everything it forks inherit it, and takes
+ *     back right after — and the run's `WAVES_RUN` marker too. The tag alone is never enough:
+ *     any process of the user may write any value into another's `oom_score_adj` (an agent
+ *     tagging the person's processes, or another run's supervisor, must not get them stopped).
  * At the end of the run (and for `waves stop` or a takeover, from the record's `tracked`), what is
  * tracked and still there is stopped with the group and the marked processes. A pid counts only
  * with its recorded start time, so a later process given the same pid is never signalled; an id
@@ -30,7 +30,7 @@
  * container or a sandbox (a cgroup, a pid namespace: `unshare`, see the README) is a hard boundary.
  */
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
-import { bootId, hasProcessTable, listPids, readOomScoreAdj, readProcess, writeOwnOomScoreAdj, type ProcessEntry } from './process-table.js';
+import { bootId, environHas, hasProcessTable, listPids, readOomScoreAdj, readProcess, writeOwnOomScoreAdj, type ProcessEntry } from './process-table.js';
 
 /** How often the supervisor looks at /proc while its agent runs (less often on a machine where a look is slow). */
 export const TRACK_INTERVAL_MS = 25;
@@ -75,6 +75,8 @@ export class DescendantTracker {
     readonly tag: number | null,
     pids: readonly { pid: number; start: number }[],
     sessions: readonly number[],
+    /** The run's marker entry (`WAVES_RUN=<id>`) a tagged process must carry too; null: the tag is not used. */
+    private readonly marker: string | null = null,
   ) {
     for (const { pid, start } of pids) this.live.set(pid, start);
     for (const id of sessions) this.ids.set(id, 0);
@@ -104,7 +106,7 @@ export class DescendantTracker {
   }
 
   /** A tracker of a freshly started agent (the leader of its own session and group), or null without /proc. */
-  static forAgent(pid: number, log: string | null, tag: number | null = null): DescendantTracker | null {
+  static forAgent(pid: number, log: string | null, tag: number | null = null, marker: string | null = null): DescendantTracker | null {
     if (!hasProcessTable()) return null;
     const agent = readProcess(pid);
     if (agent === null) return null;
@@ -120,15 +122,15 @@ export class DescendantTracker {
         // no log to find writers of
       }
     }
-    const tracker = new DescendantTracker(bootId(), agent.start, [...outputs], tag, [{ pid, start: agent.start }], [pid, agent.sid, agent.pgid]);
+    const tracker = new DescendantTracker(bootId(), agent.start, [...outputs], tag, [{ pid, start: agent.start }], [pid, agent.sid, agent.pgid], marker);
     tracker.poll();
     return tracker;
   }
 
   /** A tracker resumed from a record (`waves stop`, a takeover), or null without /proc or after a reboot. */
-  static fromRecord(tracked: TrackedProcesses): DescendantTracker | null {
+  static fromRecord(tracked: TrackedProcesses, marker: string | null = null): DescendantTracker | null {
     if (!hasProcessTable() || tracked.boot === null || tracked.boot !== bootId()) return null;
-    return new DescendantTracker(tracked.boot, tracked.since, tracked.outputs, tracked.tag ?? null, tracked.pids, tracked.sessions);
+    return new DescendantTracker(tracked.boot, tracked.since, tracked.outputs, tracked.tag ?? null, tracked.pids, tracked.sessions, marker);
   }
 
   /** One cheap look (new pids and tracked ones only); true when what the record keeps changed. */
@@ -241,7 +243,7 @@ export class DescendantTracker {
     if (parent !== undefined && entry.start >= parent) return true;
     if (entry.start < this.since) return false;
     if (this.ids.has(entry.sid) || this.ids.has(entry.pgid)) return true;
-    if (this.tag !== null && readOomScoreAdj(entry.pid) === this.tag) return true;
+    if (this.tag !== null && this.marker !== null && readOomScoreAdj(entry.pid) === this.tag && environHas(entry.pid, this.marker)) return true;
     return this.writesOutput(entry.pid);
   }
 
