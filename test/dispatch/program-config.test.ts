@@ -7,10 +7,10 @@ const list = (...rows: [string, string, string, string | null][]) =>
 
 describe('the git settings that name a program', () => {
   it('are the filters, diff and merge drivers, signing and trailer commands, and nothing a person changes for a terminal or a remote', () => {
-    for (const key of ['filter.lfs.clean', 'filter.x.y.smudge', 'filter.evil.process', 'diff.pretty.textconv', 'diff.x.command', 'diff.external', 'merge.ours.driver', 'gpg.program', 'gpg.ssh.program', 'gpg.format', 'gpg.ssh.defaultkeycommand', 'commit.gpgsign', 'tag.gpgsign', 'trailer.sign.command', 'trailer.sign.cmd']) {
+    for (const key of ['filter.lfs.clean', 'filter.x.y.smudge', 'filter.evil.process', 'diff.pretty.textconv', 'diff.x.command', 'diff.external', 'merge.ours.driver', 'gpg.program', 'gpg.ssh.program', 'gpg.format', 'gpg.ssh.defaultkeycommand', 'commit.gpgsign', 'tag.gpgsign', 'trailer.sign.command', 'trailer.sign.cmd', 'include.path', 'includeif.onbranch:waves/issue-103.path', 'includeif.gitdir:**/.git/worktrees/**.path', 'core.attributesfile', 'extensions.partialclone', 'remote.evil.promisor', 'remote.evil.uploadpack', 'remote.o.receivepack', 'core.sshcommand']) {
       expect(namesProgram(key), key).toBe(true);
     }
-    for (const key of ['filter.lfs.required', 'core.editor', 'core.pager', 'core.sshcommand', 'credential.helper', 'core.hookspath', 'core.fsmonitor', 'alias.co', 'user.signingkey', 'include.path']) {
+    for (const key of ['filter.lfs.required', 'core.editor', 'core.pager', 'credential.helper', 'core.hookspath', 'core.fsmonitor', 'alias.co', 'user.signingkey', 'remote.origin.url', 'includeif.onbranch:x.other']) {
       expect(namesProgram(key), key).toBe(false);
     }
   });
@@ -30,6 +30,16 @@ describe('the git settings that name a program', () => {
       ['command', 'command line:', 'commit.gpgsign', 'false'],
     )));
     expect([...config]).toEqual([['filter.lfs.clean', { value: 'evil', origin: 'file:.git/config' }]]);
+  });
+});
+
+describe('includes', () => {
+  it('count with every value: an include added before a trusted one is a change, one removed is none', () => {
+    const rows = (...paths: string[]) => programConfig(paths.map((p) => ({ scope: 'local', origin: 'file:.git/config', key: 'include.path', value: p })));
+    const trusted = trustedConfigOf([rows('/home/p/a.inc')]);
+    expect(trusted).toEqual({ 'include.path': ['/home/p/a.inc'] });
+    expect(programChanges(trusted, rows('/tmp/evil.inc', '/home/p/a.inc')).map((c) => [c.key, c.value])).toEqual([['include.path', '/tmp/evil.inc']]);
+    expect(programChanges(trusted, rows())).toEqual([]);
   });
 });
 

@@ -1,0 +1,83 @@
+/**
+ * Config an agent brings in through an include whose condition is not true yet — `onbranch:` a
+ * branch waves will make, `gitdir:` a worktree it will add — never runs its programs from waves:
+ * the include itself is a change to trust (red team 3, finding 3). And a promisor remote an agent
+ * declares never makes git run its upload-pack when waves makes a worktree (finding 2).
+ */
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hostileSetup, type Hostile } from '../helpers/hostile-setup.js';
+
+let t: Hostile | null = null;
+afterEach(async () => {
+  await t?.dispose();
+  t = null;
+});
+
+const ran = (marker: string) => (existsSync(marker) ? readFileSync(marker, 'utf8') : '');
+
+/** A file of config that makes every file of the tree go through a filter noting each run in the marker. */
+function evilInclude(scratch: string): { include: string; marker: string } {
+  const marker = path.join(scratch, 'evil-ran');
+  const program = path.join(scratch, 'evil.sh');
+  writeFileSync(program, `#!/bin/sh\necho "$PWD" >> ${marker}\ncat\n`);
+  chmodSync(program, 0o755);
+  const attributes = path.join(scratch, 'evil.attr');
+  writeFileSync(attributes, '* filter=ev\n');
+  const include = path.join(scratch, 'evil.inc');
+  writeFileSync(include, `[filter "ev"]\n\tsmudge = ${program}\n\tclean = ${program}\n[core]\n\tattributesFile = ${attributes}\n`);
+  return { include, marker };
+}
+
+describe('an include whose condition is not true yet', () => {
+  it('onbranch: the next wave\'s branch, planted by a worktree agent: harvest and the next dispatch stop, nothing runs', async () => {
+    t = await hostileSetup({ script: '' });
+    const { include, marker } = evilInclude(t.scratch);
+    writeFileSync(
+      path.join(t.scratch, 'agent.sh'),
+      `if [ "$1" = 102 ]; then
+  git config --file "$(git rev-parse --git-common-dir)/config" 'includeIf.onbranch:waves/issue-103.path' ${include}
+fi
+echo "// $1" >> README.md
+`,
+    );
+    expect((await t.dispatch('--worktree')).exitCode).toBe(0);
+    const refusal = /^waves: git config names a program you have not trusted: includeif\.onbranch:waves\/issue-103\.path=".*evil\.inc" in \.git\/config; .*waves trust$/;
+    const harvest = await t.harvest();
+    expect(harvest.exitCode).toBe(2);
+    expect(harvest.stderr.trim()).toMatch(refusal);
+    const next = await t.dispatch('--worktree', '--wave', '2');
+    expect(next.exitCode).toBe(2);
+    expect(next.stderr.trim()).toMatch(refusal);
+    expect(existsSync(t.worktree(103))).toBe(false);
+    // waves trust lists it although its condition is false in every work tree that exists.
+    expect((await t.waves('trust')).stdout).toMatch(/includeif\.onbranch:waves\/issue-103\.path = ".*evil\.inc" {2}\(new; in \.git\/config\)/);
+    expect(ran(marker)).toBe('');
+  }, 180_000);
+
+  it('gitdir: any worktree, planted by a shared-tree agent: plan, backtest and dispatch --worktree stop, nothing runs', async () => {
+    t = await hostileSetup({ script: '' });
+    const { include, marker } = evilInclude(t.scratch);
+    writeFileSync(
+      path.join(t.scratch, 'agent.sh'),
+      `if [ "$1" = 102 ]; then
+  git config 'includeIf.gitdir:**/.git/worktrees/**.path' ${include}
+fi
+`,
+    );
+    expect((await t.dispatch('--concurrency', '1')).exitCode).toBe(0);
+    const refusal = /^waves: git config names a program you have not trusted: includeif\.gitdir:\*\*\/\.git\/worktrees\/\*\*\.path=".*evil\.inc" in \.git\/config; /;
+    const plan = await t.waves('plan', '--from-issues', 'backlog.json');
+    expect(plan.exitCode).toBe(2);
+    expect(plan.stderr.trim()).toMatch(refusal);
+    const backtest = await t.waves('backtest', '--last', '3');
+    expect(backtest.exitCode).toBe(2);
+    expect(backtest.stderr.trim()).toMatch(refusal);
+    const next = await t.dispatch('--worktree', '--wave', '2');
+    expect(next.exitCode).toBe(2);
+    expect(next.stderr.trim()).toMatch(refusal);
+    expect(ran(marker)).toBe('');
+    rmSync(marker, { force: true });
+  }, 180_000);
+});
