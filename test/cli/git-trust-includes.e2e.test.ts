@@ -81,3 +81,42 @@ fi
     rmSync(marker, { force: true });
   }, 180_000);
 });
+
+/** Declares a promisor remote whose upload-pack notes each run in the marker, and deletes the loose blob of a file of the base. */
+const promisorAct = (common: string, marker: string, program: string) => `
+git config --file "${common}/config" core.repositoryformatversion 1
+git config --file "${common}/config" extensions.partialClone evil
+git config --file "${common}/config" remote.evil.url /nonexistent/nowhere
+git config --file "${common}/config" remote.evil.promisor true
+git config --file "${common}/config" remote.evil.uploadpack ${program}
+B=$(git rev-parse HEAD:packages/payments/src/refunds.ts); rm -f "${common}/objects/$(echo $B | cut -c1-2)/$(echo $B | cut -c3-)"
+`;
+
+describe('a promisor remote', () => {
+  it('planted by an agent: the worktrees made after it are refused, its upload-pack never runs', async () => {
+    t = await hostileSetup({ script: '' });
+    const marker = path.join(t.scratch, 'uploadpack-ran');
+    const program = path.join(t.scratch, 'uploadpack.sh');
+    writeFileSync(program, `#!/bin/sh\necho ran >> ${marker}\nexit 1\n`);
+    chmodSync(program, 0o755);
+    writeFileSync(path.join(t.scratch, 'agent.sh'), `if [ "$1" = 102 ]; then\n${promisorAct('$(git rev-parse --git-common-dir)', marker, program)}\nfi\necho "// $1" >> README.md\n`);
+    const result = await t.dispatch('--worktree', '--concurrency', '1');
+    expect(`${result.stdout}\n${result.stderr}`).toMatch(/#105.*git config names a program you have not trusted: (extensions\.partialclone|remote\.evil\.)/);
+    expect((await t.dispatch('--worktree', '--wave', '2')).exitCode).toBe(2);
+    expect(ran(marker)).toBe('');
+  }, 180_000);
+
+  it("trusted by the person (a partial clone): a missing object is never fetched, worktree add says why", async () => {
+    t = await hostileSetup({ script: '' });
+    const marker = path.join(t.scratch, 'uploadpack-ran');
+    const program = path.join(t.scratch, 'uploadpack.sh');
+    writeFileSync(program, `#!/bin/sh\necho ran >> ${marker}\nexit 1\n`);
+    chmodSync(program, 0o755);
+    const { execa } = await import('execa');
+    await execa('sh', ['-c', promisorAct('.git', marker, program)], { cwd: t.root });
+    writeFileSync(path.join(t.scratch, 'agent.sh'), `echo "// $1" >> README.md\n`);
+    const result = await t.dispatch('--worktree');
+    expect(`${result.stdout}\n${result.stderr}`).toMatch(/#101.*git worktree add failed: .*(transport|lazy fetching|unable to read)/);
+    expect(ran(marker)).toBe('');
+  }, 180_000);
+});
