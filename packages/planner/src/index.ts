@@ -96,6 +96,7 @@ export { filesToRead } from './graph/files-to-read.js';
 export type { CheckoutPatterns } from './graph/files-to-read.js';
 export { listRepoFiles, SKIPPED_DIRS } from './graph/list-files.js';
 export { SAFE_GIT_CONFIG } from './graph/git-options.js';
+export { execaGit, gitCommandName, gitTimeoutMs, GitTimeoutError } from './graph/git-run.js';
 export type { RepoListing } from './graph/list-files.js';
 export { readWorkspace } from './graph/read-workspace.js';
 export type { Workspace, WorkspaceMember } from './graph/read-workspace.js';

@@ -19,7 +19,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, readdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { execa } from 'execa';
+import { execaGit } from '@waves/planner';
 import { ConfigError, readRegularFile, SAFE_GIT_CONFIG } from '@waves/planner';
 import { sealedNames, stateDir } from '../runs/record-seal.js';
 import { RUNS_DIR } from '../runs/run-record.js';
@@ -66,7 +66,7 @@ interface Baseline {
 
 const MAX_BASELINE_BYTES = 4 * 1024 * 1024;
 
-const gitIn = (cwd: string, args: readonly string[]) => execa('git', [...SAFE_GIT_CONFIG, ...args], { cwd, reject: false, stdin: 'ignore', stripFinalNewline: false });
+const gitIn = (cwd: string, args: readonly string[]) => execaGit([...SAFE_GIT_CONFIG, ...args], { cwd, reject: false, stdin: 'ignore', stripFinalNewline: false });
 const firstLine = (text: string) => text.trim().split('\n')[0] ?? '';
 
 const isInside = (dir: string, file: string) => {
