@@ -120,3 +120,49 @@ describe('a promisor remote', () => {
     expect(ran(marker)).toBe('');
   }, 180_000);
 });
+
+describe('a FIFO where git opens a file', () => {
+  it('at the root (.gitignore, .gitattributes) or included by the config: plan says so in one line, exit 2, no hang', async () => {
+    t = await hostileSetup({ script: '' });
+    Object.assign(t.env, { WAVES_GIT_TIMEOUT: '30' });
+    const { execa } = await import('execa');
+    expect((await t.waves('plan', '--from-issues', 'backlog.json')).exitCode).toBe(0);
+    for (const name of ['.gitignore', '.gitattributes']) {
+      const fifo = path.join(t.root, name);
+      rmSync(fifo, { force: true });
+      await execa('mkfifo', [fifo]);
+      const plan = await t.waves('plan', '--from-issues', 'backlog.json');
+      expect(plan.exitCode).toBe(2);
+      expect(plan.stderr.trim()).toMatch(new RegExp(`^waves: \\S+/\\${name} is a FIFO, not a file: git would block reading it .*\\n?$`));
+      expect(plan.stderr.trim().split('\n')).toHaveLength(1);
+      rmSync(fifo);
+      await t.git(t.root, 'checkout', '--', '.');
+    }
+    const fifo = path.join(t.scratch, 'fifo.inc');
+    await execa('mkfifo', [fifo]);
+    writeFileSync(path.join(t.root, '.git', 'config'), `${readFileSync(path.join(t.root, '.git', 'config'), 'utf8')}[include]\n\tpath = ${fifo}\n`);
+    for (const args of [['plan', '--from-issues', 'backlog.json'], ['status'], ['trust'], ['harvest'], ['lease', 'list']]) {
+      const result = await t.waves(...args);
+      expect(result.exitCode, args.join(' ')).toBe(2);
+      expect(result.stderr.trim()).toMatch(/^waves: \S+fifo\.inc is a FIFO, not a file: git would block reading it \(included by \S+\/\.git\/config\); remove the include/);
+    }
+  }, 180_000);
+
+  it("in an agent's fence: harvest says the run needs a person, at once, for a worktree and for the shared tree", async () => {
+    for (const mode of [['--worktree'], []]) {
+      t = await hostileSetup({ script: '' });
+      Object.assign(t.env, { WAVES_GIT_TIMEOUT: '60' });
+      writeFileSync(path.join(t.scratch, 'agent.sh'), `if [ "$1" = 102 ]; then rm -f packages/web/.gitignore; mkfifo packages/web/.gitignore; fi\necho "// $1" >> packages/web/src/components/CartView.tsx\n`);
+      expect((await t.dispatch(...mode, '--concurrency', '1')).exitCode).toBe(0);
+      const { exitCode, report, stderr } = await t.harvest();
+      expect(exitCode, stderr).not.toBe(2);
+      const run = report.runs.find((r) => r.issue.number === 102)!;
+      expect(run.witness!.status, mode.join(' ')).toBe('needs_person');
+      expect(run.witness!.reasons.join(' ')).toMatch(/packages\/web\/\.gitignore is a FIFO, not a file: git would block reading it/);
+      // In the shared tree every run's listing would read it: each says so.
+      if (mode.length === 0) for (const r of report.runs) expect(r.witness!.status).toBe('needs_person');
+      await t.dispose();
+      t = null;
+    }
+  }, 240_000);
+});

@@ -15,7 +15,7 @@
  */
 import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError, execaGit, readRegularFile, SAFE_GIT_CONFIG } from '@waves/planner';
+import { ConfigError, execaGit, gitInputProblem, readRegularFile, SAFE_GIT_CONFIG } from '@waves/planner';
 import type { LoadedConfig } from './load-config.js';
 
 function inside(root: string, target: string): boolean {
@@ -85,6 +85,9 @@ async function insideGit(root: string, abs: string): Promise<boolean> {
 
 /** Whether git tracks `rel` (a file, or files under it) in the repository at `root`. */
 async function tracked(root: string, rel: string): Promise<boolean> {
+  // A FIFO where git opens a file would block it: one line now, before any git runs.
+  const blocked = await gitInputProblem(root);
+  if (blocked !== null) throw new ConfigError(blocked);
   const result = await execaGit([...SAFE_GIT_CONFIG, '--literal-pathspecs', 'ls-files', '-z', '--', rel], {
     cwd: root,
     reject: false,

@@ -19,8 +19,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, readdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { execaGit } from '@waves/planner';
-import { ConfigError, readRegularFile, SAFE_GIT_CONFIG } from '@waves/planner';
+import { ConfigError, execaGit, gitInputProblem, readRegularFile, SAFE_GIT_CONFIG } from '@waves/planner';
 import { sealedNames, stateDir } from '../runs/record-seal.js';
 import { RUNS_DIR } from '../runs/run-record.js';
 import { worktreeProblem } from '../runs/worktree-check.js';
@@ -197,6 +196,7 @@ export function originOf(origin: string, root: string): string {
  * to check.
  */
 export async function checkGitTrust(root: string, now: Date = new Date(), options: { record?: boolean } = {}): Promise<GitTrust> {
+  await refuseBlockingInputs(root);
   const gitDir = await commonGitDir(root);
   if (gitDir === null) return { commitSigning: [] };
   const file = await baselineFileOf(root, gitDir);
@@ -226,8 +226,15 @@ export async function checkGitTrust(root: string, now: Date = new Date(), option
   return { commitSigning: signingOptions(mainConfig) };
 }
 
+/** A FIFO or a device where git opens a file (an ignore or attributes file at the root, the git dir's, an include): one line, before any git blocks on it. */
+async function refuseBlockingInputs(root: string): Promise<void> {
+  const problem = await gitInputProblem(root);
+  if (problem !== null) throw new GitTrustError(problem);
+}
+
 /** What `waves trust` would record, and how it differs from the baseline. Writes nothing. */
 export async function reviewGitTrust(root: string): Promise<TrustReview | null> {
+  await refuseBlockingInputs(root);
   const gitDir = await commonGitDir(root);
   if (gitDir === null) return null;
   const baselineFile = await baselineFileOf(root, gitDir);

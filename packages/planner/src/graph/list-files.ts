@@ -5,7 +5,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { execaGit } from './git-run.js';
+import { execaGit, GitTimeoutError } from './git-run.js';
 import { InputError } from '../errors.js';
 import { SAFE_GIT_CONFIG } from './git-options.js';
 import type { RepoPath } from '../types.js';
@@ -93,7 +93,9 @@ async function walk(root: string): Promise<RepoPath[]> {
 export async function listRepoFiles(root: string): Promise<RepoListing> {
   try {
     return await listGit(root);
-  } catch {
+  } catch (error) {
+    // git blocked (a FIFO it opened) is no "not a checkout": walking would list the wrong files.
+    if (error instanceof GitTimeoutError) throw error;
     // Not a git checkout (or no git): walk the directory.
     return { files: await walk(root), head: null, git: false, blobIds: new Map() };
   }
