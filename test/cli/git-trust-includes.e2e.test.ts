@@ -4,7 +4,7 @@
  * the include itself is a change to trust (red team 3, finding 3). And a promisor remote an agent
  * declares never makes git run its upload-pack when waves makes a worktree (finding 2).
  */
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hostileSetup, type Hostile } from '../helpers/hostile-setup.js';
@@ -165,4 +165,30 @@ describe('a FIFO where git opens a file', () => {
       t = null;
     }
   }, 240_000);
+});
+
+describe('the folder of the trusted git config', () => {
+  it('a file there: plan and trust --yes say so in one line, exit 2; a link there is never followed', async () => {
+    t = await hostileSetup({ script: '' });
+    const folder = path.join(t.scratch, 'state', 'git-trust');
+    mkdirSync(path.dirname(folder), { recursive: true });
+    writeFileSync(folder, 'not a folder\n');
+    for (const args of [['plan', '--from-issues', 'backlog.json'], ['trust', '--yes']]) {
+      const result = await t.waves(...args);
+      expect(result.exitCode, args.join(' ')).toBe(2);
+      expect(result.stderr.trim()).toMatch(/^waves: the folder of the trusted git config \S+git-trust is a file: .*move it away$/);
+    }
+    rmSync(folder);
+    const elsewhere = path.join(t.scratch, 'elsewhere');
+    mkdirSync(elsewhere);
+    symlinkSync(elsewhere, folder);
+    for (const args of [['plan', '--from-issues', 'backlog.json'], ['trust', '--yes']]) {
+      const result = await t.waves(...args);
+      expect(result.exitCode, args.join(' ')).toBe(2);
+      expect(result.stderr.trim()).toMatch(/^waves: the folder of the trusted git config \S+git-trust is a symbolic link \(never followed\)/);
+    }
+    expect(readdirSync(elsewhere)).toEqual([]);
+    rmSync(folder);
+    expect((await t.waves('plan', '--from-issues', 'backlog.json')).exitCode).toBe(0);
+  }, 120_000);
 });

@@ -133,7 +133,28 @@ async function baselineFileOf(root: string, gitDir: string): Promise<string> {
   return path.join(state, 'git-trust', `${key}.json`);
 }
 
+/**
+ * The folder of the baselines, when it is one: a link there is never followed (the baseline would
+ * be read from, or written to, wherever it points), a file there is named. Made when `create`.
+ */
+async function baselineFolder(dir: string, create: boolean): Promise<boolean> {
+  let info = await lstat(dir).catch(() => null);
+  if (info === null && create) {
+    await mkdir(dir, { recursive: true, mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+      throw new GitTrustError(`the folder of the trusted git config ${dir} cannot be made (${error.code ?? error.message}): move away what stands in its way`);
+    });
+    info = await lstat(dir).catch(() => null);
+  }
+  if (info === null) return false;
+  if (!info.isDirectory()) {
+    const kind = info.isSymbolicLink() ? 'a symbolic link (never followed)' : info.isFile() ? 'a file' : 'not a folder';
+    throw new GitTrustError(`the folder of the trusted git config ${dir} is ${kind}: waves keeps the git config you trust there; move it away`);
+  }
+  return true;
+}
+
 async function readBaseline(file: string): Promise<Baseline | null> {
+  if (!(await baselineFolder(path.dirname(file), false))) return null;
   const info = await lstat(file).catch(() => null);
   if (info === null) return null;
   const broken = (why: string) => new GitTrustError(`the trusted git config ${file} ${why}: waves trust shows the git config that names programs and records it again`);
@@ -155,7 +176,7 @@ async function readBaseline(file: string): Promise<Baseline | null> {
 
 /** Writes the baseline atomically (a new file renamed over it, never through a link), readable by its owner alone. */
 async function writeBaseline(file: string, baseline: Baseline): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  await baselineFolder(path.dirname(file), true);
   const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
     await writeFile(temp, `${JSON.stringify(baseline, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
