@@ -192,3 +192,20 @@ describe('the folder of the trusted git config', () => {
     expect((await t.waves('plan', '--from-issues', 'backlog.json')).exitCode).toBe(0);
   }, 120_000);
 });
+
+describe('a trusted filter whose program lives in the tree', () => {
+  it('waves trust warns that trust covers the setting, not the work tree file it runs', async () => {
+    t = await hostileSetup({ script: '' });
+    mkdirSync(path.join(t.root, 'tools'), { recursive: true });
+    writeFileSync(path.join(t.root, 'tools', 'clean.sh'), 'cat\n');
+    await t.git(t.root, 'config', 'filter.fmt.clean', 'sh tools/clean.sh');
+    await t.git(t.root, 'config', 'filter.lfs.clean', 'git-lfs clean -- %f');
+    const shown = await t.waves('trust');
+    expect(shown.exitCode).toBe(0);
+    expect(shown.stderr).toMatch(/^waves trust: warning: filter\.fmt\.clean = "sh tools\/clean\.sh" names "tools\/clean\.sh", a path relative to the work tree git runs in: an agent that rewrites that file/m);
+    expect(shown.stderr).not.toMatch(/filter\.lfs/);
+    expect((await t.waves('trust', '--yes')).exitCode).toBe(0);
+    // Once trusted, it still warns.
+    expect((await t.waves('trust')).stderr).toMatch(/warning: filter\.fmt\.clean/);
+  }, 120_000);
+});

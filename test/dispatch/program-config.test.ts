@@ -1,6 +1,6 @@
 /** Which git settings name a program, how git's config list reads, and what counts as a change against the trusted ones. */
 import { describe, expect, it } from 'vitest';
-import { namesProgram, parseConfigList, programChanges, programConfig, signingOptions, trustedConfigOf } from '@waves/dispatch';
+import { namesProgram, parseConfigList, pathInRepository, programChanges, programConfig, signingOptions, trustedConfigOf } from '@waves/dispatch';
 
 const list = (...rows: [string, string, string, string | null][]) =>
   rows.map(([scope, origin, key, value]) => `${scope}\0${origin}\0${key}${value === null ? '' : `\n${value}`}\0`).join('');
@@ -67,5 +67,18 @@ describe('the signing of a commit of waves', () => {
       '-c', 'commit.gpgSign=true', '-c', 'gpg.format=openpgp', '-c', 'gpg.program=/usr/bin/gpg2', '-c', 'gpg.x509.program=gpgsm', '-c', 'gpg.ssh.program=ssh-keygen',
     ]);
     expect(signingOptions(config([['commit.gpgsign', null]]))).toContain('commit.gpgSign=true');
+  });
+});
+
+describe('a trusted setting that names a path an agent can rewrite', () => {
+  it('is a relative program or one inside the repository, and an include resolved into it; not a program on the PATH or outside', () => {
+    const root = '/repo';
+    expect(pathInRepository('filter.fmt.clean', 'sh tools/clean.sh', root, null)).toBe('tools/clean.sh');
+    expect(pathInRepository('filter.fmt.clean', './fmt %f', root, null)).toBe('./fmt');
+    expect(pathInRepository('diff.x.textconv', '/repo/bin/conv', root, null)).toBe('/repo/bin/conv');
+    expect(pathInRepository('include.path', '../shared.gitconfig', root, '/repo/.git/config')).toBe('/repo/shared.gitconfig');
+    for (const [key, value] of [['filter.lfs.clean', 'git-lfs clean -- %f'], ['gpg.program', '/usr/bin/gpg'], ['include.path', '/home/p/x.inc'], ['commit.gpgsign', 'true'], ['filter.x.smudge', 'sh -c "cat"']] as const) {
+      expect(pathInRepository(key, value, root, '/repo/.git/config'), `${key}=${value}`).toBeNull();
+    }
   });
 });

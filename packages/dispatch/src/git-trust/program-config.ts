@@ -32,6 +32,7 @@
  * (`.gitattributes`, `info/attributes`) are not config: they only choose among the drivers the
  * config defines, and a driver git does not find in the config runs nothing.
  */
+import path from 'node:path';
 
 /** One setting of git's config, as `git config --list --show-scope --show-origin -z` gives it. */
 export interface GitConfigEntry {
@@ -167,4 +168,37 @@ export function signingOptions(config: ProgramConfig): string[] {
     if (key.startsWith('gpg.') && value !== null) pinned.set(key, value);
   }
   return ['-c', 'commit.gpgSign=true', ...[...pinned].flatMap(([key, value]) => ['-c', `${key}=${value}`])];
+}
+
+/** Keys whose value is a path to a file (resolved from the config file that holds it), not a command line. */
+const PATH_VALUED = /^(?:include\.path|includeif\..+\.path|core\.attributesfile)$/;
+/** Keys whose value is a switch or a name, not a program. */
+const NOT_A_PROGRAM = /^(?:commit\.gpgsign|tag\.gpgsign|gpg\.format|extensions\.partialclone|remote\..+\.promisor)$/;
+
+const insideOf = (dir: string, file: string) => {
+  const rel = path.relative(dir, file);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+};
+
+/**
+ * The path a trusted setting names that an agent can rewrite: a relative one (git runs a
+ * program from the work tree it runs in: `sh tools/clean.sh` is the agent's `tools/clean.sh` in
+ * its worktree) or one inside the repository `root`. Null when it names none. `configFile`: the
+ * file that holds the setting, from which git resolves a relative include.
+ */
+export function pathInRepository(key: string, value: string | null, root: string, configFile: string | null): string | null {
+  if (value === null || NOT_A_PROGRAM.test(key)) return null;
+  if (PATH_VALUED.test(key)) {
+    if (value.startsWith('~')) return null;
+    const resolved = path.isAbsolute(value) ? value : configFile !== null ? path.resolve(path.dirname(configFile), value) : null;
+    if (resolved === null) return value;
+    return insideOf(root, resolved) ? resolved : null;
+  }
+  for (const raw of value.split(/\s+/)) {
+    const word = raw.replace(/^['"]|['"]$/g, '');
+    if (word === '' || word.startsWith('-') || word.includes('%') || word.includes('=')) continue;
+    if (!word.includes('/')) continue;
+    if (!path.isAbsolute(word) || insideOf(root, word)) return word;
+  }
+  return null;
 }
