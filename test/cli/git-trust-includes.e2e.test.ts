@@ -148,6 +148,19 @@ describe('a FIFO where git opens a file', () => {
     }
   }, 180_000);
 
+  it('anywhere else: git is stopped at its deadline (WAVES_GIT_TIMEOUT) and one line names the command, the folder and the likely cause', async () => {
+    t = await hostileSetup({ script: '' });
+    const { execa } = await import('execa');
+    await execa('mkfifo', [path.join(t.root, 'packages', 'web', '.gitignore')]);
+    const { waves } = await import('../helpers/example-repo.js');
+    const plan = await waves(['plan', '--from-issues', 'backlog.json'], t.root, { ...t.env, WAVES_GIT_TIMEOUT: '2' });
+    expect(plan.exitCode).toBe(2);
+    expect(plan.stderr.trim()).toMatch(/^waves: git ls-files in \S+ did not finish in 2 s and was stopped: a file git reads there \(a \.gitignore, .*\) may be a FIFO or a device \(WAVES_GIT_TIMEOUT sets the limit, in seconds\)$/);
+    const bad = await waves(['plan', '--from-issues', 'backlog.json'], t.root, { ...t.env, WAVES_GIT_TIMEOUT: 'soon' });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr.trim()).toMatch(/^waves: WAVES_GIT_TIMEOUT="soon" is not a number of seconds/);
+  }, 120_000);
+
   it("in an agent's fence: harvest says the run needs a person, at once, for a worktree and for the shared tree", async () => {
     for (const mode of [['--worktree'], []]) {
       t = await hostileSetup({ script: '' });

@@ -1,18 +1,19 @@
 /**
  * How every git command of waves runs (with SAFE_GIT_CONFIG in its arguments, put there by the
- * caller): in a process group of its own, with a deadline, and with lazy fetching off.
+ * caller): with a deadline, and with lazy fetching off. It stays in waves' process group, so that
+ * a Ctrl-C at the terminal reaches it as it reaches waves.
  *
  * - A deadline (`WAVES_GIT_TIMEOUT` seconds, 5 minutes by default: a status of a huge repository
  *   on a slow disk takes long, a hang takes forever). git opens with a plain open() the files an
  *   agent can replace — a `.gitignore` or `.gitattributes`, `info/exclude`, a file the config
- *   includes —, and a FIFO there blocks it for good (red team 3, finding 9). At the deadline the
- *   whole group is killed (git and what it started) and the command stops with one line naming
+ *   includes —, and a FIFO there blocks it for good (red team 3, finding 9). At the deadline git and
+ *   every process it started (found through /proc) are killed, and the command stops with one line naming
  *   the git command, the directory and the likely cause. The common cases are refused before any
  *   git runs (git-inputs.ts); this is what is left for the others.
  * - `GIT_NO_LAZY_FETCH=1`: git fetches no object a partial clone lacks (SAFE_GIT_CONFIG turns
  *   every protocol off as well).
- * - Groups still running when waves exits (an interrupt) are killed with it.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { execa, type Options, type Result } from 'execa';
 import { ConfigError } from '../errors.js';
 
@@ -47,37 +48,61 @@ export function gitCommandName(args: readonly string[]): string {
   return '';
 }
 
-const running = new Set<number>();
-let exitHook = false;
-
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
+/** The processes under `pid` (Linux: /proc). */
+function descendants(pid: number): number[] {
+  let names: string[];
   try {
-    process.kill(-pid, 'SIGKILL');
+    names = readdirSync('/proc').filter((n) => /^\d+$/.test(n));
   } catch {
-    // gone already
+    return [];
+  }
+  const children = new Map<number, number[]>();
+  for (const name of names) {
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(name));
+      children.set(ppid, list);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = [];
+  const stack = [pid];
+  while (stack.length > 0) {
+    for (const child of children.get(stack.pop()!) ?? []) {
+      found.push(child);
+      stack.push(child);
+    }
+  }
+  return found;
+}
+
+/** Kills git and every process it started (all found before any is killed: an orphan loses its parent). */
+function killTree(pid: number | undefined): void {
+  if (pid === undefined) return;
+  for (const target of [pid, ...descendants(pid)]) {
+    try {
+      process.kill(target, 'SIGKILL');
+    } catch {
+      // gone already
+    }
   }
 }
 
 /**
- * `execaGit(args, options)`, run as every git of waves is: own process group, deadline,
- * no lazy fetch. A command past its deadline throws a GitTimeoutError, even with `reject: false`.
+ * `execa('git', args, options)`, run as every git of waves is: a deadline, no lazy fetch. A
+ * command past its deadline throws a GitTimeoutError, even with `reject: false`.
  */
 export async function execaGit<const O extends Options = Options>(args: readonly string[], options?: O): Promise<Result<O>> {
   const ms = gitTimeoutMs();
-  if (!exitHook) {
-    exitHook = true;
-    process.on('exit', () => {
-      for (const pid of running) killGroup(pid);
-    });
-  }
-  const subprocess = execa('git', args, { ...options, env: { ...options?.env, GIT_NO_LAZY_FETCH: '1' }, detached: true } as Options) as unknown as Promise<Result<O>> & { pid?: number };
+  const subprocess = execa('git', args, { ...options, env: { ...options?.env, GIT_NO_LAZY_FETCH: '1' } } as Options) as unknown as Promise<Result<O>> & { pid?: number };
   const pid = subprocess.pid;
-  if (pid !== undefined) running.add(pid);
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    killGroup(pid);
+    killTree(pid);
   }, ms);
   const late = () => {
     const cwd = options?.cwd === undefined ? process.cwd() : String(options.cwd);
@@ -94,6 +119,5 @@ export async function execaGit<const O extends Options = Options>(args: readonly
     throw error;
   } finally {
     clearTimeout(timer);
-    if (pid !== undefined) running.delete(pid);
   }
 }
