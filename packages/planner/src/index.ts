@@ -97,6 +97,7 @@ export type { CheckoutPatterns } from './graph/files-to-read.js';
 export { listRepoFiles, SKIPPED_DIRS } from './graph/list-files.js';
 export { SAFE_GIT_CONFIG } from './graph/git-options.js';
 export { execaGit, gitCommandName, gitTimeoutMs, GitTimeoutError } from './graph/git-run.js';
+export type { GitRunOptions, GitRunResult } from './graph/git-run.js';
 export { gitInputProblem } from './graph/git-inputs.js';
 export type { RepoListing } from './graph/list-files.js';
 export { readWorkspace } from './graph/read-workspace.js';

@@ -14,7 +14,7 @@
  *   every protocol off as well).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { execa, type Options, type Result } from 'execa';
+import { execa, type Options } from 'execa';
 import { ConfigError } from '../errors.js';
 
 /** A git command of waves that did not finish in time. Exit code 2. */
@@ -28,7 +28,7 @@ export class GitTimeoutError extends ConfigError {
 const DEFAULT_TIMEOUT_SECONDS = 300;
 
 /** The deadline of one git command, in milliseconds (`WAVES_GIT_TIMEOUT`, in seconds). */
-export function gitTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+export function gitTimeoutMs(env: Readonly<Record<string, string | undefined>> = process.env): number {
   const text = env.WAVES_GIT_TIMEOUT;
   if (text === undefined || text.trim() === '') return DEFAULT_TIMEOUT_SECONDS * 1000;
   const seconds = Number(text);
@@ -91,13 +91,40 @@ function killTree(pid: number | undefined): void {
   }
 }
 
+/** The options of a git command of waves (those of execa that waves uses). */
+export interface GitRunOptions {
+  cwd?: string;
+  /** Added to waves' environment. */
+  env?: Readonly<Record<string, string | undefined>>;
+  reject?: boolean;
+  stdin?: 'ignore';
+  input?: string;
+  encoding?: 'utf8' | 'buffer';
+  stripFinalNewline?: boolean;
+  maxBuffer?: number;
+}
+
+/** What a git command of waves gave (execa's result, the fields waves reads). */
+export interface GitRunResult<Output = string> {
+  stdout: Output;
+  stderr: Output;
+  /** Undefined when git did not start or was killed. */
+  exitCode?: number;
+  failed: boolean;
+  code?: string;
+  shortMessage?: string;
+  message?: string;
+}
+
 /**
  * `execa('git', args, options)`, run as every git of waves is: a deadline, no lazy fetch. A
  * command past its deadline throws a GitTimeoutError, even with `reject: false`.
  */
-export async function execaGit<const O extends Options = Options>(args: readonly string[], options?: O): Promise<Result<O>> {
+export async function execaGit(args: readonly string[], options: GitRunOptions & { encoding: 'buffer' }): Promise<GitRunResult<Uint8Array>>;
+export async function execaGit(args: readonly string[], options?: GitRunOptions & { encoding?: 'utf8' }): Promise<GitRunResult>;
+export async function execaGit(args: readonly string[], options?: GitRunOptions): Promise<GitRunResult<string | Uint8Array>> {
   const ms = gitTimeoutMs();
-  const subprocess = execa('git', args, { ...options, env: { ...options?.env, GIT_NO_LAZY_FETCH: '1' } } as Options) as unknown as Promise<Result<O>> & { pid?: number };
+  const subprocess = execa('git', args, { ...options, env: { ...options?.env, GIT_NO_LAZY_FETCH: '1' } } as Options) as unknown as Promise<GitRunResult<string | Uint8Array>> & { pid?: number };
   const pid = subprocess.pid;
   let timedOut = false;
   const timer = setTimeout(() => {
