@@ -191,7 +191,8 @@ export function pathInRepository(key: string, value: string | null, root: string
   if (PATH_VALUED.test(key)) {
     if (value.startsWith('~')) return null;
     const resolved = path.isAbsolute(value) ? value : configFile !== null ? path.resolve(path.dirname(configFile), value) : null;
-    if (resolved === null) return value;
+    // Relative to a file not known here (a setting read back from the baseline): not judged.
+    if (resolved === null) return null;
     return insideOf(root, resolved) ? resolved : null;
   }
   for (const raw of value.split(/\s+/)) {
