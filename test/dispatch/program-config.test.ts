@@ -1,16 +1,16 @@
 /** Which git settings name a program, how git's config list reads, and what counts as a change against the trusted ones. */
 import { describe, expect, it } from 'vitest';
-import { namesProgram, parseConfigList, programChanges, programConfig, signingOptions, trustedConfigOf } from '@waves/dispatch';
+import { namesProgram, parseConfigList, pathInRepository, programChanges, programConfig, signingOptions, trustedConfigOf } from '@waves/dispatch';
 
 const list = (...rows: [string, string, string, string | null][]) =>
   rows.map(([scope, origin, key, value]) => `${scope}\0${origin}\0${key}${value === null ? '' : `\n${value}`}\0`).join('');
 
 describe('the git settings that name a program', () => {
   it('are the filters, diff and merge drivers, signing and trailer commands, and nothing a person changes for a terminal or a remote', () => {
-    for (const key of ['filter.lfs.clean', 'filter.x.y.smudge', 'filter.evil.process', 'diff.pretty.textconv', 'diff.x.command', 'diff.external', 'merge.ours.driver', 'gpg.program', 'gpg.ssh.program', 'gpg.format', 'gpg.ssh.defaultkeycommand', 'commit.gpgsign', 'tag.gpgsign', 'trailer.sign.command', 'trailer.sign.cmd']) {
+    for (const key of ['filter.lfs.clean', 'filter.x.y.smudge', 'filter.evil.process', 'diff.pretty.textconv', 'diff.x.command', 'diff.external', 'merge.ours.driver', 'gpg.program', 'gpg.ssh.program', 'gpg.format', 'gpg.ssh.defaultkeycommand', 'commit.gpgsign', 'tag.gpgsign', 'trailer.sign.command', 'trailer.sign.cmd', 'include.path', 'includeif.onbranch:waves/issue-103.path', 'includeif.gitdir:**/.git/worktrees/**.path', 'core.attributesfile', 'extensions.partialclone', 'remote.evil.promisor', 'remote.evil.uploadpack', 'remote.o.receivepack', 'core.sshcommand']) {
       expect(namesProgram(key), key).toBe(true);
     }
-    for (const key of ['filter.lfs.required', 'core.editor', 'core.pager', 'core.sshcommand', 'credential.helper', 'core.hookspath', 'core.fsmonitor', 'alias.co', 'user.signingkey', 'include.path']) {
+    for (const key of ['filter.lfs.required', 'core.editor', 'core.pager', 'credential.helper', 'core.hookspath', 'core.fsmonitor', 'alias.co', 'user.signingkey', 'remote.origin.url', 'includeif.onbranch:x.other']) {
       expect(namesProgram(key), key).toBe(false);
     }
   });
@@ -30,6 +30,16 @@ describe('the git settings that name a program', () => {
       ['command', 'command line:', 'commit.gpgsign', 'false'],
     )));
     expect([...config]).toEqual([['filter.lfs.clean', { value: 'evil', origin: 'file:.git/config' }]]);
+  });
+});
+
+describe('includes', () => {
+  it('count with every value: an include added before a trusted one is a change, one removed is none', () => {
+    const rows = (...paths: string[]) => programConfig(paths.map((p) => ({ scope: 'local', origin: 'file:.git/config', key: 'include.path', value: p })));
+    const trusted = trustedConfigOf([rows('/home/p/a.inc')]);
+    expect(trusted).toEqual({ 'include.path': ['/home/p/a.inc'] });
+    expect(programChanges(trusted, rows('/tmp/evil.inc', '/home/p/a.inc')).map((c) => [c.key, c.value])).toEqual([['include.path', '/tmp/evil.inc']]);
+    expect(programChanges(trusted, rows())).toEqual([]);
   });
 });
 
@@ -57,5 +67,18 @@ describe('the signing of a commit of waves', () => {
       '-c', 'commit.gpgSign=true', '-c', 'gpg.format=openpgp', '-c', 'gpg.program=/usr/bin/gpg2', '-c', 'gpg.x509.program=gpgsm', '-c', 'gpg.ssh.program=ssh-keygen',
     ]);
     expect(signingOptions(config([['commit.gpgsign', null]]))).toContain('commit.gpgSign=true');
+  });
+});
+
+describe('a trusted setting that names a path an agent can rewrite', () => {
+  it('is a relative program or one inside the repository, and an include resolved into it; not a program on the PATH or outside', () => {
+    const root = '/repo';
+    expect(pathInRepository('filter.fmt.clean', 'sh tools/clean.sh', root, null)).toBe('tools/clean.sh');
+    expect(pathInRepository('filter.fmt.clean', './fmt %f', root, null)).toBe('./fmt');
+    expect(pathInRepository('diff.x.textconv', '/repo/bin/conv', root, null)).toBe('/repo/bin/conv');
+    expect(pathInRepository('include.path', '../shared.gitconfig', root, '/repo/.git/config')).toBe('/repo/shared.gitconfig');
+    for (const [key, value] of [['filter.lfs.clean', 'git-lfs clean -- %f'], ['gpg.program', '/usr/bin/gpg'], ['include.path', '/home/p/x.inc'], ['commit.gpgsign', 'true'], ['filter.x.smudge', 'sh -c "cat"']] as const) {
+      expect(pathInRepository(key, value, root, '/repo/.git/config'), `${key}=${value}`).toBeNull();
+    }
   });
 });

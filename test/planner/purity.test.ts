@@ -8,6 +8,8 @@ const SRC = fileURLToPath(new URL('../../packages/planner/src', import.meta.url)
 /** The planner's adapters: the only modules allowed to touch the file system, git or processes. */
 const ADAPTERS = new Set([
   'graph/list-files.ts',
+  'graph/git-run.ts',
+  'graph/git-inputs.ts',
   'graph/read-workspace.ts',
   'graph/build-repo-graph.ts',
   'graph/load-repo.ts',

@@ -106,5 +106,5 @@ export { runWave } from './runs/run-wave.js';
 export type { RunEvent, RunWaveOptions, WaveResult } from './runs/run-wave.js';
 export { checkGitTrust, GitTrustError, originOf, recordGitTrust, reviewGitTrust } from './git-trust/git-trust.js';
 export type { GitTrust, TrustReview } from './git-trust/git-trust.js';
-export { namesProgram, parseConfigList, programChanges, programConfig, signingOptions, trustedConfigOf } from './git-trust/program-config.js';
+export { namesProgram, parseConfigList, pathInRepository, programChanges, programConfig, signingOptions, trustedConfigOf } from './git-trust/program-config.js';
 export type { GitConfigEntry, ProgramChange, ProgramConfig, TrustedConfig } from './git-trust/program-config.js';

@@ -9,8 +9,7 @@
  */
 import { lstat, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import { execa } from 'execa';
-import { InputError } from '@waves/planner';
+import { execaGit, gitInputProblem, InputError } from '@waves/planner';
 import { GIT_OPTIONS } from './harvest/git-changes.js';
 import { RUNS_DIR } from './runs/run-record.js';
 
@@ -35,8 +34,12 @@ export async function checkOwnDirectories(root: string): Promise<void> {
     }
     throw new InputError(`${name}: not a directory; waves keeps its own files there: remove it`);
   }
+  // The first git of every command: a FIFO where git opens a file (an ignore or attributes file
+  // at the root, an include of the config) would block it. One line now instead.
+  const blocked = await gitInputProblem(root);
+  if (blocked !== null) throw new InputError(blocked);
   // Only the index is read (no work tree content, so no filter runs); outside a repository git just fails.
-  const tracked = await execa('git', [...GIT_OPTIONS, 'ls-files', '-z', '--', ...OWN_DIRECTORIES], { cwd: root, reject: false, stdin: 'ignore' });
+  const tracked = await execaGit([...GIT_OPTIONS, 'ls-files', '-z', '--', ...OWN_DIRECTORIES], { cwd: root, reject: false, stdin: 'ignore' });
   if (tracked.exitCode !== 0) return;
   const paths = tracked.stdout.split('\0').filter(Boolean);
   if (paths.length > 0) {

@@ -18,7 +18,7 @@ import {
   type HarvestOutcome,
   type RunRecord,
 } from '@waves/dispatch';
-import { buildRepoGraph, listRepoFiles, readWorkspace, sumAccuracy } from '@waves/planner';
+import { buildRepoGraph, gitInputProblem, listRepoFiles, readWorkspace, sumAccuracy } from '@waves/planner';
 import { durationOf, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { loadConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
@@ -185,7 +185,10 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
       : durationOf(config.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, { configKey: 'verifyTimeout' });
   const { runs, dispatch, label } = pickRuns(records, values);
   // The repository as the planner sees it (graph from the cache when unchanged), for {packages} and the accuracy.
-  const listing = await listRepoFiles(root);
+  // A FIFO where git's listing of the shared tree opens a file (an agent's .gitignore) would block
+  // it: the listing is left empty, and each run in the shared tree needs a person, saying why.
+  const blocked = await gitInputProblem(root, [], { deep: true });
+  const listing = blocked === null ? await listRepoFiles(root) : { files: [], head: null, git: true, blobIds: new Map<string, string>() };
   const { members } = await readWorkspace(root, listing.files);
   const graph = await buildRepoGraph(root, { files: listing.files, blobIds: listing.blobIds, members });
   const packages = members.filter((m) => m.dir !== '');

@@ -4,7 +4,7 @@
  * `PlanInput` — config file first, then flags over it.
  */
 import path from 'node:path';
-import { execa } from 'execa';
+import { execaGit } from '@waves/planner';
 import { checkGitTrust, DEFAULT_JOURNAL, defaultHolder, listLeases, parseDuration, tokensOf } from '@waves/dispatch';
 import { ConfigError, loadRepo, SAFE_GIT_CONFIG, type BacklogIssue, type PlanInput, type PlanOptionsInput, type RepoIndex } from '@waves/planner';
 import { enumFlag, intFlag, stringFlag, type FlagSpecs, type ParsedArgs } from '../args.js';
@@ -78,7 +78,7 @@ function apiTimeoutMs(flag: string | undefined, fromConfig: string | undefined):
 }
 
 async function originRepo(root: string): Promise<string | null> {
-  const result = await execa('git', [...SAFE_GIT_CONFIG, 'remote', 'get-url', 'origin'], { cwd: root, reject: false, stdin: 'ignore' }).catch(() => null);
+  const result = await execaGit([...SAFE_GIT_CONFIG, 'remote', 'get-url', 'origin'], { cwd: root, reject: false, stdin: 'ignore' }).catch(() => null);
   return result && result.exitCode === 0 ? result.stdout.trim() : null;
 }
 

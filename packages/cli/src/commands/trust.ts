@@ -4,7 +4,8 @@
  * effect as trusted. Every other command of waves that runs git refuses while such a setting is
  * added or changed (see git-trust/ in dispatch): this is the way out once a person has looked.
  */
-import { GitTrustError, originOf, recordGitTrust, reviewGitTrust, type TrustReview } from '@waves/dispatch';
+import { GitTrustError, originOf, pathInRepository, recordGitTrust, reviewGitTrust, type TrustReview } from '@waves/dispatch';
+import path from 'node:path';
 import { parseCommandArgs, renderFlags, type FlagSpecs } from '../args.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
@@ -38,6 +39,10 @@ the file it is in. If you did not set it, remove it (git config --file FILE --un
 waves again: harvest then says which run changed .git. If you did, waves trust --yes records
 the config in effect as trusted. Refused inside an agent's run (WAVES_RUN set).
 
+Trust covers the setting, not the file it names: a program named by a relative path (sh
+tools/clean.sh) or a path inside the repository is the work tree's file, which an agent can
+rewrite; waves trust warns about each such setting. Keep such programs outside the repository.
+
 Options:
 ${renderFlags(TRUST_FLAGS)}
 
@@ -52,6 +57,28 @@ function renderReview(review: TrustReview, root: string): string {
     return `  ${safeText(c.key, 120)} = ${shown(c.value)}  (${was}; in ${safeText(originOf(c.origin, root), 200)})`;
   });
   return lines.join('\n');
+}
+
+/**
+ * A warning per setting that names a program (or a file of config) an agent can rewrite: a
+ * relative path runs the file of the work tree git runs in, and a path inside the repository is
+ * in every agent's reach. Trusting the setting does not trust that file's content.
+ */
+function inTreeWarnings(review: TrustReview, root: string): string[] {
+  const settings: { key: string; value: string | null; file: string | null }[] = review.changes.map((c) => ({
+    key: c.key,
+    value: c.value,
+    file: c.origin.startsWith('file:') ? c.origin.slice('file:'.length) : null,
+  }));
+  if (settings.length === 0) for (const [key, values] of Object.entries(review.trusted)) for (const value of values) settings.push({ key, value, file: null });
+  const warnings: string[] = [];
+  for (const { key, value, file } of settings) {
+    const named = pathInRepository(key, value, root, file);
+    if (named === null) continue;
+    const line = `waves trust: warning: ${safeText(key, 120)} = ${shown(value)} names ${safeText(JSON.stringify(named), 200)}, a path ${path.isAbsolute(named) ? 'inside the repository' : 'relative to the work tree git runs in'}: an agent that rewrites that file gets its version run by waves' git (at harvest); put the program outside the repository to keep it yours`;
+    if (!warnings.includes(line)) warnings.push(line);
+  }
+  return warnings;
 }
 
 export async function runTrust(argv: readonly string[], io: CliIo): Promise<number> {
@@ -73,6 +100,7 @@ export async function runTrust(argv: readonly string[], io: CliIo): Promise<numb
     io.stdout(`waves trust: ${safeText(root, 200)} is not in a git work tree: nothing to trust\n`);
     return 0;
   }
+  for (const warning of inTreeWarnings(review, root)) io.stderr(`${warning}\n`);
   if (review.changes.length === 0) {
     if (!review.hadBaseline && values.yes) await recordGitTrust(root, review, io.now());
     io.stdout(

@@ -13,10 +13,9 @@
  * - for the repository's config, a journal anywhere but an untracked path under `.waves/`: lease
  *   events appended to a tracked source file would land in the next commit.
  */
-import { execFile } from 'node:child_process';
 import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError, readRegularFile, SAFE_GIT_CONFIG } from '@waves/planner';
+import { ConfigError, execaGit, gitInputProblem, readRegularFile, SAFE_GIT_CONFIG } from '@waves/planner';
 import type { LoadedConfig } from './load-config.js';
 
 function inside(root: string, target: string): boolean {
@@ -85,15 +84,18 @@ async function insideGit(root: string, abs: string): Promise<boolean> {
 }
 
 /** Whether git tracks `rel` (a file, or files under it) in the repository at `root`. */
-function tracked(root: string, rel: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      [...SAFE_GIT_CONFIG, '--literal-pathspecs', 'ls-files', '-z', '--', rel],
-      { cwd: root, maxBuffer: 1 << 20, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } },
-      (error, stdout) => resolve(!error && stdout.length > 0),
-    );
+async function tracked(root: string, rel: string): Promise<boolean> {
+  // A FIFO where git opens a file would block it: one line now, before any git runs.
+  const blocked = await gitInputProblem(root);
+  if (blocked !== null) throw new ConfigError(blocked);
+  const result = await execaGit([...SAFE_GIT_CONFIG, '--literal-pathspecs', 'ls-files', '-z', '--', rel], {
+    cwd: root,
+    reject: false,
+    stdin: 'ignore',
+    maxBuffer: 1 << 20,
+    env: { GIT_OPTIONAL_LOCKS: '0' },
   });
+  return !result.failed && result.stdout.length > 0;
 }
 
 /** Why a repository's config may not name `abs` as its lease journal, or null. */

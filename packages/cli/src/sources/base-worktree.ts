@@ -14,7 +14,7 @@
  */
 import { lstat, mkdir, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { execa } from 'execa';
+import { execaGit } from '@waves/planner';
 import { InputError, SAFE_GIT_CONFIG, type CheckoutPatterns } from '@waves/planner';
 
 /** A file of the commit. */
@@ -25,7 +25,7 @@ export interface TreeEntry {
 }
 
 function git(cwd: string, args: readonly string[]) {
-  return execa('git', [...SAFE_GIT_CONFIG, '-c', 'core.quotepath=off', ...args], {
+  return execaGit([...SAFE_GIT_CONFIG, '-c', 'core.quotepath=off', ...args], {
     cwd,
     stdin: 'ignore',
     reject: false,

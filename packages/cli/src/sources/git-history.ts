@@ -6,7 +6,7 @@
  * history a shallow clone does not have — is an error of input (exit code 2) in one line.
  */
 import { realpath } from 'node:fs/promises';
-import { execa } from 'execa';
+import { execaGit } from '@waves/planner';
 import { SAFE_GIT_CONFIG, type FileChange, type HistoryCommit } from '@waves/planner';
 import { UsageError } from '../errors.js';
 
@@ -30,7 +30,7 @@ export interface HistoryRange {
 
 /** git with nothing from the repository's config that could change what it prints or run anything. */
 function git(root: string, args: readonly string[]) {
-  return execa('git', [...SAFE_GIT_CONFIG, '-c', 'log.showSignature=false', '-c', 'core.quotepath=off', ...args], {
+  return execaGit([...SAFE_GIT_CONFIG, '-c', 'log.showSignature=false', '-c', 'core.quotepath=off', ...args], {
     cwd: root,
     stdin: 'ignore',
     reject: false,

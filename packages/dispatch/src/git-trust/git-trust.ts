@@ -19,8 +19,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, readdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { execa } from 'execa';
-import { ConfigError, readRegularFile, SAFE_GIT_CONFIG } from '@waves/planner';
+import { ConfigError, execaGit, gitInputProblem, readRegularFile, SAFE_GIT_CONFIG } from '@waves/planner';
 import { sealedNames, stateDir } from '../runs/record-seal.js';
 import { RUNS_DIR } from '../runs/run-record.js';
 import { worktreeProblem } from '../runs/worktree-check.js';
@@ -66,7 +65,7 @@ interface Baseline {
 
 const MAX_BASELINE_BYTES = 4 * 1024 * 1024;
 
-const gitIn = (cwd: string, args: readonly string[]) => execa('git', [...SAFE_GIT_CONFIG, ...args], { cwd, reject: false, stdin: 'ignore', stripFinalNewline: false });
+const gitIn = (cwd: string, args: readonly string[]) => execaGit([...SAFE_GIT_CONFIG, ...args], { cwd, reject: false, stdin: 'ignore', stripFinalNewline: false });
 const firstLine = (text: string) => text.trim().split('\n')[0] ?? '';
 
 const isInside = (dir: string, file: string) => {
@@ -134,7 +133,28 @@ async function baselineFileOf(root: string, gitDir: string): Promise<string> {
   return path.join(state, 'git-trust', `${key}.json`);
 }
 
+/**
+ * The folder of the baselines, when it is one: a link there is never followed (the baseline would
+ * be read from, or written to, wherever it points), a file there is named. Made when `create`.
+ */
+async function baselineFolder(dir: string, create: boolean): Promise<boolean> {
+  let info = await lstat(dir).catch(() => null);
+  if (info === null && create) {
+    await mkdir(dir, { recursive: true, mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+      throw new GitTrustError(`the folder of the trusted git config ${dir} cannot be made (${error.code ?? error.message}): move away what stands in its way`);
+    });
+    info = await lstat(dir).catch(() => null);
+  }
+  if (info === null) return false;
+  if (!info.isDirectory()) {
+    const kind = info.isSymbolicLink() ? 'a symbolic link (never followed)' : info.isFile() ? 'a file' : 'not a folder';
+    throw new GitTrustError(`the folder of the trusted git config ${dir} is ${kind}: waves keeps the git config you trust there; move it away`);
+  }
+  return true;
+}
+
 async function readBaseline(file: string): Promise<Baseline | null> {
+  if (!(await baselineFolder(path.dirname(file), false))) return null;
   const info = await lstat(file).catch(() => null);
   if (info === null) return null;
   const broken = (why: string) => new GitTrustError(`the trusted git config ${file} ${why}: waves trust shows the git config that names programs and records it again`);
@@ -156,7 +176,7 @@ async function readBaseline(file: string): Promise<Baseline | null> {
 
 /** Writes the baseline atomically (a new file renamed over it, never through a link), readable by its owner alone. */
 async function writeBaseline(file: string, baseline: Baseline): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  await baselineFolder(path.dirname(file), true);
   const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
     await writeFile(temp, `${JSON.stringify(baseline, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
@@ -197,6 +217,7 @@ export function originOf(origin: string, root: string): string {
  * to check.
  */
 export async function checkGitTrust(root: string, now: Date = new Date(), options: { record?: boolean } = {}): Promise<GitTrust> {
+  await refuseBlockingInputs(root);
   const gitDir = await commonGitDir(root);
   if (gitDir === null) return { commitSigning: [] };
   const file = await baselineFileOf(root, gitDir);
@@ -226,8 +247,15 @@ export async function checkGitTrust(root: string, now: Date = new Date(), option
   return { commitSigning: signingOptions(mainConfig) };
 }
 
+/** A FIFO or a device where git opens a file (an ignore or attributes file at the root, the git dir's, an include): one line, before any git blocks on it. */
+async function refuseBlockingInputs(root: string): Promise<void> {
+  const problem = await gitInputProblem(root);
+  if (problem !== null) throw new GitTrustError(problem);
+}
+
 /** What `waves trust` would record, and how it differs from the baseline. Writes nothing. */
 export async function reviewGitTrust(root: string): Promise<TrustReview | null> {
+  await refuseBlockingInputs(root);
   const gitDir = await commonGitDir(root);
   if (gitDir === null) return null;
   const baselineFile = await baselineFileOf(root, gitDir);

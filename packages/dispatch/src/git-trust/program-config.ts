@@ -12,17 +12,27 @@
  * - `merge.<driver>.driver`: by a merge;
  * - `gpg.program`, `gpg.<format>.program`, `gpg.format`, `gpg.ssh.defaultKeyCommand` and the
  *   enablers `commit.gpgSign`, `tag.gpgSign`: by a commit or a tag;
- * - `trailer.<token>.command|cmd`: by a commit that adds trailers.
+ * - `trailer.<token>.command|cmd`: by a commit that adds trailers;
+ * - `include.path`, `includeIf.<condition>.path`: a file of config read in; the key itself, with
+ *   every value it has, whether its condition holds now or not — an include whose condition is
+ *   not true yet (`onbranch:` a branch waves will make, `gitdir:` a worktree it will add) would
+ *   bring its programs in exactly where no check read them (red team 3, finding 3). A new or
+ *   changed include is a change to trust;
+ * - `core.attributesFile`: the attributes that choose which driver runs on which file;
+ * - `extensions.partialClone`, `remote.<name>.promisor|uploadPack|receivePack`, `core.sshCommand`:
+ *   a promisor remote makes git fetch a missing object on its own, running the remote's
+ *   upload-pack (red team 3, finding 2). waves also turns every protocol off (SAFE_GIT_CONFIG).
  *
  * NOTE: not watched, on purpose. `core.hooksPath` and `core.fsmonitor` are overridden on every
- * git command of waves (SAFE_GIT_CONFIG), and hooks are files, not config. Programs git runs only
- * to reach a remote (`core.sshCommand`, `credential.helper`, `remote.*.uploadpack`…) or a person
- * at a terminal (`core.editor`, `core.pager`, `sequence.editor`) never run from waves, which
- * neither fetches nor pushes nor opens an editor or a pager; a person changing their editor
- * would only be asked to trust it again. Attributes (`.gitattributes`, `info/attributes`,
- * `core.attributesFile`) are not watched either: they only choose among the drivers the config
- * defines, and a driver git does not find in the config runs nothing.
+ * git command of waves (SAFE_GIT_CONFIG), and hooks are files, not config. Other programs git
+ * runs only to reach a remote (`credential.helper`, `protocol.*`…) or a person at a terminal
+ * (`core.editor`, `core.pager`, `sequence.editor`) never run from waves, which neither fetches
+ * (every protocol is off: `protocol.allow=never`) nor pushes nor opens an editor or a pager; a
+ * person changing their editor would only be asked to trust it again. The attribute files
+ * (`.gitattributes`, `info/attributes`) are not config: they only choose among the drivers the
+ * config defines, and a driver git does not find in the config runs nothing.
  */
+import path from 'node:path';
 
 /** One setting of git's config, as `git config --list --show-scope --show-origin -z` gives it. */
 export interface GitConfigEntry {
@@ -60,7 +70,20 @@ const WATCHED: readonly RegExp[] = [
   /^gpg\.ssh\.defaultkeycommand$/,
   /^(?:commit|tag)\.gpgsign$/,
   /^trailer\..+\.(?:command|cmd)$/,
+  /^include\.path$/,
+  /^includeif\..+\.path$/,
+  /^core\.attributesfile$/,
+  /^extensions\.partialclone$/,
+  /^remote\..+\.(?:promisor|uploadpack|receivepack)$/,
+  /^core\.sshcommand$/,
 ];
+
+/** Keys git reads every value of (an include per value): each value counts, not the last one alone. */
+const MULTI_VALUED = /^(?:include\.path|includeif\..+\.path)$/;
+/** The key of a setting in a ProgramConfig: a multi-valued key's values are kept apart (`key NUL value`). */
+const SEPARATOR = '\0';
+/** The key as git names it, for a key of a ProgramConfig. */
+export const configKeyOf = (mapKey: string): string => mapKey.split(SEPARATOR)[0]!;
 
 /** Whether git can run a program named by (or switched on by) this key in a command of waves. */
 export function namesProgram(key: string): boolean {
@@ -91,8 +114,9 @@ export function programConfig(entries: readonly GitConfigEntry[]): ProgramConfig
   const config: ProgramConfig = new Map();
   for (const entry of entries) {
     if (entry.scope === 'command' || !namesProgram(entry.key)) continue;
-    config.delete(entry.key);
-    config.set(entry.key, { value: entry.value, origin: entry.origin });
+    const mapKey = MULTI_VALUED.test(entry.key) ? `${entry.key}${SEPARATOR}${entry.value ?? ''}` : entry.key;
+    config.delete(mapKey);
+    config.set(mapKey, { value: entry.value, origin: entry.origin });
   }
   return config;
 }
@@ -101,8 +125,8 @@ export function programConfig(entries: readonly GitConfigEntry[]): ProgramConfig
 export function trustedConfigOf(configs: readonly ProgramConfig[]): TrustedConfig {
   const trusted: TrustedConfig = {};
   for (const config of configs) {
-    for (const [key, { value }] of config) {
-      const values = (trusted[key] ??= []);
+    for (const [mapKey, { value }] of config) {
+      const values = (trusted[configKeyOf(mapKey)] ??= []);
       if (!values.includes(value)) values.push(value);
     }
   }
@@ -115,7 +139,8 @@ export function trustedConfigOf(configs: readonly ProgramConfig[]): TrustedConfi
  */
 export function programChanges(trusted: TrustedConfig, now: ProgramConfig): ProgramChange[] {
   const changes: ProgramChange[] = [];
-  for (const [key, { value, origin }] of now) {
+  for (const [mapKey, { value, origin }] of now) {
+    const key = configKeyOf(mapKey);
     const values = Object.hasOwn(trusted, key) ? trusted[key]! : [];
     if (!values.includes(value)) changes.push({ key, value, origin, trusted: values });
   }
@@ -143,4 +168,38 @@ export function signingOptions(config: ProgramConfig): string[] {
     if (key.startsWith('gpg.') && value !== null) pinned.set(key, value);
   }
   return ['-c', 'commit.gpgSign=true', ...[...pinned].flatMap(([key, value]) => ['-c', `${key}=${value}`])];
+}
+
+/** Keys whose value is a path to a file (resolved from the config file that holds it), not a command line. */
+const PATH_VALUED = /^(?:include\.path|includeif\..+\.path|core\.attributesfile)$/;
+/** Keys whose value is a switch or a name, not a program. */
+const NOT_A_PROGRAM = /^(?:commit\.gpgsign|tag\.gpgsign|gpg\.format|extensions\.partialclone|remote\..+\.promisor)$/;
+
+const insideOf = (dir: string, file: string) => {
+  const rel = path.relative(dir, file);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+};
+
+/**
+ * The path a trusted setting names that an agent can rewrite: a relative one (git runs a
+ * program from the work tree it runs in: `sh tools/clean.sh` is the agent's `tools/clean.sh` in
+ * its worktree) or one inside the repository `root`. Null when it names none. `configFile`: the
+ * file that holds the setting, from which git resolves a relative include.
+ */
+export function pathInRepository(key: string, value: string | null, root: string, configFile: string | null): string | null {
+  if (value === null || NOT_A_PROGRAM.test(key)) return null;
+  if (PATH_VALUED.test(key)) {
+    if (value.startsWith('~')) return null;
+    const resolved = path.isAbsolute(value) ? value : configFile !== null ? path.resolve(path.dirname(configFile), value) : null;
+    // Relative to a file not known here (a setting read back from the baseline): not judged.
+    if (resolved === null) return null;
+    return insideOf(root, resolved) ? resolved : null;
+  }
+  for (const raw of value.split(/\s+/)) {
+    const word = raw.replace(/^['"]|['"]$/g, '');
+    if (word === '' || word.startsWith('-') || word.includes('%') || word.includes('=')) continue;
+    if (!word.includes('/')) continue;
+    if (!path.isAbsolute(word) || insideOf(root, word)) return word;
+  }
+  return null;
 }

@@ -12,7 +12,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { execa } from 'execa';
+import { execaGit } from '@waves/planner';
 import { cutText, inFence } from '@waves/planner';
 import type { RunRecord, Witness } from '../runs/run-record.js';
 import { checkCommit, committedPaths } from './check-commit.js';
@@ -58,7 +58,7 @@ export function hasTrailer(message: string, trailer: string): boolean {
 
 /** The commits of `from..to` (first-parent line) whose message carries this trailer. */
 export async function commitsWithTrailer(cwd: string, from: string, to: string, trailer: string): Promise<string[]> {
-  const result = await execa('git', [...GIT_OPTIONS, 'log', '--first-parent', '--format=%H%x00%B%x01', '--end-of-options', `${from}..${to}`], { cwd, reject: false, stdin: 'ignore' });
+  const result = await execaGit([...GIT_OPTIONS, 'log', '--first-parent', '--format=%H%x00%B%x01', '--end-of-options', `${from}..${to}`], { cwd, reject: false, stdin: 'ignore' });
   if (result.exitCode !== 0) return [];
   return result.stdout
     .split('\x01')

@@ -9,7 +9,7 @@
  */
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
-import { execa } from 'execa';
+import { execaGit } from '@waves/planner';
 import type { RunRecord } from '../runs/run-record.js';
 import { worktreeProblem } from '../runs/worktree-check.js';
 import { GIT_OPTIONS } from './git-changes.js';
@@ -24,7 +24,7 @@ export async function committedBranchProblem(root: string, record: RunRecord, ot
   const sha = record.witness?.commit?.sha;
   if (!sha || !record.worktree) return null;
   const { branch } = record.worktree;
-  const found = await execa('git', [...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', '--end-of-options', `refs/heads/${branch}`], { cwd: root, reject: false, stdin: 'ignore' });
+  const found = await execaGit([...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', '--end-of-options', `refs/heads/${branch}`], { cwd: root, reject: false, stdin: 'ignore' });
   const tip = found.exitCode === 0 ? found.stdout.trim() : null;
   if (tip === null) return `its branch ${branch} is gone (waves committed and sealed ${short(sha)} on it): deleted by another run's agent, or by you after merging it`;
   if (tip !== sha) {

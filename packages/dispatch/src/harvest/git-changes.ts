@@ -10,7 +10,7 @@
  */
 import { readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { execa } from 'execa';
+import { execaGit } from '@waves/planner';
 import { SAFE_GIT_CONFIG, type ChangedPath } from '@waves/planner';
 import { lstatInTree } from './path-links.js';
 
@@ -35,7 +35,7 @@ function spawnFailure(result: { code?: string; shortMessage?: string; message?: 
 
 /** Runs git with waves' options. */
 export async function git(cwd: string, args: readonly string[], input?: string): Promise<string> {
-  const result = await execa('git', [...GIT_OPTIONS, ...args], {
+  const result = await execaGit([...GIT_OPTIONS, ...args], {
     cwd,
     reject: false,
     stripFinalNewline: false,
@@ -50,7 +50,7 @@ export async function git(cwd: string, args: readonly string[], input?: string):
 
 /** Runs git with waves' options; its output as bytes (a file's content). */
 export async function gitBytes(cwd: string, args: readonly string[]): Promise<Buffer> {
-  const result = await execa('git', [...GIT_OPTIONS, ...args], { cwd, reject: false, stdin: 'ignore', encoding: 'buffer', stripFinalNewline: false });
+  const result = await execaGit([...GIT_OPTIONS, ...args], { cwd, reject: false, stdin: 'ignore', encoding: 'buffer', stripFinalNewline: false });
   if (result.exitCode !== 0) {
     const why = (result.stderr ? Buffer.from(result.stderr).toString('utf8') : spawnFailure(result)).trim().split('\n')[0] ?? '';
     throw new GitError(`git ${args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? ''} in ${cwd} failed: ${why}`);
@@ -60,7 +60,7 @@ export async function gitBytes(cwd: string, args: readonly string[]): Promise<Bu
 
 /** The commit HEAD is at, or null in a repository without commits. */
 export async function headCommit(cwd: string): Promise<string | null> {
-  const result = await execa('git', [...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd, reject: false, stdin: 'ignore' });
+  const result = await execaGit([...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd, reject: false, stdin: 'ignore' });
   return result.exitCode === 0 ? result.stdout.trim() : null;
 }
 
@@ -69,7 +69,7 @@ export async function headCommit(cwd: string): Promise<string | null> {
  * when it lies within one, `outside` when git knows no repository there.
  */
 export async function workTreeOf(dir: string): Promise<{ kind: 'top' } | { kind: 'inside'; top: string } | { kind: 'outside' }> {
-  const result = await execa('git', [...GIT_OPTIONS, 'rev-parse', '--show-toplevel'], { cwd: dir, reject: false, stdin: 'ignore' });
+  const result = await execaGit([...GIT_OPTIONS, 'rev-parse', '--show-toplevel'], { cwd: dir, reject: false, stdin: 'ignore' });
   if (result.exitCode !== 0) return { kind: 'outside' };
   const top = result.stdout.trim();
   const [a, b] = await Promise.all([realpath(top).catch(() => top), realpath(dir).catch(() => dir)]);
@@ -77,7 +77,7 @@ export async function workTreeOf(dir: string): Promise<{ kind: 'top' } | { kind:
 }
 
 export async function currentBranch(cwd: string): Promise<string | null> {
-  const result = await execa('git', [...GIT_OPTIONS, 'symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd, reject: false, stdin: 'ignore' });
+  const result = await execaGit([...GIT_OPTIONS, 'symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd, reject: false, stdin: 'ignore' });
   return result.exitCode === 0 ? result.stdout.trim() : null;
 }
 
@@ -219,6 +219,6 @@ export async function hashFiles(cwd: string, paths: readonly string[]): Promise<
 /** What `file` is in `commit`: a `blob` (a file or a link), a `tree`, a `commit` (a submodule), or null when it is not there. */
 export async function objectAt(cwd: string, commit: string | null, file: string): Promise<string | null> {
   if (commit === null) return null;
-  const result = await execa('git', [...GIT_OPTIONS, 'cat-file', '-t', `${commit}:${file}`], { cwd, reject: false, stdin: 'ignore' });
+  const result = await execaGit([...GIT_OPTIONS, 'cat-file', '-t', `${commit}:${file}`], { cwd, reject: false, stdin: 'ignore' });
   return result.exitCode === 0 ? result.stdout.trim() : null;
 }

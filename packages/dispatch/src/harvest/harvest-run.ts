@@ -22,6 +22,7 @@ import {
   fenceWithCompanions,
   inFence,
   isSourceFile,
+  gitInputProblem,
   readRegularFile,
   ModuleResolver,
   scanImports,
@@ -273,7 +274,10 @@ export async function harvestRun(file: string, options: HarvestOptions): Promise
     else {
       const rewritten = await rewrittenSince(file, sealed, copy);
       const distrust = rewritten.length > 0 ? [`its run record was rewritten after dispatch: ${rewritten.join(', ')} differ(s) from its seal; the sealed values were used and nothing is committed`] : [];
-      try {
+      // A FIFO where git opens a file (an ignore file in the agent's fence) would block harvest's git for good.
+      const blocked = await gitInputProblem(sealed.worktree ? sealed.worktree.path : options.root, [], { deep: true });
+      if (blocked !== null) witness = emptyWitness(record, options, [...distrust, `nothing was diffed, reverted, verified or committed: ${blocked}`]);
+      else try {
         witness = await witnessRun(sealed, options, distrust);
       } catch (error) {
         if (error instanceof GitError || error instanceof RevertError || error instanceof TreeRaceError) return { kind: 'failed', record, why: firstLine(error) };

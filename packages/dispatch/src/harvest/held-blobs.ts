@@ -6,7 +6,7 @@
  * not what verification checked; the commit is built from the blobs held before, never from the
  * work tree as it is at commit time.
  */
-import { execa } from 'execa';
+import { execaGit } from '@waves/planner';
 import { GIT_OPTIONS, git } from './git-changes.js';
 import { lstatInTree } from './path-links.js';
 
@@ -51,7 +51,7 @@ export function changedSince(before: HeldFiles, now: HeldFiles): string[] {
 export async function treeWith(cwd: string, parent: string | null, held: HeldFiles, indexFile: string): Promise<string> {
   const env = { GIT_INDEX_FILE: indexFile };
   const run = async (args: readonly string[], input?: string) => {
-    const result = await execa('git', [...GIT_OPTIONS, ...args], { cwd, env, reject: false, ...(input === undefined ? { stdin: 'ignore' as const } : { input }) });
+    const result = await execaGit([...GIT_OPTIONS, ...args], { cwd, env, reject: false, ...(input === undefined ? { stdin: 'ignore' as const } : { input }) });
     if (result.exitCode !== 0) throw new Error(`git ${args[0]} failed: ${(result.stderr || result.stdout).trim().split('\n')[0]}`);
     return result.stdout;
   };

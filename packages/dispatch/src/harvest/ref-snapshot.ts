@@ -16,7 +16,7 @@
  * harvest cannot tell who did it, so it asks. Waves' own harvest commits (on the shared work
  * tree's branch, without worktrees) are recognised by their sealed records and are not a change.
  */
-import { execa } from 'execa';
+import { execaGit } from '@waves/planner';
 import { git, GIT_OPTIONS, headCommit } from './git-changes.js';
 
 export interface HeadState {
@@ -39,7 +39,7 @@ export const WATCHED_REFS = ['refs/heads', 'refs/tags', 'refs/replace', 'refs/no
 const OWN = /^refs\/heads\/waves\//;
 
 async function headOf(dir: string): Promise<HeadState> {
-  const branch = await execa('git', [...GIT_OPTIONS, 'symbolic-ref', '--quiet', 'HEAD'], { cwd: dir, reject: false, stdin: 'ignore' });
+  const branch = await execaGit([...GIT_OPTIONS, 'symbolic-ref', '--quiet', 'HEAD'], { cwd: dir, reject: false, stdin: 'ignore' });
   return { branch: branch.exitCode === 0 ? branch.stdout.trim() : null, commit: await headCommit(dir) };
 }
 
@@ -118,7 +118,7 @@ export function describeRefChanges(changes: readonly RefChange[]): string {
  */
 export function wavesCommitsOnly(cwd: string, known: () => Promise<ReadonlySet<string>>): (from: string, to: string) => Promise<boolean> {
   return async (from, to) => {
-    const ancestor = await execa('git', [...GIT_OPTIONS, 'merge-base', '--is-ancestor', from, to], { cwd, reject: false, stdin: 'ignore' });
+    const ancestor = await execaGit([...GIT_OPTIONS, 'merge-base', '--is-ancestor', from, to], { cwd, reject: false, stdin: 'ignore' });
     if (ancestor.exitCode !== 0) return false;
     const added = (await git(cwd, ['rev-list', '--first-parent', `${from}..${to}`])).split('\n').filter(Boolean);
     const ours = await known();

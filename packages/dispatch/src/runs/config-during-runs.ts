@@ -10,7 +10,7 @@
  */
 import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { execa } from 'execa';
+import { execaGit } from '@waves/planner';
 import { GIT_OPTIONS, hashFiles } from '../harvest/git-changes.js';
 import { readSeals, viewStatus, type RunRecord } from './run-record.js';
 import { sealFileOf } from './record-seal.js';
@@ -28,7 +28,7 @@ export async function configChangedDuringRuns(root: string, runsDir: string, fil
   const rel = path.relative(root, file).split(path.sep).join('/');
   if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return null;
   const [now] = await hashFiles(root, [rel]);
-  const head = await execa('git', [...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', `HEAD:${rel}`], { cwd: root, reject: false, stdin: 'ignore' });
+  const head = await execaGit([...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', `HEAD:${rel}`], { cwd: root, reject: false, stdin: 'ignore' });
   const headBlob = head.exitCode === 0 ? head.stdout.trim() : null;
   if ((now?.hash ?? null) === headBlob) return null;
   // The later ctime of the path and (a link) of what it leads to.

@@ -13,7 +13,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { lstat, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { execa } from 'execa';
+import { execaGit } from '@waves/planner';
 import { isDirectoryLeaf, nextCandidate, WHOLE_REPOSITORY, type Plan, type PlanAnalysis, type PlanIssue } from '@waves/planner';
 import { buildIssueDispatch, type DispatchOptions } from '../build-dispatch.js';
 import { checkGitTrust, GitTrustError } from '../git-trust/git-trust.js';
@@ -422,7 +422,7 @@ type Prepared = { status: 'created' | 'reused' } | { status: 'failed'; reason: s
 async function prepareWorktree(root: string, dir: string, branch: string, addArgv: readonly string[]): Promise<Prepared> {
   // Hooks and fsmonitor off: an agent of an earlier run can have planted a post-checkout or a
   // reference-transaction hook in the shared git dir, which `git worktree add` would run.
-  const git = (args: string[], cwd = root) => execa('git', [...GIT_OPTIONS, ...args], { cwd, reject: false, stdin: 'ignore' });
+  const git = (args: string[], cwd = root) => execaGit([...GIT_OPTIONS, ...args], { cwd, reject: false, stdin: 'ignore' });
   const failed = (what: string, result: { stderr: string; stdout: string }): Prepared => ({
     status: 'failed',
     reason: `${what} failed: ${gitFailure(result.stderr || result.stdout)}`,

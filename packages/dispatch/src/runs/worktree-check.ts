@@ -15,10 +15,10 @@
  */
 import { lstat, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { execa } from 'execa';
+import { execaGit } from '@waves/planner';
 import { GIT_OPTIONS } from '../harvest/git-changes.js';
 
-const run = (cwd: string, args: readonly string[]) => execa('git', [...GIT_OPTIONS, ...args], { cwd, reject: false, stdin: 'ignore' });
+const run = (cwd: string, args: readonly string[]) => execaGit([...GIT_OPTIONS, ...args], { cwd, reject: false, stdin: 'ignore' });
 
 /** The real path of the repository's common git dir, asked in the root (null when git cannot say). */
 export async function commonDirOf(root: string): Promise<string | null> {

@@ -22,6 +22,11 @@
  * - `gc.auto=0`, `maintenance.auto=false`: a commit of waves never starts `git gc --auto`, whose
  *   repack and `info/refs` would change the shared git dir under the runs still going (their
  *   harvest would take it for tampering), nor any other maintenance.
+ * - `protocol.allow=never`: git reaches no remote, over any transport (file, ssh, ext::…). waves
+ *   never fetches; but git fetches on its own the objects a partial clone lacks, from a
+ *   "promisor" remote, running its `uploadpack` or `core.sshCommand` (red team 3, finding 2). A
+ *   missing object is an error instead (`GIT_NO_LAZY_FETCH=1` in git's environment says the
+ *   same, see git-run.ts).
  *
  * NOTE: what is left to the repository on purpose. Filters (`filter.<driver>.clean/smudge`) and
  * diff drivers are configured by the person: git-crypt and git-lfs put their filters in
@@ -45,4 +50,5 @@ export const SAFE_GIT_CONFIG: readonly string[] = [
   '-c', 'log.showSignature=false',
   '-c', 'gc.auto=0',
   '-c', 'maintenance.auto=false',
+  '-c', 'protocol.allow=never',
 ];

@@ -5,7 +5,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { execa } from 'execa';
+import { execaGit, GitTimeoutError } from './git-run.js';
 import { InputError } from '../errors.js';
 import { SAFE_GIT_CONFIG } from './git-options.js';
 import type { RepoPath } from '../types.js';
@@ -28,12 +28,12 @@ function splitZ(stdout: string): string[] {
 
 async function listGit(root: string): Promise<RepoListing> {
   // Hooks and fsmonitor off (git-options.ts): the listing runs in the person's repository, at plan, dispatch and harvest.
-  const git = (args: string[]) => execa('git', [...SAFE_GIT_CONFIG, '-c', 'core.quotepath=off', ...args], { cwd: root, stdin: 'ignore', maxBuffer: 1024 * 1024 * 1024, stripFinalNewline: false });
+  const git = (args: string[]) => execaGit([...SAFE_GIT_CONFIG, '-c', 'core.quotepath=off', ...args], { cwd: root, stdin: 'ignore', maxBuffer: 1024 * 1024 * 1024, stripFinalNewline: false });
   // One pass over the index (tags: H cached, R deleted, C modified) and one over the work tree.
   const [tracked, others, head] = await Promise.all([
     git(['ls-files', '-z', '-t', '--stage', '--cached', '--deleted', '--modified']),
     git(['ls-files', '-z', '--others', '--exclude-standard']),
-    execa('git', [...SAFE_GIT_CONFIG, 'rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: root, reject: false, stdin: 'ignore' }),
+    execaGit([...SAFE_GIT_CONFIG, 'rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: root, reject: false, stdin: 'ignore' }),
   ]);
   const gone = new Set<RepoPath>();
   const changed = new Set<RepoPath>();
@@ -93,7 +93,9 @@ async function walk(root: string): Promise<RepoPath[]> {
 export async function listRepoFiles(root: string): Promise<RepoListing> {
   try {
     return await listGit(root);
-  } catch {
+  } catch (error) {
+    // git blocked (a FIFO it opened) is no "not a checkout": walking would list the wrong files.
+    if (error instanceof GitTimeoutError) throw error;
     // Not a git checkout (or no git): walk the directory.
     return { files: await walk(root), head: null, git: false, blobIds: new Map() };
   }
