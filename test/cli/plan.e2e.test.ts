@@ -121,6 +121,18 @@ describe('waves plan on bad input', () => {
     expect(result.stderr).toMatch(/\n\s+at /);
   });
 
+  it('ends quietly when its reader stops early (waves plan | head): no EPIPE trace, the exit code of the command', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn('node', [BIN, 'plan', '--from-issues', ISSUES, '--root', REPO], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    // The reader is gone before waves writes its first line.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    expect(stderr).not.toMatch(/EPIPE|Unhandled|at .*\(node:/);
+    expect(code).toBe(0);
+  });
+
   it('rejects an unknown command with a hint', async () => {
     const result = await waves(['plna']);
     expect(result.exitCode).toBe(2);

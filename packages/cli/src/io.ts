@@ -39,8 +39,17 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
  */
 export function processIo(): CliIo {
   takeTokens();
+  // A reader that stops early (`waves graph | head`) closes the pipe: the rest of the output has
+  // nowhere to go, and the command still ends as it would (a dispatch settles its runs), quietly.
+  let closed = false;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    closed = true;
+  });
   return {
-    stdout: (text) => process.stdout.write(text),
+    stdout: (text) => {
+      if (!closed) process.stdout.write(text);
+    },
     stderr: (text) => process.stderr.write(text),
     readStdin: () => readAll(process.stdin),
     stderrIsTTY: Boolean(process.stderr.isTTY),
