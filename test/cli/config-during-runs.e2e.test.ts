@@ -16,10 +16,11 @@ afterEach(async () => {
   t = null;
 });
 
-const script = (flag: boolean) => `
+const script = (flag: boolean, commit = false) => `
 if [ "$1" = 102 ]; then
   ${flag ? 'git update-index --assume-unchanged waves.config.json' : ''}
   node -e 'const f = "waves.config.json"; const c = JSON.parse(require("fs").readFileSync(f, "utf8")); c.verify = [["sh", "-c", "touch {scratch}/verify-ran"]]; require("fs").writeFileSync(f, JSON.stringify(c))'
+  ${commit ? 'git add waves.config.json && git -c user.name=agent -c user.email=agent@example.invalid commit -q -m "chore: config" -- waves.config.json' : ''}
   echo "// x" >> packages/web/src/index.ts
 fi
 `;
@@ -35,7 +36,7 @@ describe('waves dispatch after an agent rewrote the config', () => {
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
     // Nothing started.
     expect(records()).toEqual(before);
-    expect(refused.stderr).toMatch(/waves\.config\.json differs from HEAD and was changed while run\(s\) [#\d, ]*#102\b.*commit it or restore it/);
+    expect(refused.stderr).toMatch(/waves\.config\.json differs from HEAD and was changed while run\(s\) [#\d, ]*#102\b.*touch waves\.config\.json once they have ended; else restore it/);
     // The person restores it, then edits it on purpose (after the runs ended): dispatch goes on.
     await t.git(t.root, 'checkout', '--', 'waves.config.json');
     await new Promise((resolve) => setTimeout(resolve, 1_200));
@@ -55,5 +56,22 @@ describe('waves dispatch after an agent rewrote the config', () => {
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toMatch(/waves\.config\.json differs from HEAD and was changed while run\(s\) [#\d, ]*#102\b/);
     expect(existsSync(path.join(t.scratch, 'verify-ran'))).toBe(false);
+  }, 120_000);
+
+  it('refuses also when the agent committed the config on the branch (equal to HEAD, not to what the run started from); touched by the person afterwards, it dispatches', async () => {
+    t = await hostileSetup({ script: script(false, true) });
+    expect((await t.dispatch()).exitCode).toBe(0);
+    await t.harvest();
+    const before = records();
+    const refused = await t.dispatch('--wave', '2');
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr.trim().split('\n')).toEqual([expect.stringMatching(/waves\.config\.json was changed and committed while run\(s\) [#\d, ]*#102\b.*git checkout [0-9a-f]{12} -- waves\.config\.json/)]);
+    expect(records()).toEqual(before);
+    expect(existsSync(path.join(t.scratch, 'verify-ran'))).toBe(false);
+    // The person checks the commit and keeps it: touched now that the runs have ended, it dispatches.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const file = path.join(t.root, 'waves.config.json');
+    writeFileSync(file, readFileSync(file, 'utf8'));
+    expect((await t.dispatch('--wave', '2')).exitCode).toBe(0);
   }, 120_000);
 });

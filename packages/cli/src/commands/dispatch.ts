@@ -95,9 +95,9 @@ code (tmux, ssh, vim, awk…).
 Before any git runs (and again before each worktree is made), git config that names a program —
 a filter, a signing program — added or changed since you trusted it stops the dispatch (exit 2;
 an issue whose worktree would come after it is skipped, saying why): see waves trust --help.
-A waves.config.json of the repository that differs from HEAD and was changed while a run of an
-earlier dispatch was running (an agent may have rewritten its verify or agents) is not sealed:
-the dispatch stops (exit 2) until you check it and commit or restore it.
+A waves.config.json of the repository changed while a run of an earlier dispatch was running
+(an agent may have rewritten its verify or agents, and even committed it) is not sealed: the
+dispatch stops (exit 2) until you check it, then touch it (your change) or restore it.
 Exit codes: 0 every agent succeeded (or started, with --detach; or shown, with --dry-run),
 1 an agent failed or timed out, or a run's leases could not be released (a line names them and
 the waves lease release commands that free them), 2 bad flag, input or config, 130 cancelled.

@@ -2,11 +2,12 @@
  * Whether the repository's own config was changed while runs of an earlier dispatch were running
  * (red team 3, #7): an agent in wave 1 rewrites `waves.config.json` (its `verify`, an agent's
  * command) and `dispatch --wave 2` would seal what it wrote, for wave 2's harvest to run as the
- * person. The rule: the file's content differs from HEAD (compared by content, whatever the index
- * flags say) and its ctime — which no process can set back — falls between the start of a run of
- * this repository and its end (plus a few seconds), or after the start of one that has not ended.
- * A person who edits the config between dispatches never trips it; one who edits it while agents
- * run commits it first (then it equals HEAD).
+ * person. The rule: the file's ctime — which no process can set back — falls between the start of
+ * a run of this repository and its end (plus a few seconds), or after the start of one that has not
+ * ended, and its content differs from HEAD (compared by content, whatever the index flags say) or
+ * from what it was at the commit that run started from (an agent commits on the branch as well).
+ * A person who edits the config between dispatches never trips it; one who edited it while agents
+ * ran touches it once they have ended.
  */
 import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -28,9 +29,11 @@ export async function configChangedDuringRuns(root: string, runsDir: string, fil
   const rel = path.relative(root, file).split(path.sep).join('/');
   if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return null;
   const [now] = await hashFiles(root, [rel]);
-  const head = await execaGit([...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', `HEAD:${rel}`], { cwd: root, reject: false, stdin: 'ignore' });
-  const headBlob = head.exitCode === 0 ? head.stdout.trim() : null;
-  if ((now?.hash ?? null) === headBlob) return null;
+  const blobAt = async (commit: string): Promise<string | null> => {
+    const result = await execaGit([...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${commit}:${rel}`], { cwd: root, reject: false, stdin: 'ignore' });
+    return result.exitCode === 0 ? result.stdout.trim() : null;
+  };
+  const content = now?.hash ?? null;
   // The later ctime of the path and (a link) of what it leads to.
   const times = await Promise.all([lstat(file).catch(() => null), stat(file).catch(() => null)]);
   const ctime = Math.max(...times.map((s) => s?.ctimeMs ?? 0));
@@ -42,6 +45,17 @@ export async function configChangedDuringRuns(root: string, runsDir: string, fil
     if (Number.isFinite(started) && started <= ctime && ctime <= end + END_SLACK_MS) runs.push(r);
   }
   if (runs.length === 0) return null;
-  const named = runs.map((r) => `#${r.issue.number}`).slice(0, 5).join(', ') + (runs.length > 5 ? ` and ${runs.length - 5} more` : '');
-  return `${rel} differs from HEAD and was changed while run(s) ${named} were running (an agent could have rewritten its verify or agents): check it, then commit it or restore it (git checkout -- ${rel}) and dispatch again`;
+  const named = (list: readonly RunRecord[]) => list.map((r) => `#${r.issue.number}`).slice(0, 5).join(', ') + (list.length > 5 ? ` and ${list.length - 5} more` : '');
+  if (content !== (await blobAt('HEAD'))) {
+    return `${rel} differs from HEAD and was changed while run(s) ${named(runs)} were running (an agent could have rewritten its verify or agents): check it — if the change is yours, touch ${rel} once they have ended; else restore it (git checkout -- ${rel}) — and dispatch again`;
+  }
+  // Equal to HEAD, but not to what it was when those runs started: committed during them — an
+  // agent can commit on the branch as well as write the file.
+  const moved: RunRecord[] = [];
+  for (const r of runs) {
+    const start = r.start?.head ?? null;
+    if (start !== null && (await blobAt(start)) !== content) moved.push(r);
+  }
+  if (moved.length === 0) return null;
+  return `${rel} was changed and committed while run(s) ${named(moved)} were running (an agent could have rewritten its verify or agents and committed it): check it — if the change is yours, touch ${rel} now that they have ended; else restore it (git checkout ${moved[0]!.start!.head!.slice(0, 12)} -- ${rel}) — and dispatch again`;
 }
