@@ -22,7 +22,7 @@ import path from 'node:path';
 import { ConfigError, execaGit, gitInputProblem, readRegularFile, SAFE_GIT_CONFIG } from '@waves/planner';
 import { sealedNames, stateDir } from '../runs/record-seal.js';
 import { RUNS_DIR } from '../runs/run-record.js';
-import { worktreeProblem } from '../runs/worktree-check.js';
+import { commonDirOf, worktreeFilesProblem } from '../runs/worktree-check.js';
 import { parseConfigList, programChanges, programConfig, signingOptions, trustedConfigOf, type ProgramChange, type ProgramConfig, type TrustedConfig } from './program-config.js';
 
 
@@ -73,13 +73,6 @@ const isInside = (dir: string, file: string) => {
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 };
 
-/** The real path of the repository's common git dir, or null when `root` is not in a git work tree. */
-async function commonGitDir(root: string): Promise<string | null> {
-  const result = await gitIn(root, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
-  if (result.exitCode !== 0) return null;
-  return realpath(result.stdout.trim()).catch(() => null);
-}
-
 /** The work trees of the repository that exist: `root` first, then every registered one. */
 async function workTrees(root: string): Promise<string[]> {
   const dirs = [root];
@@ -108,12 +101,13 @@ async function readProgramConfig(dir: string): Promise<{ config: ProgramConfig }
 }
 
 /** The watched settings of every work tree of the repository. A work tree git cannot read is skipped (no git runs there either); the root is not. */
-async function readAllConfigs(root: string): Promise<WorkTreeConfig[]> {
+async function readAllConfigs(root: string, gitDir: string): Promise<WorkTreeConfig[]> {
   const configs: WorkTreeConfig[] = [];
   for (const dir of await workTrees(root)) {
     // A worktree whose .git no longer leads to this repository is not read (its config is
     // another repository's): waves runs no git there — dispatch skips it, harvest needs a person.
-    if (dir !== root && (await worktreeProblem(root, dir, null)) !== null) continue;
+    // Its files say so (git worktree list named it already).
+    if (dir !== root && (await worktreeFilesProblem(root, dir, gitDir)) !== null) continue;
     const read = await readProgramConfig(dir);
     if ('config' in read) configs.push({ dir, config: read.config });
     else if (dir === root) throw new GitTrustError(`git cannot read its config in ${root}: ${read.error}`);
@@ -218,10 +212,10 @@ export function originOf(origin: string, root: string): string {
  */
 export async function checkGitTrust(root: string, now: Date = new Date(), options: { record?: boolean } = {}): Promise<GitTrust> {
   await refuseBlockingInputs(root);
-  const gitDir = await commonGitDir(root);
+  const gitDir = await commonDirOf(root);
   if (gitDir === null) return { commitSigning: [] };
   const file = await baselineFileOf(root, gitDir);
-  const configs = await readAllConfigs(root);
+  const configs = await readAllConfigs(root, gitDir);
   const mainConfig = configs[0]!.config;
   const baseline = await readBaseline(file);
   if (baseline === null) {
@@ -256,10 +250,10 @@ async function refuseBlockingInputs(root: string): Promise<void> {
 /** What `waves trust` would record, and how it differs from the baseline. Writes nothing. */
 export async function reviewGitTrust(root: string): Promise<TrustReview | null> {
   await refuseBlockingInputs(root);
-  const gitDir = await commonGitDir(root);
+  const gitDir = await commonDirOf(root);
   if (gitDir === null) return null;
   const baselineFile = await baselineFileOf(root, gitDir);
-  const configs = await readAllConfigs(root);
+  const configs = await readAllConfigs(root, gitDir);
   const baseline = await readBaseline(baselineFile).catch(() => null);
   const changes = configs.flatMap(({ dir, config }) => programChanges(baseline?.config ?? {}, config).map((change) => ({ ...change, dir })));
   // One line per setting, even when several work trees share it (the common config).
@@ -269,7 +263,7 @@ export async function reviewGitTrust(root: string): Promise<TrustReview | null> 
 
 /** Records the config in effect now as the one the person trusts. */
 export async function recordGitTrust(root: string, review: TrustReview, now: Date = new Date()): Promise<void> {
-  const gitDir = await commonGitDir(root);
+  const gitDir = await commonDirOf(root);
   if (gitDir === null) return;
   await writeBaseline(review.baselineFile, { v: 1, gitDir, trustedAt: now.toISOString(), config: review.trusted });
 }

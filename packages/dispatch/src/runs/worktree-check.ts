@@ -43,6 +43,30 @@ export async function worktreeProblem(root: string, dir: string, branch: string 
   const where = path.relative(root, dir) || '.';
   const common = await commonDirOf(root);
   if (common === null) return `the repository's git dir cannot be found from ${root}`;
+  const files = await worktreeFilesProblem(root, dir, common);
+  if (files !== null) return files;
+  // Its files say it is ours: now git may be asked, there and in the root.
+  const asked = await run(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
+  const there = asked.exitCode === 0 ? await realpath(asked.stdout.trim()).catch(() => null) : null;
+  if (there !== common) return `git in ${where} answers for another repository (${asked.exitCode === 0 ? asked.stdout.trim() : 'none'}), not this one`;
+  const listed = await run(root, ['worktree', 'list', '--porcelain', '-z']);
+  if (listed.exitCode !== 0) return `git worktree list failed: ${gitFailure(listed.stderr)}`;
+  const realDir = await realpath(dir).catch(() => dir);
+  const entries = listed.stdout.split('\0\0').map((block) => block.split('\0'));
+  const entry = entries.find((fields) => fields[0] === `worktree ${realDir}` || fields[0] === `worktree ${dir}`);
+  if (!entry) return `git worktree list does not list ${where}: it is not a worktree of this repository`;
+  const on = entry.find((f) => f.startsWith('branch '))?.slice('branch '.length) ?? null;
+  if (branch !== null && on !== `refs/heads/${branch}`) return `${where} is on ${on?.replace(/^refs\/heads\//, '') ?? 'a detached HEAD'}, not ${branch}`;
+  return null;
+}
+
+/**
+ * The part of `worktreeProblem` that reads files only (no git runs): `dir/.git` is a regular file
+ * pointing into `<common>/worktrees/`, whose `commondir` and `gitdir` lead back. `common` is the
+ * real path of the repository's common git dir.
+ */
+export async function worktreeFilesProblem(root: string, dir: string, common: string): Promise<string | null> {
+  const where = path.relative(root, dir) || '.';
   const dotGit = path.join(dir, '.git');
   const stat = await lstat(dotGit).catch(() => null);
   if (stat === null) return `${where}/.git is gone: it is no longer a worktree of this repository`;
@@ -64,18 +88,6 @@ export async function worktreeProblem(root: string, dir: string, branch: string 
     realpath(dotGit).catch(() => null),
   ]);
   if (own === null || own !== realDotGit) return `${path.relative(common, admin)}/gitdir does not lead back to ${where}/.git: the worktree's registration was changed`;
-  // Its files say it is ours: now git may be asked, there and in the root.
-  const asked = await run(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
-  const there = asked.exitCode === 0 ? await realpath(asked.stdout.trim()).catch(() => null) : null;
-  if (there !== common) return `git in ${where} answers for another repository (${asked.exitCode === 0 ? asked.stdout.trim() : 'none'}), not this one`;
-  const listed = await run(root, ['worktree', 'list', '--porcelain', '-z']);
-  if (listed.exitCode !== 0) return `git worktree list failed: ${gitFailure(listed.stderr)}`;
-  const realDir = await realpath(dir).catch(() => dir);
-  const entries = listed.stdout.split('\0\0').map((block) => block.split('\0'));
-  const entry = entries.find((fields) => fields[0] === `worktree ${realDir}` || fields[0] === `worktree ${dir}`);
-  if (!entry) return `git worktree list does not list ${where}: it is not a worktree of this repository`;
-  const on = entry.find((f) => f.startsWith('branch '))?.slice('branch '.length) ?? null;
-  if (branch !== null && on !== `refs/heads/${branch}`) return `${where} is on ${on?.replace(/^refs\/heads\//, '') ?? 'a detached HEAD'}, not ${branch}`;
   return null;
 }
 
