@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exampleRepo, ROOT, waves } from '../helpers/example-repo.js';
+import { alive, killAll, pidsOfRuns, waitFor } from '../helpers/processes.js';
 import type { TempRepo } from '../helpers/temp-repo.js';
 
 const THIEF = path.join(ROOT, 'test/fixtures/agents/environ-thief.mjs');
@@ -16,6 +17,8 @@ const IDENTITY = { GIT_AUTHOR_NAME: 'H', GIT_AUTHOR_EMAIL: 'h@example.invalid', 
 
 let repo: TempRepo | null = null;
 afterEach(async () => {
+  // A detached run may still be settling its record when a test ends: stop it before the folder goes.
+  if (repo) killAll(pidsOfRuns(repo.root));
   await repo?.dispose();
   repo = null;
 });
@@ -71,5 +74,7 @@ describe.runIf(process.platform === 'linux')('the GitHub token and /proc/<pid>/e
     expect(byAgent.length).toBeGreaterThan(0);
     expect(byAgent[0]!.mine).toEqual(['GITHUB_TOKEN']);
     for (const s of byAgent) expect(s.environ, s.cmdline).not.toContain(TOKEN);
+    // The detached supervisor settles the run after the agent wrote its trace: let it end.
+    await waitFor('the runs to end', () => pidsOfRuns(root).every((pid) => !alive(pid)));
   }, 90_000);
 });

@@ -34,6 +34,6 @@ export class TempRepo {
   }
 
   async dispose(): Promise<void> {
-    await rm(this.root, { recursive: true, force: true });
+    await rm(this.root, { recursive: true, force: true, maxRetries: 5 });
   }
 }
