@@ -10,6 +10,7 @@ const VALUES: CommandValues = {
   paths: 'packages/cli/src/a.ts packages/cli/src/b.ts',
   worktree: '.waves/worktrees/issue-12',
   branch: 'waves/issue-12',
+  cwd: '/repo/.waves/worktrees/issue-12',
 };
 
 describe('agent commands', () => {
@@ -17,12 +18,18 @@ describe('agent commands', () => {
     expect(renderCommand(AGENT_PRESETS.opencode!, VALUES)).toEqual([
       'opencode', 'run', '--title', 'Issue #12: -rf / --dangerous', '--model', 'cheap/model', 'You are an isolated worker…',
     ]);
-    expect(renderCommand(AGENT_PRESETS.claude!, VALUES)).toEqual(['claude', '--print', '--model', 'cheap/model', 'You are an isolated worker…']);
-    expect(renderCommand(AGENT_PRESETS.codex!, VALUES)).toEqual(['codex', 'exec', '--model', 'cheap/model', 'You are an isolated worker…']);
+    expect(renderCommand(AGENT_PRESETS.claude!, VALUES)).toEqual(['claude', '--print', '--permission-mode', 'acceptEdits', '--model', 'cheap/model', 'You are an isolated worker…']);
+    expect(renderCommand(AGENT_PRESETS.codex!, VALUES)).toEqual([
+      'codex', 'exec', '--sandbox', 'workspace-write', '--cd', '/repo/.waves/worktrees/issue-12', '--model', 'cheap/model', 'You are an isolated worker…',
+    ]);
   });
 
   it('drops the model flag when no model is set', () => {
-    expect(renderCommand(AGENT_PRESETS.codex!, { ...VALUES, model: '' })).toEqual(['codex', 'exec', 'You are an isolated worker…']);
+    expect(renderCommand(AGENT_PRESETS.codex!, { ...VALUES, model: '' })).toEqual(['codex', 'exec', '--sandbox', 'workspace-write', '--cd', '/repo/.waves/worktrees/issue-12', 'You are an isolated worker…']);
+    // Claude Code's rule list is variadic: the prompt follows a flag's value, never the rules.
+    expect(renderCommand(agentTemplate('claude', {}, { verify: [['pnpm', 'test']] }), { ...VALUES, model: '' })).toEqual([
+      'claude', '--print', '--allowedTools', 'Bash(pnpm test)', '--permission-mode', 'acceptEdits', 'You are an isolated worker…',
+    ]);
   });
 
   it('replaces placeholders inside one element each, never splitting or joining', () => {

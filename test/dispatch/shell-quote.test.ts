@@ -39,7 +39,7 @@ describe('shell-quoted previews', () => {
     fc.assert(
       fc.property(text, text, (title, body) => {
         const argv = renderCommand(AGENT_PRESETS.opencode!, {
-          number: '7', title, prompt: `You are a worker for: ${title}\n${body}`, model: 'm', lane: body, paths: body, worktree: '', branch: 'waves/issue-7',
+          number: '7', title, prompt: `You are a worker for: ${title}\n${body}`, model: 'm', lane: body, paths: body, worktree: '', branch: 'waves/issue-7', cwd: '/repo',
         });
         expect(argvOf(shellQuote(argv))).toEqual(argv);
         expect(argv[0]).toBe('opencode');

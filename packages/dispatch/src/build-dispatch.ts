@@ -26,6 +26,10 @@ export interface DispatchOptions {
   /** Workspace package names of a set of paths, for {packages}. */
   packagesOf: (paths: readonly string[]) => string[];
   worktree?: { base: string; dir: string } | null;
+  /** The root, absolute: what `{cwd}` is made from (default: the worktree's relative path, or `.`). */
+  root?: string;
+  /** The commands run in each worktree before its agent starts (`worktree.setup`, or the lockfile's default). */
+  setup?: readonly (readonly string[])[];
   /** Wave indexes to render (1-based); default: the first. */
   waves?: readonly number[] | 'all';
 }
@@ -47,6 +51,10 @@ export interface IssueDispatch {
   command: string[];
   cwd: string | null;
   worktree: WorktreeCommand | null;
+  /** Commands run in the worktree before the agent starts (none without a worktree). */
+  setup: string[][];
+  /** Variables set for the agent besides waves' environment (opencode's per-run permissions). */
+  env: Record<string, string>;
   prompt: string;
 }
 
@@ -116,8 +124,10 @@ export function buildIssueDispatch(plan: Plan, issue: PlanIssue, options: Dispat
     paths: issue.paths.join(' '),
     worktree: worktree?.path ?? '',
     branch,
+    cwd: options.root ? path.join(options.root, worktree?.path ?? '') : (worktree?.path ?? '.'),
   });
-  return { number: issue.number, title: issue.title, tier: issue.tier, modelRule: rule, model, command, cwd: worktree?.path ?? null, worktree, prompt };
+  const setup = worktree ? (options.setup ?? []).map((argv) => [...argv]) : [];
+  return { number: issue.number, title: issue.title, tier: issue.tier, modelRule: rule, model, command, cwd: worktree?.path ?? null, worktree, setup, env: { ...(options.agent.environment ?? {}) }, prompt };
 }
 
 export function buildDispatch(plan: Plan, options: DispatchOptions): WaveDispatch[] {

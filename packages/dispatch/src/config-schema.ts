@@ -6,6 +6,32 @@
 import { z } from 'zod';
 import { AGENT_PRESETS } from './agents/agent-command.js';
 
+const DURATION = z.string().regex(/^\d+(?:ms|s|m|h|d)$/, 'a duration such as 30m, 1h or 2d');
+
+/**
+ * What a preset may do beyond waves' own permissions (see preset-permissions.ts): only ever from a
+ * config named with --config — a repository's own may not widen what its next agent may do.
+ */
+export const AgentPermissionsSchema = z.strictObject({
+  commands: z
+    .array(z.array(z.string().min(1)).min(1))
+    .optional()
+    .describe('claude, opencode: more commands the agent may run without asking, besides the verify commands, as argv prefixes (["pnpm", "lint"] allows `pnpm lint` and `pnpm lint …`)'),
+  allowedTools: z
+    .array(
+      z
+        .string()
+        .regex(/^[A-Za-z]/, 'a Claude Code permission rule, such as "WebFetch" or "Bash(make check:*)"')
+        .refine((rule) => !/\{\w+\}/.test(rule), 'no {name} in a rule: it would be read as a placeholder'),
+    )
+    .optional()
+    .describe('claude only: more Claude Code permission rules, passed as they are to --allowedTools ("WebFetch(domain:docs.rs)", "Bash")'),
+  sandbox: z
+    .enum(['read-only', 'workspace-write', 'danger-full-access'])
+    .optional()
+    .describe("codex only: its sandbox (default workspace-write; read-only narrows it, danger-full-access removes it)"),
+});
+
 export const AgentConfigSchema = z.strictObject({
   command: z
     .array(z.string())
@@ -20,7 +46,17 @@ export const AgentConfigSchema = z.strictObject({
     .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'))
     .optional()
     .describe('Token variables passed through to this agent (GITHUB_TOKEN, GH_TOKEN, GITHUB_ENTERPRISE_TOKEN, GH_ENTERPRISE_TOKEN are left out otherwise; every other variable is always passed); honoured only in a config named with --config, never in a repository\'s own'),
+  permissions: AgentPermissionsSchema.optional().describe(
+    'A preset\'s permissions beyond its own (claude: commands, allowedTools; opencode: commands; codex: sandbox); a widening is honoured only in a config named with --config, never in a repository\'s own',
+  ),
 });
+
+/** Which preset each permission setting is for. */
+const PERMISSION_OWNERS: Record<keyof z.infer<typeof AgentPermissionsSchema>, readonly string[]> = {
+  commands: ['claude', 'opencode'],
+  allowedTools: ['claude'],
+  sandbox: ['codex'],
+};
 
 export const AgentsConfigSchema = z.record(z.string(), AgentConfigSchema).superRefine((agents, ctx) => {
   for (const [name, agent] of Object.entries(agents)) {
@@ -37,6 +73,17 @@ export const AgentsConfigSchema = z.record(z.string(), AgentConfigSchema).superR
     // Any other agent needs a command.
     if (agent.command === undefined && !preset) {
       ctx.addIssue({ code: 'custom', path: [name, 'command'], message: `required: ${name} is not a preset (${Object.keys(AGENT_PRESETS).join(', ')})` });
+    }
+    // A custom agent's command says itself what it allows; each setting is for the presets that have it.
+    for (const key of Object.keys(agent.permissions ?? {}) as (keyof typeof PERMISSION_OWNERS)[]) {
+      if (!PERMISSION_OWNERS[key].includes(name)) {
+        const owners = PERMISSION_OWNERS[key].join(' and ');
+        ctx.addIssue({
+          code: 'custom',
+          path: [name, 'permissions', key],
+          message: preset ? `${key} is a setting of ${owners} only` : `${name} is not a preset: its own command says what it allows (permissions.${key} is for ${owners})`,
+        });
+      }
     }
   }
 });
@@ -82,15 +129,24 @@ export const LeasesConfigSchema = z.strictObject({
   holder: z.string().optional().describe('Who this orchestrator is in the journal (default user@host)'),
 });
 
+export const WorktreeConfigSchema = z.strictObject({
+  setup: z
+    .array(z.array(z.string().min(1)).min(1))
+    .optional()
+    .describe(
+      'Commands (argv arrays, no shell) run one after the other in each worktree of a --worktree run before its agent starts; default from the lockfile at the root (pnpm install --frozen-lockfile --prefer-offline, npm ci, yarn install), [] for none',
+    ),
+  setupTimeout: DURATION.optional().describe('How long each setup command may run (default 10m)'),
+});
+
 /** The dispatch keys of waves.config.json. */
 export const DispatchConfigShape = {
-  agents: AgentsConfigSchema.optional().describe('Custom agents by name, chosen with --agent NAME, or settings (env, valueFlags) of a preset, whose command is fixed'),
+  agents: AgentsConfigSchema.optional().describe('Custom agents by name, chosen with --agent NAME, or settings (env, valueFlags, permissions) of a preset, whose command is fixed'),
+  worktree: WorktreeConfigSchema.optional().describe('How each worktree of a --worktree run is set up before its agent starts'),
   routing: RoutingConfigSchema.optional().describe('Model routing: category → tier → model'),
   prompt: PromptConfigSchema.optional().describe('The worker prompt template'),
   verify: z.array(z.array(z.string()).min(1)).optional().describe('Verification commands as argv arrays ({paths} and {packages} placeholders)'),
-  verifyTimeout: z
-    .string()
-    .regex(/^\d+(?:ms|s|m|h|d)$/, 'a duration such as 30m, 1h or 2d')
+  verifyTimeout: DURATION
     .optional()
     .describe('How long waves harvest lets each verification command run (default 10m)'),
   leases: LeasesConfigSchema.optional().describe('The lease journal'),
@@ -98,5 +154,7 @@ export const DispatchConfigShape = {
 };
 
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
+export type AgentPermissions = z.infer<typeof AgentPermissionsSchema>;
 export type LogsConfig = z.infer<typeof LogsConfigSchema>;
+export type WorktreeConfig = z.infer<typeof WorktreeConfigSchema>;
 export type RoutingConfig = z.infer<typeof RoutingConfigSchema>;

@@ -13,7 +13,10 @@ export function dispatchOrder(plan: Plan): { wave: number; number: number; title
   return plan.waves.flatMap((wave) => wave.issues.map((issue) => ({ wave: wave.index, number: issue.number, title: issue.title })));
 }
 
-export { AGENT_PRESETS, agentTemplate, AgentTemplateError, PLACEHOLDERS, renderCommand } from './agents/agent-command.js';
+export { AGENT_PRESETS, agentTemplate, AgentTemplateError, PLACEHOLDERS, presetTemplate, renderCommand } from './agents/agent-command.js';
+export { claudePermissionArgs, CODEX_SANDBOXES, codexSandbox, commandRule, OPENCODE_CONFIG_VARIABLE, opencodeConfig, permissionsWidening } from './agents/preset-permissions.js';
+export type { CodexSandbox, CommandRule, PresetPermissionInput } from './agents/preset-permissions.js';
+export { DEFAULT_SETUP_TIMEOUT, lockfileSetup } from './runs/worktree-setup.js';
 export { validateTemplate, VALUE_FLAGS } from './agents/template-rule.js';
 export type { AgentTemplate, CommandValues, Placeholder } from './agents/agent-command.js';
 export { DEFAULT_PROMPT_TEMPLATE, quoteBody, renderPrompt } from './prompt/render-prompt.js';
@@ -24,8 +27,8 @@ export { checkOwnDirectories, OWN_DIRECTORIES, STATE_DIR } from './own-dirs.js';
 export { configChangedDuringRuns } from './runs/config-during-runs.js';
 export { commonDirOf, gitFailure, resolveBase, worktreeProblem } from './runs/worktree-check.js';
 export { quoteArg, shellQuote } from './shell-quote.js';
-export { AgentConfigSchema, AgentsConfigSchema, DispatchConfigShape, LeasesConfigSchema, LogsConfigSchema, PromptConfigSchema, RoutingConfigSchema, TierSchema } from './config-schema.js';
-export type { AgentConfig, LogsConfig, RoutingConfig } from './config-schema.js';
+export { AgentConfigSchema, AgentPermissionsSchema, AgentsConfigSchema, DispatchConfigShape, LeasesConfigSchema, LogsConfigSchema, PromptConfigSchema, RoutingConfigSchema, TierSchema, WorktreeConfigSchema } from './config-schema.js';
+export type { AgentConfig, AgentPermissions, LogsConfig, RoutingConfig, WorktreeConfig } from './config-schema.js';
 export {
   acquireLease,
   acquireLeases,

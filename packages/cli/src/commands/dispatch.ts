@@ -7,10 +7,10 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { agentTemplate, AgentTemplateError, buildDispatch, configChangedDuringRuns, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_VERIFY_TIMEOUT, MAX_DURATION_MS, RUNS_DIR, runWave, tokensOf, type DispatchOptions, type RunEvent } from '@waves/dispatch';
+import { agentTemplate, AgentTemplateError, buildDispatch, configChangedDuringRuns, lockfileSetup, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_SETUP_TIMEOUT, DEFAULT_VERIFY_TIMEOUT, MAX_DURATION_MS, RUNS_DIR, runWave, tokensOf, type DispatchOptions, type RunEvent } from '@waves/dispatch';
 import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, readRegularFile, verifyPlan } from '@waves/planner';
 import { durationOf, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
-import { checkTokenPassThrough } from '../config/agent-trust.js';
+import { checkPermissionWidening, checkTokenPassThrough } from '../config/agent-trust.js';
 import { configPath } from '../config/config-paths.js';
 import { UsageError } from '../errors.js';
 import { killGraceMs } from '../kill-grace.js';
@@ -132,13 +132,18 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   const { input, config, root, journal, holder } = await loadPlanInput(values, io, { writeCache: !dryRun });
   let agent;
   try {
-    agent = agentTemplate(stringFlag(values, 'agent') ?? 'opencode', config.config.agents ?? {});
+    agent = agentTemplate(stringFlag(values, 'agent') ?? 'opencode', config.config.agents ?? {}, { verify: config.config.verify });
   } catch (error) {
     if (error instanceof AgentTemplateError) throw new UsageError(`--agent: ${error.message}`);
     throw error;
   }
-  // The token goes to an agent only by the user's own config, never by the repository's.
+  // The token goes to an agent only by the user's own config, never by the repository's; nor does
+  // a permission beyond a preset's own.
   checkTokenPassThrough(config, agent);
+  checkPermissionWidening(config, agent);
+  const setupTimeoutMs = durationOf(config.config.worktree?.setupTimeout ?? DEFAULT_SETUP_TIMEOUT, { configKey: 'worktree.setupTimeout' });
+  // Each worktree is set up before its agent starts: the config's commands, or the lockfile's install.
+  const setup = values.worktree ? (config.config.worktree?.setup ?? (await lockfileSetup(root))) : [];
   let promptTemplate = config.config.prompt?.template ?? DEFAULT_PROMPT_TEMPLATE;
   if (config.config.prompt?.file) {
     const promptFile = await configPath(config, root, 'prompt.file', config.config.prompt.file);
@@ -165,6 +170,8 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
     protectedPaths: [...BUILTIN_SERIAL_GLOBS.map((g) => g.replace(/^\*\*\//, '')), ...(config.config.serial ?? [])],
     packagesOf: (paths) => packagesOfPaths(packages, paths),
     worktree: values.worktree ? { base: stringFlag(values, 'base') ?? 'HEAD', dir: '.waves/worktrees' } : null,
+    root,
+    setup,
     waves: values['all-waves'] ? 'all' : [wave ?? 1],
   };
   let waves;
@@ -226,6 +233,7 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
       logMaxBytes: config.config.logs?.maxBytes ?? null,
       // Sealed in each record: the harvest runs these, whatever the config says by then.
       verify: { commands: config.config.verify ?? [], timeoutMs: durationOf(config.config.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, { configKey: 'verifyTimeout' }) },
+      setupTimeoutMs,
       graceMs: killGraceMs(io.env),
       now: () => io.now(),
       signal: controller.signal,

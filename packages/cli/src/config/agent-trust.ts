@@ -7,7 +7,7 @@
  * paths a config names (config-paths.ts), the user's word and the repository's are told apart by
  * `LoadedConfig.explicit`.
  */
-import { TOKEN_VARIABLES, type AgentTemplate } from '@waves/dispatch';
+import { permissionsWidening, TOKEN_VARIABLES, type AgentTemplate } from '@waves/dispatch';
 import { ConfigError } from '@waves/planner';
 import type { LoadedConfig } from './load-config.js';
 
@@ -18,5 +18,21 @@ export function checkTokenPassThrough(loaded: LoadedConfig, agent: AgentTemplate
   if (token === undefined) return;
   throw new ConfigError(
     `config ${loaded.shown}: agents.${agent.name}.env names ${token}: a repository's own config cannot pass a GitHub token to an agent; put the setting in a config of your own and name it with --config FILE`,
+  );
+}
+
+/**
+ * Throws a one-line `ConfigError` when a repository's own config widens what the preset about to
+ * run may do (`agents.<name>.permissions`): an agent could commit such a config, and the next run
+ * would start with the permissions it chose. A config named with --config is the person's own.
+ */
+export function checkPermissionWidening(loaded: LoadedConfig, agent: AgentTemplate): void {
+  if (loaded.explicit) return;
+  const agents = loaded.config.agents ?? {};
+  const permissions = Object.hasOwn(agents, agent.name) ? agents[agent.name]!.permissions : undefined;
+  const widening = permissionsWidening(agent.name, permissions);
+  if (widening === null) return;
+  throw new ConfigError(
+    `config ${loaded.shown}: ${widening} widens what the agent may do: a repository's own config cannot (an agent could commit one for the next run); put the setting in a config of your own and name it with --config FILE`,
   );
 }

@@ -27,7 +27,12 @@ export function renderDispatch(plan: Plan, waves: WaveDispatch[], options: { age
       out.push(comment(`#${issue.number} ${issue.title} — tier ${issue.tier}, model ${issue.model ?? '(agent default)'}: ${issue.modelRule}`));
       if (issue.worktree) out.push(shellQuote(issue.worktree.argv));
       if (issue.cwd) out.push(`cd ${shellQuote([issue.cwd])}`);
+      if (issue.setup.length > 0) out.push(comment('worktree setup, before the agent starts:'));
+      for (const argv of issue.setup) out.push(shellQuote(argv));
+      // The agent's own variables (opencode's per-run permissions), as the supervisor sets them.
+      for (const [name, value] of Object.entries(issue.env)) out.push(`export ${shellQuote([`${name}=${value}`])}`);
       out.push(shellQuote(issue.command));
+      for (const name of Object.keys(issue.env)) out.push(`unset ${name}`);
       if (issue.cwd) out.push('cd - >/dev/null');
       out.push('');
     }
@@ -46,7 +51,7 @@ export function dispatchJson(plan: Plan, waves: WaveDispatch[]): Plan & { dispat
         ...wave,
         issues: wave.issues.map((issue) => {
           const d = byNumber.get(issue.number);
-          return d ? { ...issue, command: d.command, model: d.model, modelRule: d.modelRule, worktree: d.worktree, prompt: d.prompt } : issue;
+          return d ? { ...issue, command: d.command, model: d.model, modelRule: d.modelRule, worktree: d.worktree, setup: d.setup, env: d.env, prompt: d.prompt } : issue;
         }),
         ...(rendered ? { commands: rendered.issues.map((i) => i.command) } : {}),
       };

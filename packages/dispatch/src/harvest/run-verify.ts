@@ -1,5 +1,6 @@
 /**
- * Runs the configured verification commands for one harvested run, in its work tree, one after
+ * Runs the configured verification commands for one harvested run (and a worktree's setup
+ * commands before its agent starts: worktree-setup.ts), in its work tree, one after
  * the other: argv with no shell, stdin closed, stdout and stderr appended to one log (straight to
  * the file, or up to `logs.maxBytes` each), the GitHub tokens left out of their environment and
  * redacted from the log, a timeout per command. Each command leads a process group of its own,
@@ -30,6 +31,12 @@ export interface VerifyOptions {
   maxBytes?: number | null;
   /** Stops the running command (its process group) and skips the rest. */
   signal?: AbortSignal;
+  /**
+   * The marker (`WAVES_RUN`) of every command: a run's id, so that `waves stop` and a dispatch
+   * taking over a dead supervisor find them as the run's (default: the log's name and the
+   * command's number).
+   */
+  runId?: string;
 }
 
 export async function runVerify(commands: readonly (readonly string[])[], options: VerifyOptions): Promise<VerifyResult[]> {
@@ -58,7 +65,7 @@ async function runEach(
   for (const [index, argv] of commands.entries()) {
     log.append(`$ ${JSON.stringify(argv)}\n`);
     const started = Date.now();
-    const runId = `${path.basename(options.log, '.log')}#${index + 1}`;
+    const runId = options.runId ?? `${path.basename(options.log, '.log')}#${index + 1}`;
     const child = startLogged(argv, { cwd: options.cwd, env: childEnvironment(env, { runId }), log, maxBytes: options.maxBytes ?? null, secrets });
     let timedOut = false;
     let stopNow: () => void = () => undefined;
@@ -80,7 +87,7 @@ async function runEach(
     const durationMs = Date.now() - started;
     const status: VerifyResult['status'] = timedOut ? 'timed_out' : exit.error !== null ? 'error' : exit.code === 0 ? 'passed' : 'failed';
     const exitCode = timedOut ? null : exit.code;
-    results.push({ argv: [...argv], status, exitCode, durationMs, log: options.log });
+    results.push({ argv: [...argv], status, exitCode, durationMs, log: options.log, ...(exit.error !== null ? { error: exit.error } : {}) });
     const why = status === 'error' ? `: ${exit.error}` : exit.signal && !timedOut ? ` (${exit.signal})` : '';
     log.append(`\n[waves] ${status}${exitCode !== null ? ` (exit code ${exitCode})` : ''} after ${durationMs} ms${why}\n`);
     // Later commands are not worth running once one has not passed.

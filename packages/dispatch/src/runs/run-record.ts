@@ -85,6 +85,8 @@ export const VerifyResultSchema = z.object({
   exitCode: z.number().int().nullable(),
   durationMs: z.number().int(),
   log: z.string(),
+  /** Why it could not start (status `error`). */
+  error: z.string().optional(),
 });
 
 /** What `waves harvest` witnessed of a finished run. */
@@ -185,6 +187,16 @@ export const RunRecordSchema = z.object({
    * it). Absent in records of an older waves: the harvest uses the config.
    */
   verify: z.object({ commands: z.array(z.array(z.string())), timeoutMs: z.number().int().positive() }).optional(),
+  /**
+   * The worktree setup fixed at dispatch (worktree-setup.ts): the commands the supervisor runs in
+   * the worktree before the agent starts, each with this deadline, their output to `log`. Absent:
+   * none (no worktree, or none configured).
+   */
+  setup: z.object({ commands: z.array(z.array(z.string()).min(1)), timeoutMs: z.number().int().positive(), log: z.string() }).optional(),
+  /** How each setup command ended (as a verification result), once the setup has run. */
+  setupResults: z.array(VerifyResultSchema).optional(),
+  /** Variables waves set for the agent besides its own environment (opencode's per-run permissions). */
+  agentEnv: z.record(z.string(), z.string()).optional(),
   witness: WitnessSchema.optional(),
 });
 

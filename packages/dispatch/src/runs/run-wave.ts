@@ -30,6 +30,10 @@ import { stopRun } from './stop-run.js';
 import { killGroup } from './supervise.js';
 import { gitFailure, worktreeProblem } from './worktree-check.js';
 import { withoutTokens } from './agent-env.js';
+import { setupLogOf } from './worktree-setup.js';
+
+/** `worktree.setupTimeout`'s default, 10 minutes (worktree-setup.ts). */
+const DEFAULT_SETUP_TIMEOUT_MS = 600_000;
 
 export type RunEvent =
   | { type: 'refused'; number: number; lane: string; holder: string; until: string }
@@ -73,6 +77,8 @@ export interface RunWaveOptions {
   logMaxBytes?: number | null;
   /** The verification in force now (the config's), sealed in each record for the harvest. */
   verify?: { commands: readonly (readonly string[])[]; timeoutMs: number };
+  /** How long each worktree setup command (`dispatch.setup`) may run; default 10 minutes. */
+  setupTimeoutMs?: number;
   /**
    * Called once a run's leases are taken, before its record lists them or anything else happens.
    * For tests only: the CLI sets it from WAVES_TEST_PAUSE_AFTER_LEASES, to kill a dispatch at that
@@ -183,6 +189,9 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
       startedAt: date.toISOString(), endedAt: null, dispatchId, scope: scopeOf(issue),
       passEnv: [...(options.dispatch.agent.env ?? [])], logMaxBytes: options.logMaxBytes ?? null,
       ...(options.verify ? { verify: { commands: options.verify.commands.map((argv) => [...argv]), timeoutMs: options.verify.timeoutMs } } : {}),
+      // Run by the supervisor in the worktree before the agent starts (worktree-setup.ts).
+      ...(dispatch.setup.length > 0 ? { setup: { commands: dispatch.setup, timeoutMs: options.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS, log: setupLogOf(files.log) } } : {}),
+      ...(Object.keys(dispatch.env).length > 0 ? { agentEnv: dispatch.env } : {}),
     };
     await writeRecord(files.record, record, { fixing: true });
     // Each run holds its leases in its own name: another dispatch by the same user is another holder.

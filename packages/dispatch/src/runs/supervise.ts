@@ -13,7 +13,9 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { MAX_DURATION_MS, releaseLeases } from '../leases/lease-journal.js';
-import { childEnvironment, markerEntry, secretsOf } from './agent-env.js';
+import { runVerify } from '../harvest/run-verify.js';
+import { shellQuote } from '../shell-quote.js';
+import { childEnvironment, markerEntry, RUN_MARKER, secretsOf, TOKEN_VARIABLES } from './agent-env.js';
 import { createPidFile, HeldLog } from './held-log.js';
 import { keepLeases, type LeaseKeeper } from './keep-leases.js';
 import { DEFAULT_GRACE_MS, stopProcessTree } from './kill-tree.js';
@@ -130,13 +132,27 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
       await save({ status: before.status, reason: before.reason, endedAt: now().toISOString() });
       return record;
     }
+    // The run's time counts from here: its worktree's setup is part of it.
+    if (record.timeoutMs !== null) {
+      const limit = Math.min(record.timeoutMs, MAX_DURATION_MS);
+      timer = setTimeout(() => stop('timed_out', `no end after ${Math.round(limit / 1000)} s`), limit);
+    }
+    const setupFailure = await setUpWorktree(record, { env, grace, runId, stopRequested, save });
+    const afterSetup = endingNow() ?? (setupFailure === null ? null : { status: 'failed' as const, reason: setupFailure });
+    if (afterSetup !== null) {
+      // The agent never started.
+      note(`not started: ${afterSetup.reason}`);
+      await log.finish([]);
+      await save({ status: afterSetup.status, reason: afterSetup.reason, endedAt: now().toISOString() });
+      return record;
+    }
     // A tag the agent inherits (Linux; see track-descendants.ts), held only while it is started.
     const tagged = DescendantTracker.tagSelf();
     let agent: LoggedProcess;
     try {
       agent = startLogged(record.argv, {
         cwd: record.cwd,
-        env: childEnvironment(env, { passThrough: record.passEnv ?? [], runId }),
+        env: { ...childEnvironment(env, { passThrough: record.passEnv ?? [], runId }), ...ownVariables(record.agentEnv) },
         log,
         maxBytes: record.logMaxBytes ?? null,
         secrets: secretsOf(env),
@@ -166,10 +182,6 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     }
     // Once more now that it runs: a lease lost while it was being started.
     await keeper.verify();
-    if (record.timeoutMs !== null) {
-      const limit = Math.min(record.timeoutMs, MAX_DURATION_MS);
-      timer = setTimeout(() => stop('timed_out', `no end after ${Math.round(limit / 1000)} s`), limit);
-    }
     // Whichever comes first: the agent's own end, or a reason to stop it.
     let exit: Exit | null = await Promise.race([agent.exited, stopRequested.then(() => null)]);
     // Once the agent has ended, the ending is its own: a later signal only hurries the cleanup.
@@ -225,6 +237,53 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     for (const signal of SIGNALS) process.off(signal, onSignal);
   }
   return record;
+}
+
+/**
+ * Runs the worktree's setup commands (worktree-setup.ts) before the agent starts, as the harvest
+ * runs verification commands: no shell, the agent's scrubbed environment and marker (the run's id:
+ * `waves stop` finds them), their own log, a deadline each, every process stopped after each. A
+ * reason to stop the run (a signal, the timeout, a lost lease) stops the command running. Returns
+ * why the setup failed, or null when it passed (or there is none).
+ */
+async function setUpWorktree(
+  record: RunRecord,
+  context: { env: Readonly<Record<string, string | undefined>>; grace: number; runId: string; stopRequested: Promise<void>; save: (changes: Partial<RunRecord>) => Promise<void> },
+): Promise<string | null> {
+  const setup = record.setup;
+  if (!setup || setup.commands.length === 0) return null;
+  const controller = new AbortController();
+  void context.stopRequested.then(() => controller.abort());
+  const results = await runVerify(setup.commands, {
+    cwd: record.cwd,
+    log: setup.log,
+    timeoutMs: Math.min(setup.timeoutMs, MAX_DURATION_MS),
+    graceMs: context.grace,
+    env: context.env,
+    maxBytes: record.logMaxBytes ?? null,
+    signal: controller.signal,
+    runId: context.runId,
+  });
+  await context.save({ setupResults: results });
+  const failed = results.find((r) => r.status !== 'passed');
+  if (!failed) return null;
+  const how =
+    failed.status === 'timed_out'
+      ? `did not end within ${Math.round(setup.timeoutMs / 1000)} s (worktree.setupTimeout)`
+      : failed.status === 'error'
+        ? `could not start (${failed.error ?? 'see its log'})`
+        : `failed with exit code ${failed.exitCode ?? 'unknown (killed)'}`;
+  return `worktree setup ${shellQuote(failed.argv)} ${how}; see ${path.basename(setup.log)}`;
+}
+
+/** The variables a record sets for its agent (a preset's own), never waves' marker nor a token. */
+function ownVariables(variables: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(variables ?? {})) {
+    if (name === RUN_MARKER || (TOKEN_VARIABLES as readonly string[]).includes(name)) continue;
+    out[name] = value;
+  }
+  return out;
 }
 
 /**

@@ -1,0 +1,116 @@
+/**
+ * The presets as a person runs them: `waves dispatch --agent claude|codex|opencode` starts the
+ * program of that name found on PATH — here a fake that records its argv, its directory and
+ * opencode's per-run config — with the flags that let it edit unattended, and its Bash limited to
+ * the verification commands; a repository's own config may not widen them.
+ */
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { waves } from '../helpers/example-repo.js';
+import { fakeTools } from '../helpers/fake-tools.js';
+import { useRunRepo } from '../helpers/run-repo.js';
+
+const VERIFY = [['pnpm', 'vitest', 'run', '{paths}'], ['pnpm', '--filter', '{packages}', 'lint']];
+const h = useRunRepo({ config: { verify: VERIFY }, clean: ['.waves/worktrees'] });
+const ISSUE = ['--from-issues', 'backlog.json', '--wave-size', '1'];
+
+async function forgetWorktree(): Promise<void> {
+  await h.repo.git('worktree', 'remove', '--force', '.waves/worktrees/issue-101').catch(() => undefined);
+  await h.repo.git('worktree', 'prune').catch(() => undefined);
+  await h.repo.git('branch', '-D', 'waves/issue-101').catch(() => undefined);
+}
+
+function records(): { status: string; reason: string | null; cwd: string; agentEnv?: Record<string, string> }[] {
+  const dir = path.join(h.root, '.dispatch-runs');
+  return readdirSync(dir).filter((n) => n.endsWith('.json')).map((n) => JSON.parse(readFileSync(path.join(dir, n), 'utf8')));
+}
+
+describe('the presets, run', () => {
+  it('start claude in acceptEdits with the verify commands allowed, codex in workspace-write rooted in its worktree, opencode with a per-run config', async () => {
+    const tools = fakeTools(path.join(h.side, 'bin'), ['claude', 'codex', 'opencode']);
+    const trace = path.join(h.side, 'presets.jsonl');
+    const worktree = path.join(h.root, '.waves', 'worktrees', 'issue-101');
+    for (const agent of ['claude', 'codex', 'opencode']) {
+      rmSync(trace, { force: true });
+      const result = await waves(['dispatch', ...ISSUE, '--agent', agent, '--worktree'], h.root, tools.env(trace, { GITHUB_TOKEN: 'ghp_presets0123456789' }));
+      expect(result.exitCode, `${agent}: ${result.stderr}`).toBe(0);
+      const [call, ...more] = tools.calls(trace);
+      expect(more).toEqual([]);
+      expect(call!.name).toBe(agent);
+      expect(call!.cwd).toBe(worktree);
+      expect(call!.token).toBe(false);
+      const prompt = call!.argv.at(-1)!;
+      expect(prompt).toMatch(/^You are an isolated worker for issue #101/);
+      const flags = call!.argv.slice(0, -1);
+      if (agent === 'claude') {
+        expect(flags).toEqual(['--print', '--allowedTools', 'Bash(pnpm vitest run:*)', 'Bash(pnpm --filter * lint)', '--permission-mode', 'acceptEdits']);
+      } else if (agent === 'codex') {
+        expect(flags).toEqual(['exec', '--sandbox', 'workspace-write', '--cd', worktree]);
+      } else {
+        expect(flags).toEqual(['run', '--title', 'Issue #101: Checkout charges twice when the payment provider times out']);
+        const config = JSON.parse(call!.opencodeConfig!);
+        expect(config.permission.edit).toBe('allow');
+        expect(config.permission.bash).toEqual({ '*': 'deny', 'pnpm vitest run': 'allow', 'pnpm vitest run *': 'allow', 'pnpm --filter * lint': 'allow' });
+        expect(JSON.stringify(config)).not.toContain('"ask"');
+        // Sealed with the record: the supervisor sets it from there.
+        expect(records()[0]!.agentEnv).toEqual({ OPENCODE_CONFIG_CONTENT: call!.opencodeConfig });
+      }
+      // Nothing of the person's own config was written: no opencode.json, no .claude in the tree.
+      expect(existsSync(path.join(worktree, 'opencode.json'))).toBe(false);
+      await forgetWorktree();
+      rmSync(path.join(h.root, '.dispatch-runs'), { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('roots codex in the shared tree without --worktree', async () => {
+    const tools = fakeTools(path.join(h.side, 'bin'), ['codex']);
+    const trace = path.join(h.side, 'codex.jsonl');
+    const result = await waves(['dispatch', ...ISSUE, '--agent', 'codex'], h.root, tools.env(trace));
+    expect(result.exitCode, result.stderr).toBe(0);
+    const [call] = tools.calls(trace);
+    expect(call!.cwd).toBe(h.root);
+    expect(call!.argv.slice(0, 5)).toEqual(['exec', '--sandbox', 'workspace-write', '--cd', h.root]);
+  });
+
+  it("widens a preset only from a config named with --config, never from the repository's own", async () => {
+    const tools = fakeTools(path.join(h.side, 'bin'), ['claude', 'codex']);
+    const trace = path.join(h.side, 'widen.jsonl');
+    const own = path.join(h.root, 'waves.config.json');
+    const before = readFileSync(own, 'utf8');
+    const widening = {
+      claude: { permissions: { allowedTools: ['Bash'] } },
+      codex: { permissions: { sandbox: 'danger-full-access' } },
+    } as const;
+    try {
+      for (const [agent, settings] of Object.entries(widening)) {
+        writeFileSync(own, JSON.stringify({ ...JSON.parse(before), agents: { [agent]: settings } }));
+        for (const dryRun of [[], ['--dry-run']]) {
+          const refused = await waves(['dispatch', ...ISSUE, '--agent', agent, ...dryRun], h.root, tools.env(trace));
+          expect(refused.exitCode, `${agent} ${dryRun.join('')}`).toBe(2);
+          expect(refused.stderr.trim().split('\n')).toEqual([
+            `waves: config waves.config.json: agents.${agent}.permissions.${agent === 'claude' ? 'allowedTools (Bash)' : 'sandbox danger-full-access'} widens what the agent may do: a repository's own config cannot (an agent could commit one for the next run); put the setting in a config of your own and name it with --config FILE`,
+          ]);
+        }
+      }
+      expect(tools.calls(trace)).toEqual([]);
+      // Narrowing is anyone's: a read-only codex from the repository's config.
+      writeFileSync(own, JSON.stringify({ ...JSON.parse(before), agents: { codex: { permissions: { sandbox: 'read-only' } } } }));
+      const narrowed = await waves(['dispatch', ...ISSUE, '--agent', 'codex'], h.root, tools.env(trace));
+      expect(narrowed.exitCode, narrowed.stderr).toBe(0);
+      expect(tools.calls(trace)[0]!.argv.slice(0, 3)).toEqual(['exec', '--sandbox', 'read-only']);
+    } finally {
+      writeFileSync(own, before);
+    }
+    // The same widening from a config of one's own.
+    rmSync(trace, { force: true });
+    rmSync(path.join(h.root, '.dispatch-runs'), { recursive: true, force: true });
+    const mine = path.join(h.side, 'mine.json');
+    writeFileSync(mine, JSON.stringify({ verify: VERIFY, agents: { claude: { permissions: { commands: [['make', 'check']], allowedTools: ['WebFetch(domain:docs.rs)'] } } } }));
+    const result = await waves(['dispatch', ...ISSUE, '--agent', 'claude', '--config', mine], h.root, tools.env(trace));
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(tools.calls(trace)[0]!.argv.slice(0, -1)).toEqual([
+      '--print', '--allowedTools', 'Bash(pnpm vitest run:*)', 'Bash(pnpm --filter * lint)', 'Bash(make check)', 'WebFetch(domain:docs.rs)', '--permission-mode', 'acceptEdits',
+    ]);
+  }, 60_000);
+});
