@@ -1,7 +1,9 @@
 /**
  * The supervisor of one agent run: a small process of its own (`waves __run RECORD`), so that a
  * run is watched and settled whether `waves dispatch` waits in the foreground or has returned.
- * It watches the leases and checks they are still held, then starts the agent (argv, no shell,
+ * It watches the leases and checks they are still held, runs the worktree's setup commands when
+ * the run has any (worktree-setup.ts: a failure settles the run failed, and no agent starts),
+ * then starts the agent (argv, no shell,
  * stdin closed, output to the log, the GitHub tokens left out unless passed through,
  * `WAVES_RUN=<run id>` added) as the leader of its own process group, tracks its descendants
  * (Linux), writes the pid file and the record, keeps the leases, enforces the timeout and forwards
