@@ -45,7 +45,13 @@ by default), under exclusive leases on each issue's paths:
   - an issue that must run alone (a configured serial path, a hub) leases the whole repository;
     leases are renewed while the agent runs and released when it ends, however it ends;
   - --worktree gives each agent a git worktree on branch waves/issue-N (from --base, default HEAD:
-    it must name a commit, else exit 2 before anything starts);
+    it must name a commit, else exit 2 before anything starts), set up before the agent starts:
+    worktree.setup in the config (argv arrays; [] for none), by default the install the lockfile
+    at the root asks for (pnpm install --frozen-lockfile --prefer-offline, npm ci --prefer-offline
+    --no-audit --no-fund, yarn install --frozen-lockfile or --immutable), each command with its own
+    deadline (worktree.setupTimeout, default 10m) and log (.dispatch-runs/resolve-<N>-<stamp>.setup.log),
+    run like the agent (no shell, no token, stopped by waves stop, Ctrl-C and --timeout); a setup
+    that fails settles the run failed, saying why, releases its leases and starts no agent;
     a later run of the same issue continues in the worktree an earlier one left, only while its
     .git still leads to this repository (else the issue is skipped, saying why, and no git runs there);
   - each agent runs with no shell and stdin closed, under a supervisor process of its own, in its
@@ -83,11 +89,18 @@ Examples:
   waves dispatch --wave 2 --concurrency 2 --detach && waves status
   waves dispatch --agent mytool --worktree && waves harvest --commit   # then witness and commit
 
-Agents: opencode (opencode run --title … --model … PROMPT), claude (claude --print --model …
-PROMPT), codex (codex exec --model … PROMPT), or any agent of waves.config.json
-("agents": {"mytool": {"command": ["mytool", "--title", "{title}", "{prompt}"]}}); a preset's
-command is fixed, its entry may set only settings ("agents": {"claude": {"env": ["GITHUB_TOKEN"]}},
-honoured from a --config file only). Issue text in a template is data: it may stand only as the
+Agents, each able to edit its work tree unattended and to run the config's verify commands, and
+no other command it would have to ask for (never bypassing every permission):
+  opencode  opencode run --title … --model … PROMPT, its permissions in OPENCODE_CONFIG_CONTENT
+            (edits allowed, bash only for the verify commands, no "ask" left);
+  claude    claude --print --allowedTools 'Bash(<verify command>:*)'… --permission-mode acceptEdits
+            --model … PROMPT;
+  codex     codex exec --sandbox workspace-write --cd <its worktree or the root> --model … PROMPT;
+or any agent of waves.config.json ("agents": {"mytool": {"command": ["mytool", "--title",
+"{title}", "{prompt}"]}}). A preset's command is fixed; its entry may set only settings: "env"
+(["GITHUB_TOKEN"]) and "permissions" that widen it ({"commands": [["make", "check"]]} for claude
+and opencode, {"allowedTools": ["WebFetch"]} for claude, {"sandbox": "danger-full-access"} for
+codex), both honoured from a --config file only (a repository's own config may narrow, never widen). Issue text in a template is data: it may stand only as the
 value of a flag known to take one ("--title", "{title}" or "--title={title}"; mark your tool's own
 with "valueFlags", never a code flag) or as the whole "{prompt}" element, and never as the code of
 a program (sh -c, node -e, make --eval, git -c…) or anywhere after one that runs its arguments as
