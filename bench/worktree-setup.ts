@@ -30,7 +30,8 @@ const runs = Number(values.runs);
 const SETUP = ['pnpm', 'install', '--frozen-lockfile', '--prefer-offline'];
 const git = (...args: string[]) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8' }).trim();
 const commit = git('rev-parse', 'HEAD');
-const PNPM_ENV = { npm_config_manage_package_manager_versions: 'false' };
+// HUSKY=0 as the supervisor sets it for setup commands (supervise.ts).
+const PNPM_ENV = { npm_config_manage_package_manager_versions: 'false', HUSKY: '0' };
 const scratch = mkdtempSync(path.join(tmpdir(), 'waves-setup-bench-'));
 
 /** A fresh worktree of HEAD (detached), as `waves dispatch --worktree` makes one. */

@@ -71,6 +71,8 @@ describe('worktree setup', () => {
         expect(call.token).toBe(false);
       }
       expect(calls[2]!.sawMarker).toBe(true);
+      // husky (run by an install's prepare script) is kept from writing core.hooksPath into .git.
+      expect(calls.map((c) => c.husky)).toEqual(['0', '0', process.env.HUSKY ?? null]);
       expect(run.status).toBe('succeeded');
       expect(run.setupResults!.map((r) => [r.argv[0], r.status])).toEqual([['pnpm', 'passed'], ['setup-step', 'passed']]);
       // Its own log beside the agent's, in the runs folder.

@@ -13,6 +13,7 @@ export interface ToolCall {
   run: string | null;
   token: boolean;
   sawMarker: boolean;
+  husky: string | null;
   pid: number;
 }
 

@@ -261,7 +261,10 @@ async function setUpWorktree(
     log: setup.log,
     timeoutMs: Math.min(setup.timeoutMs, MAX_DURATION_MS),
     graceMs: context.grace,
-    env: context.env,
+    // HUSKY=0: husky (v4 to v9), which a repository's `prepare` script runs at every install,
+    // writes core.hooksPath into the git config all worktrees share — a change of .git that makes
+    // the harvest of every run refuse to run git there. It skips that when HUSKY is 0.
+    env: { ...context.env, HUSKY: '0' },
     maxBytes: record.logMaxBytes ?? null,
     signal: controller.signal,
     runId: context.runId,
