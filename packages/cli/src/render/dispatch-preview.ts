@@ -3,8 +3,10 @@
  * the whole preview can be saved and run with `sh` and does exactly what the JSON says: each
  * command stands on its own line starting with the agent's executable (a prompt holding line
  * breaks continues inside its quotes, control characters are written as `printf` pieces — see
- * shell-quote.ts), and every other line is a comment whose text has its line breaks and control
- * characters escaped, on a terminal or not: a title cannot end its comment and start a command.
+ * shell-quote.ts), preceded by its worktree's `git worktree add`, `cd` and setup commands and the
+ * `export` of its own variables (opencode's per-run permissions), each quoted the same way; every
+ * other line is a comment whose text has its line breaks and control characters escaped, on a
+ * terminal or not: a title cannot end its comment and start a command.
  */
 import { shellQuote, type WaveDispatch } from '@waves/dispatch';
 import type { Plan } from '@waves/planner';
