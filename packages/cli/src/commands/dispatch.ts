@@ -217,6 +217,8 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
       plan,
       // The plan's own rule decides each run's leases, inside the journal's lock.
       rules: { graph: input.repo.graph, tree: analysis.tree, contentionDepth: analysis.options.contentionDepth, serial: analysis.options.serial },
+      // Every run's edits are checked against the leases as they happen (the live fence).
+      fence: { onRefusal: config.config.fence?.onRefusal ?? 'tell' },
       waveIndex: index,
       dispatch: dispatchOptions,
       worktreeBase: values.worktree ? (stringFlag(values, 'base') ?? 'HEAD') : null,

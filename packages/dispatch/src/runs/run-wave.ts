@@ -55,6 +55,11 @@ export interface RunWaveOptions {
    * contends with through an import is skipped like one whose path is taken. Absent: paths only.
    */
   rules?: LeaseRules;
+  /**
+   * The live fence (`fence.onRefusal` of the config): with it, each record carries the rules its
+   * supervisor's fence decides by (the plan's, above). Absent: no live fence.
+   */
+  fence?: { onRefusal: 'tell' | 'stop' };
   waveIndex: number;
   dispatch: DispatchOptions;
   /** Create a worktree per issue from this ref. */
@@ -189,6 +194,9 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
       startedAt: date.toISOString(), endedAt: null, dispatchId, scope: scopeOf(issue),
       passEnv: [...(options.dispatch.agent.env ?? [])], logMaxBytes: options.logMaxBytes ?? null,
       ...(options.verify ? { verify: { commands: options.verify.commands.map((argv) => [...argv]), timeoutMs: options.verify.timeoutMs } } : {}),
+      ...(options.fence
+        ? { fenceRules: { holder: `${options.holder}/${id}`, contentionDepth: options.rules?.contentionDepth ?? 0, serial: [...(options.rules?.serial ?? [])], onRefusal: options.fence.onRefusal } }
+        : {}),
     };
     await writeRecord(files.record, record, { fixing: true });
     // Each run holds its leases in its own name: another dispatch by the same user is another holder.
