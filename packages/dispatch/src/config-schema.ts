@@ -83,6 +83,7 @@ export const LeasesConfigSchema = z.strictObject({
 });
 
 export const FenceConfigSchema = z.strictObject({
+  live: z.boolean().optional().describe('Check every edit of a run against the leases as it happens: hooks, a socket, a watcher (default true)'),
   onRefusal: z
     .enum(['tell', 'stop'])
     .optional()

@@ -28,6 +28,8 @@ const SKIPPED_AT_TOP = new Set(['.waves', '.dispatch-runs']);
 export interface TreeWatcher {
   /** Resolves once every folder present at the start is watched. */
   ready: Promise<void>;
+  /** Checks what was seen and not yet checked, and waits for every check under way (before the run is settled). */
+  drain(): Promise<void>;
   close(): void;
 }
 
@@ -42,11 +44,16 @@ export function isSkipped(relative: string): boolean {
  * Watches `tree` and calls `onWrites` with batches of tree-relative POSIX paths of files written,
  * created, renamed or deleted (ignored paths left out), at most every `batchMs`.
  */
-export function watchTree(tree: string, onWrites: (paths: string[]) => void, options: { batchMs?: number } = {}): TreeWatcher {
+export function watchTree(tree: string, onWrites: (paths: string[]) => Promise<void> | void, options: { batchMs?: number } = {}): TreeWatcher {
   const watchers = new Map<string, FSWatcher>();
   let closed = false;
   let pending = new Set<string>();
   let timer: NodeJS.Timeout | null = null;
+  const inflight = new Set<Promise<void>>();
+  const track = (work: Promise<void>) => {
+    inflight.add(work);
+    void work.finally(() => inflight.delete(work));
+  };
 
   const flush = async () => {
     timer = null;
@@ -64,12 +71,12 @@ export function watchTree(tree: string, onWrites: (paths: string[]) => void, opt
       files.push(rel);
     }
     const kept = await notIgnored(tree, files);
-    if (kept.length > 0 && !closed) onWrites(kept);
+    if (kept.length > 0 && !closed) await onWrites(kept);
   };
   const queue = (rel: string) => {
     if (closed || rel === '' || isSkipped(rel)) return;
     pending.add(rel);
-    timer ??= setTimeout(() => void flush(), options.batchMs ?? 20);
+    timer ??= setTimeout(() => track(flush()), options.batchMs ?? 20);
   };
 
   const addDir = (rel: string) => {
@@ -106,6 +113,16 @@ export function watchTree(tree: string, onWrites: (paths: string[]) => void, opt
   const ready = addTree('', false);
   return {
     ready,
+    async drain() {
+      // Events the kernel has queued are read by the loop first: a turn of it, then what is pending.
+      await new Promise((resolve) => setTimeout(resolve, options.batchMs ?? 20));
+      if (timer) {
+        clearTimeout(timer);
+        timer = null;
+        track(flush());
+      }
+      while (inflight.size > 0) await Promise.allSettled([...inflight]);
+    },
     close() {
       closed = true;
       if (timer) clearTimeout(timer);

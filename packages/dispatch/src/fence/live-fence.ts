@@ -71,13 +71,15 @@ export async function startLiveFence(options: LiveFenceOptions): Promise<LiveFen
   } catch (error) {
     options.note(`fence: no checker socket (${(error as Error).message.split('\n')[0]}); the hooks refuse every edit outside the fence, the watcher still checks every write`);
   }
-  const watcher: TreeWatcher = watchTree(tree, (paths) => {
-    void keeper.check(paths, 'watcher').catch((error: unknown) => options.note(`fence: a check failed (${(error as Error).message.split('\n')[0]})`));
+  const watcher: TreeWatcher = watchTree(tree, async (paths) => {
+    await keeper.check(paths, 'watcher').catch((error: unknown) => options.note(`fence: a check failed (${(error as Error).message.split('\n')[0]})`));
   });
   await watcher.ready;
   return {
     keeper,
     async close() {
+      // Every write the agent made is checked before the run is settled: the record is complete.
+      await watcher.drain().catch(() => undefined);
       watcher.close();
       await server?.close();
       await removeIntegrations(tree, integrations.installed, integrations.madeDirs);

@@ -338,8 +338,10 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   const reasons: string[] = [...distrust];
   const notes: string[] = [];
   const scope = record.scope;
-  const declared = scope?.fence ?? [];
-  // What the agent may change: its fence, and the lockfiles of the manifests in it.
+  // What the agent may change: its fence, the paths its live fence granted while it ran (read
+  // from the sealed record, never from anything the agent wrote), and the lockfiles of the manifests in it.
+  const extensions = (record.fence?.extensions ?? []).map((e) => e.path);
+  const declared = [...(scope?.fence ?? []), ...extensions];
   const fence = fenceWithCompanions(declared);
   const worktree = record.worktree;
   const cwd = worktree ? worktree.path : options.root;
@@ -433,7 +435,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
       const paths = touchedPaths(change);
       if (paths.every((p) => dirtyBefore.has(p) && dirtyBefore.get(p) === now.get(p))) return false;
       if (paths.every((p) => inFence(fence, p))) return true;
-      return !options.siblings.some((s) => s.id !== record.id && paths.every((p) => inFence(fenceWithCompanions(s.scope?.fence ?? []), p)));
+      return !options.siblings.some((s) => s.id !== record.id && paths.every((p) => inFence(fenceWithCompanions([...(s.scope?.fence ?? []), ...(s.fence?.extensions ?? []).map((e) => e.path)]), p)));
     });
   };
 
@@ -603,6 +605,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
     changed,
     inFence: first.inFence.flatMap(touchedPaths),
     outOfFence: first.outOfFence,
+    ...(extensions.length > 0 ? { extensions } : {}),
     reverted,
     verify,
     commit,

@@ -99,6 +99,8 @@ export const WitnessSchema = z.object({
   changed: z.array(ChangedPathSchema),
   inFence: z.array(z.string()),
   outOfFence: z.array(ChangedPathSchema.extend({ root: z.boolean() })),
+  /** Paths the live fence added to the run's fence while it ran (counted in the fence; misses of the plan's prediction). */
+  extensions: z.array(z.string()).optional(),
   reverted: z.array(z.string()),
   verify: z.array(VerifyResultSchema),
   commit: z.object({ sha: z.string(), message: z.string(), paths: z.array(z.string()) }).nullable(),
