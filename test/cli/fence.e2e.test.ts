@@ -41,7 +41,7 @@ interface FenceLog {
   extensions: { path: string; by: string; leaseId: string | null }[];
   refusals: { path: string; by: string; reason: string; holder: string | null; via: string | null; message: string }[];
 }
-interface Record {
+interface RunRecordView {
   id: string;
   issue: { number: number };
   status: string;
@@ -50,10 +50,10 @@ interface Record {
   fenceRules?: { holder: string };
 }
 
-const records = (): Record[] =>
+const records = (): RunRecordView[] =>
   readdirSync(path.join(ctx.root, '.dispatch-runs'))
     .filter((n) => /^resolve-\d+-\w+\.json$/.test(n))
-    .map((n) => JSON.parse(readFileSync(path.join(ctx.root, '.dispatch-runs', n), 'utf8')) as Record);
+    .map((n) => JSON.parse(readFileSync(path.join(ctx.root, '.dispatch-runs', n), 'utf8')) as RunRecordView);
 const recordOf = (n: number) => records().find((r) => r.issue.number === n)!;
 
 function agentsScript(script: object): Record<string, string> {
