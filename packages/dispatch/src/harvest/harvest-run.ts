@@ -427,8 +427,11 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   const dirtyBefore = new Map((record.start?.dirty ?? []).map((d) => [d.path, d.hash]));
 
   /** The run's changes: in a shared work tree, without what was there before or what another run's fence claims. */
+  // waves' own integration files (the agent's hook, installed in a tree where no such file was):
+  // removed when the run ends, and never a change of the issue if a killed supervisor left one.
+  const installed = new Set(record.fence?.installed ?? []);
   const changesOfRun = async (): Promise<ChangedPath[]> => {
-    const all = await changesSince(cwd, base);
+    const all = (await changesSince(cwd, base)).filter((change) => !touchedPaths(change).every((p) => installed.has(p)));
     if (worktree) return all;
     const now = new Map((await hashFiles(cwd, all.flatMap(touchedPaths).filter((p) => dirtyBefore.has(p)))).map((h) => [h.path, h.hash]));
     return all.filter((change) => {
