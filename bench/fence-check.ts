@@ -13,7 +13,7 @@
  *
  * The repository must have a graph cache (`waves graph --root DIR` once).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -60,6 +60,19 @@ const keeper = createFenceKeeper({
 });
 const server = await startFenceServer(runId, keeper, env);
 
+/** A process run to its end without blocking this one (the checker answers from this process's loop). */
+function run(argv: string[], input: string | null): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(argv[0]!, argv.slice(1), { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
+}
+
 async function measure(label: string, fn: (i: number) => Promise<unknown> | unknown): Promise<{ label: string; median: number; p95: number }> {
   await fn(-1);
   const times: number[] = [];
@@ -86,9 +99,9 @@ const rows = [
     const answer = await askFence(runId, [fenced], 'opencode', { env });
     if ('error' in answer) throw new Error(answer.error);
   }),
-  await measure('node -e 0 (any Node hook: process start)', () => spawnSync(process.execPath, ['-e', '0'])),
-  await measure('waves fence check --hook claude (new process)', () => {
-    const result = spawnSync(process.execPath, [BIN, 'fence', 'check', '--hook', 'claude', '--run', runId], { input: payload, env, encoding: 'utf8' });
+  await measure('node -e 0 (any Node hook: process start)', () => run([process.execPath, '-e', '0'], null)),
+  await measure('waves fence check --hook claude (new process)', async () => {
+    const result = await run([process.execPath, BIN, 'fence', 'check', '--hook', 'claude', '--run', runId], payload);
     if (result.status !== 0 || result.stdout !== '') throw new Error(`hook: ${result.status} ${result.stdout} ${result.stderr}`);
   }),
 ];
