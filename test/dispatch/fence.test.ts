@@ -44,7 +44,7 @@ afterAll(async () => {
 });
 
 /** A keeper for a new run of its own (its own journal), or on the journal given. */
-function keeperFor(fence: string[], options: { journal?: string; holder?: string; ownFiles?: string[] } = {}) {
+function keeperFor(fence: string[], options: { journal?: string; holder?: string; ownFiles?: string[]; sharedTree?: boolean } = {}) {
   const id = `resolve-${900 + ++serial}-20261201T000000${String(serial).padStart(3, '0')}Z`;
   const journal = options.journal ?? path.join(repo.root, '.waves', `leases-${serial}.jsonl`);
   const fenceRules: FenceRules = { holder: options.holder ?? `tester@host/${id}`, contentionDepth: 1, serial: ['tsconfig*.json'], onRefusal: 'tell' };
@@ -63,6 +63,7 @@ function keeperFor(fence: string[], options: { journal?: string; holder?: string
       saved.push(structuredClone(log));
     },
     loadRules: async () => rules,
+    ...(options.sharedTree ? { sharedTree: true } : {}),
   });
   return { id, keeper, journal, holder: fenceRules.holder, saved, last: () => saved.at(-1) ?? { installed: [], extensions: [], refusals: [] } };
 }
@@ -131,6 +132,16 @@ describe('a live fence', () => {
     ]);
     expect(results[2]!.message).toMatch(/symbolic link/);
     expect((await readJournal(run.journal)).events).toEqual([]);
+    await run.keeper.close();
+  });
+
+  it('in a shared work tree, takes a write under another run\'s lease for that run\'s: neither granted nor refused', async () => {
+    const run = keeperFor(['packages/core/src/cart.ts'], { sharedTree: true });
+    await acquireLease(run.journal, { lane: 'package.json', holder: 'me@host/resolve-9-20261201T000000000Z', ttlMs: 600_000, now: () => new Date() });
+    expect((await run.keeper.check(['package.json'], 'watcher'))[0]).toMatchObject({ status: 'allowed', holder: 'me@host/resolve-9-20261201T000000000Z' });
+    expect(run.last().refusals).toEqual([]);
+    // Asked for by the agent itself, the same path is refused.
+    expect((await run.keeper.check(['package.json'], 'cli'))[0]).toMatchObject({ status: 'refused', reason: 'root' });
     await run.keeper.close();
   });
 

@@ -10,7 +10,7 @@
  * NOTE: the record is written by the supervisor alone (its `save`), sealed outside the repository;
  * harvest reads the extensions from the seal, never from anything the agent can write.
  */
-import { createRepoTree, fenceWithCompanions, foldLeases, inFence, loadRepo, type LeaseRules } from '@waves/planner';
+import { createRepoTree, fenceWithCompanions, foldLeases, inFence, lanesOverlap, loadRepo, type LeaseRules } from '@waves/planner';
 import { acquireLeases, readJournal, releaseLeases, renewLease } from '../leases/lease-journal.js';
 import type { FenceExtension, FenceLog, FenceRefusal, FenceRules } from '../runs/run-record.js';
 import type { FenceAsker, FencePathResult } from './fence-client.js';
@@ -101,6 +101,13 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
     if (own.has(repoPath)) return refuse({ path: repoPath, reason: 'own', holder: null, via: null, message: `${repoPath} is waves' fence integration for this run, not a file of the issue` });
     if (inFence(fence, repoPath)) return { path: asked, repoPath, status: 'allowed', message: 'inside the fence' };
     if (inFence(extended(), repoPath)) return { path: asked, repoPath, status: 'allowed', message: 'added to the fence earlier in this run' };
+    // In a shared work tree, a write the watcher sees under another run's lease is that run's (its
+    // own fence, a root file it was given): never this run's to be granted or refused.
+    if (options.sharedTree === true && by === 'watcher') {
+      const { events } = await readJournal(options.journal);
+      const owner = foldLeases(events, options.now().getTime()).find((lease) => lease.holder !== options.rules.holder && lanesOverlap(lease.lane, repoPath));
+      if (owner) return { path: asked, repoPath, status: 'allowed', holder: owner.holder, message: `written under ${owner.holder}'s lease on ${owner.lane}: that run's change` };
+    }
     const { graph, tree } = await rulesNow();
     const [result] = await acquireLeases(options.journal, [repoPath], {
       holder: options.rules.holder,
