@@ -127,7 +127,7 @@ describe('live fences', () => {
     expect(result.exitCode).toBe(1);
     const run = recordOf(101);
     expect(run.status).toBe('fenced');
-    expect(run.reason).toMatch(/^fenced: docs\/notes\.md was refused \(docs\/notes\.md: alice@elsewhere holds docs\/notes\.md until/);
+    expect(run.reason).toMatch(/^fenced: docs\/notes\.md was refused \(alice@elsewhere holds docs\/notes\.md until/);
     expect(run.fence?.refusals).toMatchObject([{ path: 'docs/notes.md', reason: 'overlap', by: 'watcher', holder: 'alice@elsewhere' }]);
     expect(readFileSync(path.join(ctx.root, '.dispatch-runs', `${run.id}.log`), 'utf8')).toMatch(/\[waves\] fence: refused docs\/notes\.md \(watcher\)/);
     expect(recordOf(102).status).toBe('succeeded');
@@ -144,7 +144,7 @@ describe('live fences', () => {
         ['docs/notes.md', true],
         ['package.json', false],
       ]);
-      expect(trace.find((t) => t.path === 'package.json')!.reason).toMatch(/refused .*package\.json: package\.json: a root file .*\nThis file is outside your fence/);
+      expect(trace.find((t) => t.path === 'package.json')!.reason).toMatch(/refused .*package\.json: a root file .*\nThis file is outside your fence/);
       const run = recordOf(101);
       const installed = agent === 'claude' ? '.claude/settings.local.json' : '.opencode/plugins/waves-fence.js';
       expect(run.fence?.installed).toEqual([installed]);

@@ -116,7 +116,9 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
       rules: { graph, tree, contentionDepth: options.rules.contentionDepth, serial: options.rules.serial, extension: true },
     });
     if (result!.status === 'refused') {
-      return refuse({ path: repoPath, reason: result!.reason, holder: result!.holder || null, via: result!.via ?? null, message: result!.message });
+      // The rule's message starts with the lane: the path is said once, where the answer names it.
+      const message = result!.message.startsWith(`${result!.lane}: `) ? result!.message.slice(result!.lane.length + 2) : result!.message;
+      return refuse({ path: repoPath, reason: result!.reason, holder: result!.holder || null, via: result!.via ?? null, message });
     }
     const extension: FenceExtension = {
       path: repoPath,
