@@ -133,6 +133,13 @@ describe('live fences', () => {
     expect(recordOf(102).status).toBe('succeeded');
   });
 
+  it('catches an agent deleting its own hook file, with the watcher (refused: own)', async () => {
+    const env = agentsScript({ 101: { writes: ['packages/api/src/routes/checkout.ts'], tamper: true } });
+    const result = await dispatch(env, '--agent', 'fake-claude', '--worktree');
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(recordOf(101).fence?.refusals).toMatchObject([{ path: '.claude/settings.local.json', reason: 'own', by: 'watcher' }]);
+  });
+
   for (const agent of ['claude', 'opencode'] as const) {
     it(`gives a ${agent} agent its hook in its worktree: allowed inside, granted outside when free, denied with the reason when not; removed at the end`, async () => {
       const env = agentsScript({ 101: { writes: ['packages/api/src/routes/checkout.ts', 'docs/notes.md', 'package.json'] } });
