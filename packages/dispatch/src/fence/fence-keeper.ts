@@ -16,6 +16,14 @@ import type { FenceExtension, FenceLog, FenceRefusal, FenceRules } from '../runs
 import type { FenceAsker, FencePathResult } from './fence-client.js';
 import { resolveFencePath } from './fence-paths.js';
 
+/**
+ * The most paths one run's fence grows by, and the most refusals its record keeps: an agent that
+ * writes thousands of files outside its fence (a generator, a stray `cp -r`) needs a person, not a
+ * lease per file; a record stays a few hundred kilobytes at most.
+ */
+export const MAX_EXTENSIONS = 500;
+export const MAX_REFUSALS = 500;
+
 export interface FenceKeeperOptions {
   /** The repository's root (its graph cache, its journal's lanes are relative to it). */
   root: string;
@@ -80,7 +88,7 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
       const othersWrite = options.sharedTree === true && by === 'watcher' && refusal.reason === 'overlap';
       // One entry per path and reason: an agent retrying does not grow the record without end.
       const key = `${entry.path}\0${entry.reason}\0${entry.holder ?? ''}`;
-      if (!othersWrite && !refusedOnce.has(key) && !log.refusals.some((r) => r.path === entry.path && r.reason === entry.reason && r.holder === entry.holder)) {
+      if (!othersWrite && log.refusals.length < MAX_REFUSALS && !refusedOnce.has(key) && !log.refusals.some((r) => r.path === entry.path && r.reason === entry.reason && r.holder === entry.holder)) {
         refusedOnce.add(key);
         log.refusals.push(entry);
         await options.onChange(log);
@@ -107,6 +115,9 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
       const { events } = await readJournal(options.journal);
       const owner = foldLeases(events, options.now().getTime()).find((lease) => lease.holder !== options.rules.holder && lanesOverlap(lease.lane, repoPath));
       if (owner) return { path: asked, repoPath, status: 'allowed', holder: owner.holder, message: `written under ${owner.holder}'s lease on ${owner.lane}: that run's change` };
+    }
+    if (log.extensions.length >= MAX_EXTENSIONS) {
+      return refuse({ path: repoPath, reason: 'invalid', holder: null, via: null, message: `the run has already widened its fence by ${MAX_EXTENSIONS} files; a person must look at what it is doing` });
     }
     const { graph, tree } = await rulesNow();
     const [result] = await acquireLeases(options.journal, [repoPath], {
