@@ -117,6 +117,17 @@ describe('live fences', () => {
     expect(live.size).toBe(0);
   });
 
+  it('refuses a run the file it writes outside its fence when that file imports a file another run leases, with the import as evidence', async () => {
+    // #101 leases stripe.ts (its fence); #105 writes refunds.ts, which imports stripe.ts.
+    const env = agentsScript({ 101: { sleepMs: 6_000 }, 105: { edit: { 'packages/payments/src/refunds.ts': "import { charge } from './stripe.js';\nexport const refund = charge;\n" } } });
+    const result = await dispatch(env, '--agent', 'fake', '--worktree');
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(recordOf(105).fence?.refusals).toMatchObject([
+      { path: 'packages/payments/src/refunds.ts', reason: 'import', by: 'watcher', holder: recordOf(101).fenceRules!.holder, via: 'packages/payments/src/refunds.ts imports packages/payments/src/stripe.ts' },
+    ]);
+    expect(recordOf(105).fence?.extensions).toEqual([]);
+  });
+
   it('stops a run whose write is refused, with fence.onRefusal: stop, and records it fenced with who holds the file', async () => {
     const config = withSide();
     writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), fence: { live: true, onRefusal: 'stop' } }));
