@@ -10,7 +10,24 @@
  * NOTE: the record is written by the supervisor alone (its `save`), sealed outside the repository;
  * harvest reads the extensions from the seal, never from anything the agent can write.
  */
-import { createRepoTree, fenceWithCompanions, foldLeases, inFence, lanesOverlap, loadRepo, type LeaseRules } from '@waves/planner';
+import path from 'node:path';
+import {
+  createRepoTree,
+  decideLeases,
+  fenceWithCompanions,
+  foldLeases,
+  inFence,
+  isSourceFile,
+  lanesOverlap,
+  loadRepo,
+  ModuleResolver,
+  parentDir,
+  readRegularFile,
+  readWorkspace,
+  scanImports,
+  type LeaseRules,
+  type RepoPath,
+} from '@waves/planner';
 import { acquireLeases, readJournal, releaseLeases, renewLease } from '../leases/lease-journal.js';
 import type { FenceExtension, FenceLog, FenceRefusal, FenceRules } from '../runs/run-record.js';
 import type { FenceAsker, FencePathResult } from './fence-client.js';
@@ -50,6 +67,11 @@ export interface FenceKeeperOptions {
    * another run's lease is that run's, not a refusal of this one.
    */
   sharedTree?: boolean;
+  /**
+   * The files a source file of the tree imports as it is on disk now, resolved (default: read and
+   * resolved with the repository's workspace; null when it is no source file or cannot be read).
+   */
+  importsOf?: (repoPath: RepoPath) => Promise<RepoPath[] | null>;
   /** The plan's graph and tree; default: read from the graph cache of the root (never rebuilt). */
   loadRules?: () => Promise<Pick<LeaseRules, 'graph' | 'tree'>>;
 }
@@ -68,6 +90,35 @@ export async function rulesFromCache(root: string): Promise<Pick<LeaseRules, 'gr
   return { graph: repo.graph, tree: createRepoTree(repo.files, repo.packages) };
 }
 
+/** A source file bigger than this is not scanned for imports (as the graph build bounds it). */
+const MAX_SCANNED_BYTES = 4 * 1024 * 1024;
+
+/**
+ * What a source file of the work tree imports now: read (a regular file, never through a link,
+ * bounded) and resolved as the graph build resolves, against the repository's files and workspace.
+ */
+export function importsReader(root: string, tree: string, files: () => Promise<readonly RepoPath[]>): (repoPath: RepoPath) => Promise<RepoPath[] | null> {
+  let resolver: Promise<ModuleResolver> | null = null;
+  const resolverNow = () =>
+    (resolver ??= (async () => {
+      const all = await files();
+      const { members } = await readWorkspace(root, all);
+      return new ModuleResolver({ root: tree, files: all, members });
+    })());
+  return async (repoPath) => {
+    if (!isSourceFile(repoPath)) return null;
+    const read = await readRegularFile(path.join(tree, repoPath), { maxBytes: MAX_SCANNED_BYTES });
+    if (!read.ok) return null;
+    const resolve = await resolverNow();
+    const out = new Set<RepoPath>();
+    for (const { specifier } of scanImports(read.text)) {
+      const target = resolve.resolve(specifier, repoPath);
+      if (target.kind === 'file' && target.path !== repoPath) out.add(target.path);
+    }
+    return [...out].sort();
+  };
+}
+
 export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
   const log: FenceLog = { installed: [...options.log.installed], extensions: [...options.log.extensions], refusals: [...options.log.refusals] };
   const fence = fenceWithCompanions(options.fence);
@@ -79,6 +130,40 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
   let queue: Promise<unknown> = Promise.resolve();
   const refusedOnce = new Set<string>();
   const extended = () => log.extensions.map((e) => e.path);
+
+  const importsOf = options.importsOf ?? importsReader(options.root, options.tree, async () => (await rulesNow()).tree?.sorted ?? []);
+  /**
+   * Puts the imports a written file has now into the graph the rule reads (the supervisor's own
+   * copy): a file the agent created, or rewrote to import more, contends by what it imports now.
+   * Edges it had are kept (contention errs on the side of more).
+   */
+  const learnImports = async (repoPath: RepoPath): Promise<void> => {
+    const { graph } = await rulesNow();
+    if (graph === null) return;
+    const targets = await importsOf(repoPath).catch(() => null);
+    if (targets === null || targets.length === 0) return;
+    if (!graph.hasNode(repoPath)) graph.addNode(repoPath, { package: null, dir: parentDir(repoPath) });
+    for (const target of targets) {
+      if (!graph.hasNode(target) || graph.hasEdge(repoPath, target)) continue;
+      graph.addEdge(repoPath, target, { kind: 'static', kinds: ['static'] });
+    }
+  };
+  /** Whether a granted file, as written now, contends through its imports with another run's lease. */
+  const importContention = async (repoPath: RepoPath): Promise<Omit<FenceRefusal, 'at' | 'by'> | null> => {
+    await learnImports(repoPath);
+    const { graph, tree } = await rulesNow();
+    if (graph === null || tree === null || options.rules.contentionDepth <= 0) return null;
+    const { events } = await readJournal(options.journal);
+    const verdict = decideLeases(foldLeases(events, options.now().getTime()), [repoPath], options.rules.holder, {
+      graph,
+      tree,
+      contentionDepth: options.rules.contentionDepth,
+      serial: options.rules.serial,
+    });
+    if (verdict.status === 'granted' || verdict.reason !== 'import') return null;
+    const message = verdict.message.startsWith(`${verdict.lane}: `) ? verdict.message.slice(verdict.lane.length + 2) : verdict.message;
+    return { path: repoPath, reason: 'import', holder: verdict.lease?.holder ?? null, via: verdict.via ?? null, message: `written after it was added to the fence: ${message}` };
+  };
 
   const decideOne = async (asked: string, by: FenceAsker): Promise<FencePathResult> => {
     const resolved = await resolveFencePath(options.tree, asked);
@@ -108,7 +193,14 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
     const repoPath = resolved.repoPath;
     if (own.has(repoPath)) return refuse({ path: repoPath, reason: 'own', holder: null, via: null, message: `${repoPath} is waves' fence integration for this run, not a file of the issue` });
     if (inFence(fence, repoPath)) return { path: asked, repoPath, status: 'allowed', message: 'inside the fence' };
-    if (inFence(extended(), repoPath)) return { path: asked, repoPath, status: 'allowed', message: 'added to the fence earlier in this run' };
+    if (inFence(extended(), repoPath)) {
+      // Written again (the watcher saw it): its imports now may reach a file another run leases.
+      if (by === 'watcher') {
+        const contended = await importContention(repoPath);
+        if (contended !== null) return refuse(contended);
+      }
+      return { path: asked, repoPath, status: 'allowed', message: 'added to the fence earlier in this run' };
+    }
     // In a shared work tree, a write the watcher sees under another run's lease is that run's (its
     // own fence, a root file it was given): never this run's to be granted or refused.
     if (options.sharedTree === true && by === 'watcher') {
@@ -119,6 +211,7 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
     if (log.extensions.length >= MAX_EXTENSIONS) {
       return refuse({ path: repoPath, reason: 'invalid', holder: null, via: null, message: `the run has already widened its fence by ${MAX_EXTENSIONS} files; a person must look at what it is doing` });
     }
+    if (by === 'watcher') await learnImports(repoPath);
     const { graph, tree } = await rulesNow();
     const [result] = await acquireLeases(options.journal, [repoPath], {
       holder: options.rules.holder,
