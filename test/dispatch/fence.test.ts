@@ -247,6 +247,13 @@ describe('the hook protocols', () => {
       expect((await hook('claude', fixture('claude-bash.json', repo.root))).stdout).toBe('');
     });
 
+    it('teaches itself with --help, and refuses an unknown subcommand or hook with exit 2', async () => {
+      const help = await execa(process.execPath, [BIN, 'fence', '--help'], { reject: false, env });
+      expect([help.exitCode, help.stdout]).toEqual([0, expect.stringContaining('Exit codes: 0 allowed, 3 refused')]);
+      expect((await execa(process.execPath, [BIN, 'fence', 'grant', 'x'], { reject: false, env })).exitCode).toBe(2);
+      expect((await execa(process.execPath, [BIN, 'fence', 'check', '--run', run.id, '--hook', 'codex'], { reject: false, env })).exitCode).toBe(2);
+    });
+
     it('denies every edit when the run has no live fence to ask (fail closed)', async () => {
       const result = await execa(process.execPath, [BIN, 'fence', 'check', '--hook', 'claude', '--run', 'resolve-1-20200101T000000000Z'], { input: fixture('claude-write.json', repo.root), reject: false, env });
       expect(JSON.parse(result.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/no live fence/) });
