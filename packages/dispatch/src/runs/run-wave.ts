@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { lstat, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execaGit } from '@waves/planner';
-import { isDirectoryLeaf, nextCandidate, WHOLE_REPOSITORY, type Plan, type PlanAnalysis, type PlanIssue } from '@waves/planner';
+import { isDirectoryLeaf, nextCandidate, WHOLE_REPOSITORY, type LeaseRefusalReason, type LeaseRules, type Plan, type PlanAnalysis, type PlanIssue } from '@waves/planner';
 import { buildIssueDispatch, type DispatchOptions } from '../build-dispatch.js';
 import { checkGitTrust, GitTrustError } from '../git-trust/git-trust.js';
 import { acquireLeases, MAX_DURATION_MS, releaseLeases } from '../leases/lease-journal.js';
@@ -36,7 +36,7 @@ import { setupLogOf } from './worktree-setup.js';
 const DEFAULT_SETUP_TIMEOUT_MS = 600_000;
 
 export type RunEvent =
-  | { type: 'refused'; number: number; lane: string; holder: string; until: string }
+  | { type: 'refused'; number: number; lane: string; holder: string; until: string; reason: LeaseRefusalReason; message: string }
   | { type: 'skipped'; number: number; reason: string }
   | { type: 'candidate'; number: number; replacing: number }
   | { type: 'reused'; number: number; path: string; branch: string }
@@ -53,6 +53,17 @@ export interface RunWaveOptions {
   agentName: string;
   analysis: PlanAnalysis;
   plan: Plan;
+  /**
+   * The plan's lease rule (its import graph, tree, contention depth, serial globs), applied inside
+   * the journal's lock as each run takes its leases: an issue another orchestrator's run now
+   * contends with through an import is skipped like one whose path is taken. Absent: paths only.
+   */
+  rules?: LeaseRules;
+  /**
+   * The live fence (`fence.onRefusal` of the config): with it, each record carries the rules its
+   * supervisor's fence decides by (the plan's, above). Absent: no live fence.
+   */
+  fence?: { onRefusal: 'tell' | 'stop' };
   waveIndex: number;
   dispatch: DispatchOptions;
   /** Create a worktree per issue from this ref. */
@@ -192,12 +203,15 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
       // Run by the supervisor in the worktree before the agent starts (worktree-setup.ts).
       ...(dispatch.setup.length > 0 ? { setup: { commands: dispatch.setup, timeoutMs: options.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS, log: setupLogOf(files.log) } } : {}),
       ...(Object.keys(dispatch.env).length > 0 ? { agentEnv: dispatch.env } : {}),
+      ...(options.fence
+        ? { fenceRules: { holder: `${options.holder}/${id}`, contentionDepth: options.rules?.contentionDepth ?? 0, serial: [...(options.rules?.serial ?? [])], onRefusal: options.fence.onRefusal } }
+        : {}),
     };
     await writeRecord(files.record, record, { fixing: true });
     // Each run holds its leases in its own name: another dispatch by the same user is another holder.
     let leases;
     try {
-      leases = await acquireLeases(options.journal, lanes, { holder: `${options.holder}/${id}`, ttlMs: options.ttlMs, now: options.now });
+      leases = await acquireLeases(options.journal, lanes, { holder: `${options.holder}/${id}`, ttlMs: options.ttlMs, now: options.now, ...(options.rules ? { rules: options.rules } : {}) });
     } catch (error) {
       await removeRecord(files.record);
       throw error;
@@ -206,8 +220,8 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
     if (refusal && refusal.status === 'refused') {
       // Not started: no record of it.
       await removeRecord(files.record);
-      emit({ type: 'refused', number, lane: refusal.heldLane, holder: refusal.holder, until: refusal.until });
-      skipped.push({ number, reason: `${refusal.heldLane} is leased by ${refusal.holder} until ${refusal.until}` });
+      emit({ type: 'refused', number, lane: refusal.heldLane, holder: refusal.holder, until: refusal.until, reason: refusal.reason, message: refusal.message });
+      skipped.push({ number, reason: refusal.reason === 'overlap' ? `${refusal.heldLane} is leased by ${refusal.holder} until ${refusal.until}` : refusal.message });
       replace(number);
       return;
     }
