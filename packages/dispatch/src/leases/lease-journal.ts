@@ -12,7 +12,8 @@ import { lstat, mkdir, open, readdir, writeFile } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { canonicalLane, decideAcquire, foldLeases, InputError, LeaseEventSchema, MAX_LEASE_TTL_MS, readRegularFile, WavesError, type Lease, type LeaseEvent } from '@waves/planner';
+import { decideLanes, type AcquireResult, type ChangeResult } from './lease-backend.js';
+import { canonicalLane, foldLeases, InputError, LeaseEventSchema, MAX_LEASE_TTL_MS, readRegularFile, WavesError, type Lease, type LeaseEvent } from '@waves/planner';
 
 export const DEFAULT_JOURNAL = '.waves/leases.jsonl';
 
@@ -218,11 +219,9 @@ export async function appendEvent(file: string, event: LeaseEvent): Promise<void
   }
 }
 
-export type AcquireResult =
-  | { status: 'acquired'; id: string; lane: string; holder: string; until: string }
-  | { status: 'refused'; lane: string; holder: string; until: string; id: string; heldLane: string };
+export type { AcquireResult, ChangeResult } from './lease-backend.js';
 
-function newLeaseId(): string {
+export function newLeaseId(): string {
   return `l-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
 }
 
@@ -244,12 +243,10 @@ export async function acquireLeases(file: string, lanes: readonly string[], requ
     const { events } = await readJournal(file);
     const now = request.now();
     const active = foldLeases(events, now.getTime());
-    for (const lane of canonical) {
-      const decision = decideAcquire(active, lane, request.holder);
-      if (decision.status === 'refused') {
-        const { lease } = decision;
-        return [{ status: 'refused', lane, holder: lease.holder, until: lease.until, id: lease.id, heldLane: lease.lane }];
-      }
+    const decision = decideLanes(active, canonical, request.holder);
+    if (decision.status === 'refused') {
+      const { lease, lane } = decision;
+      return [{ status: 'refused', lane, holder: lease.holder, until: lease.until, id: lease.id, heldLane: lease.lane }];
     }
     const results: AcquireResult[] = [];
     for (const lane of canonical) {
@@ -267,7 +264,6 @@ export async function acquireLease(file: string, request: LeaseRequest): Promise
   return result!;
 }
 
-export type ChangeResult = { status: 'done'; lease: Lease } | { status: 'not-active'; id: string } | { status: 'unknown'; id: string };
 
 /** Releases a lease; releasing one that already ended is harmless. */
 export async function releaseLease(file: string, id: string, now: () => Date): Promise<ChangeResult> {
