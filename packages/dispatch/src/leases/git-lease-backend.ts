@@ -28,7 +28,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { canonicalLane, execaGit, GitTimeoutError, SAFE_GIT_CONFIG, type Lease } from '@waves/planner';
 import { stateDir } from '../runs/record-seal.js';
@@ -184,8 +184,14 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
     if (problem !== null) throw new LeaseRemoteError(`${where}: the remote URL ${redactUrl(url)} ${problem}`);
     if (existsSync(path.join(store, 'HEAD'))) return;
     await mkdir(path.dirname(store), { recursive: true, mode: 0o700 });
-    const result = await execaGit([...SAFE_GIT_CONFIG, 'init', '--bare', '-q', store], { reject: false, stdin: 'ignore', env: { LC_ALL: 'C' } });
-    if (result.exitCode !== 0 && !existsSync(path.join(store, 'HEAD'))) throw new LeaseRemoteError(`the lease store ${store} could not be made: ${firstLine(result.stderr)}`);
+    // Made aside and renamed into place: two processes making it at once both end with one store.
+    const aside = `${store}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+    const result = await execaGit([...SAFE_GIT_CONFIG, 'init', '--bare', '-q', '--template=', aside], { reject: false, stdin: 'ignore', env: { LC_ALL: 'C' } });
+    if (result.exitCode !== 0) throw new LeaseRemoteError(`the lease store ${store} could not be made: ${firstLine(result.stderr)}`);
+    await rename(aside, store).catch(async (error: NodeJS.ErrnoException) => {
+      await rm(aside, { recursive: true, force: true });
+      if (!existsSync(path.join(store, 'HEAD'))) throw new LeaseRemoteError(`the lease store ${store} could not be made: ${error.code ?? error.message}`);
+    });
   };
 
   /** The table as the remote holds it now. */
@@ -299,7 +305,9 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
     const pushed = await git(['push', '--atomic', '--porcelain', '--no-verify', url, `${commit}:${ref}`, `--force-with-lease=${ref}:${snap.commit ?? ''}`], { remote: true });
     const status = pushed.stdout.split('\n').find((line) => line.endsWith(`:${ref}`) || line.includes(`:${ref}\t`));
     if (status !== undefined && pushed.exitCode === 0 && !status.startsWith('!')) return true;
-    if (status?.startsWith('!') && /\[rejected\]|stale info|fetch first|non-fast-forward|already exists/.test(status)) return false;
+    // Lost to another writer: refused before the swap (the advertised ref moved), or by the remote
+    // under its ref lock (another receive-pack updated it first, or holds the lock right now).
+    if (status?.startsWith('!') && LOST_SWAP.test(status)) return false;
     const why = status?.split('\t').slice(2).join(' ') || firstLine(pushed.stderr);
     throw new LeaseRemoteError(`${where} could not be written to ${redactUrl(url)}: ${redact(why, url)}`);
   };
@@ -391,6 +399,9 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
     },
   };
 }
+
+/** How git says a compare-and-swap push lost to another writer (LC_ALL=C). */
+const LOST_SWAP = /\[rejected\]|stale info|fetch first|non-fast-forward|already exists|atomic transaction failed|failed to (?:update|lock) ref|cannot lock ref|incorrect old value|unable to lock/;
 
 function answer<T>(result: T | ((epoch: number) => T), epoch: number): T {
   return typeof result === 'function' ? (result as (epoch: number) => T)(epoch) : result;
