@@ -130,4 +130,55 @@ describe('leases on the git remote', () => {
       for (const lease of table.leases.filter((l) => l.holder !== 'other-machine')) expect(lanesOverlap(lease.path, 'packages/payments'), lease.path).toBe(false);
     }
   }, 120_000);
+
+  it('stops a run whose renewals fail for the lease time once the remote goes away, and its log says the lease was lost', async () => {
+    const root = await exampleOnRemote({ leases: { backend: 'git', clockSkew: '0s', ttl: '3s' } });
+    const script = path.join(remote!.dir, 'script.json');
+    writeFileSync(script, JSON.stringify({ default: { sleepMs: 60_000 } }));
+    const dispatch = waves(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake', '--concurrency', '1'], root, { FAKE_AGENT_SCRIPT: script });
+    try {
+      await waitFor('a running run', async () => (await recordsOf(root)).some((r) => r.status === 'running'));
+      await rename(remote!.bare, `${remote!.bare}.away`);
+      await waitFor('the run to stop', async () => (await recordsOf(root)).some((r) => r.status === 'failed'), 40_000);
+    } finally {
+      dispatch.kill('SIGTERM');
+      await dispatch;
+      await rename(`${remote!.bare}.away`, remote!.bare).catch(() => undefined);
+    }
+    const [run] = (await recordsOf(root)).filter((r) => r.status === 'failed');
+    expect(run!.reason).toMatch(/^its lease on .* was lost \(not renewed for \d+ s/);
+    expect(readFileSync(run!.log, 'utf8')).toMatch(/\[waves\] its lease on .* was lost .*stopping the agent/);
+  }, 90_000);
+
+  it('settles a run whose lease another machine took meanwhile as failed, and its harvest needs a person (stale fencing token)', async () => {
+    const root = await exampleOnRemote();
+    const other = await remote!.clone('other');
+    writeFileSync(path.join(other, 'waves.config.json'), JSON.stringify(GIT_LEASES));
+    const script = path.join(remote!.dir, 'script.json');
+    writeFileSync(script, JSON.stringify({ default: { sleepMs: 6_000, edit: { 'packages/payments/src/stripe.ts': 'export const charge = 2;\n' } } }));
+    const dispatch = waves(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake', '--concurrency', '1'], root, { FAKE_AGENT_SCRIPT: script });
+    let stolen: { id: string; lane: string; epoch: number } | null = null;
+    try {
+      await waitFor('a running run', async () => (await recordsOf(root)).some((r) => r.status === 'running'));
+      const [running] = (await recordsOf(root)).filter((r) => r.status === 'running');
+      const leases = JSON.parse((await waves(['lease', 'list', '--json'], other)).stdout) as { id: string; lane: string; epoch: number }[];
+      stolen = leases.find((l) => running!.leaseIds.includes(l.id))!;
+      expect(stolen.epoch).toBe(running!.leaseEpochs![stolen.id]);
+      // Another machine drops it (a person's mistake, a clock far off) and takes the path.
+      expect((await waves(['lease', 'release', stolen.id], other)).exitCode).toBe(0);
+      expect((await waves(['lease', 'acquire', stolen.lane, '--holder', 'thief'], other)).exitCode).toBe(0);
+      await dispatch;
+    } finally {
+      dispatch.kill('SIGTERM');
+    }
+    const run = (await recordsOf(root)).find((r) => r.leaseIds.includes(stolen!.id))!;
+    expect(run.status).toBe('failed');
+    expect(run.reason).toMatch(/lease .* (no longer held|was lost)/);
+    const harvest = await waves(['harvest', '--run', run.id, '--json', '--commit'], root);
+    const report = JSON.parse(harvest.stdout) as { runs: { witness: { status: string; reasons: string[]; commit: unknown } }[] };
+    const witness = report.runs[0]!.witness;
+    expect(witness.status).toBe('needs_person');
+    expect(witness.commit).toBeNull();
+    expect(witness.reasons.join('\n')).toMatch(/its lease was lost before the agent ended \(lease .* is no longer held\): another machine may have worked on the same paths/);
+  }, 120_000);
 });
