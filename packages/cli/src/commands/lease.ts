@@ -31,10 +31,14 @@ export const LEASE_HELP = `Usage: waves lease acquire LANE [--holder H] [--ttl 1
        waves lease release ID
        waves lease renew ID [--ttl 1h]
        waves lease list
+       waves lease gc
 
 Exclusive, expiring claims on a lane (a workspace package or directory name) or a path, kept in
 the journal .waves/leases.jsonl (leases.journal in the config) and shared by every orchestrator
-on the machine. acquire is refused while another holder's live lease covers the same path, one
+on the machine — or, with leases.backend "git", in a ref of the git remote (leases.remote, default
+origin; leases.ref, default refs/waves/leases), shared by every machine that reaches it: each
+change one compare-and-swap push, expiry judged with leases.clockSkew (default 1m) of margin.
+gc drops expired entries from the git table. acquire is refused while another holder's live lease covers the same path, one
 inside it or one around it. The lane . is the whole repository: waves dispatch takes it for a
 serial issue (one that must run alone), and a serial issue waits while any other lease is held.
 waves plan puts issues whose scope a lease covers in "held". Paths are compared in one spelling
@@ -50,7 +54,8 @@ Examples:
   waves lease release l-mabc123-9f3e
   waves lease list
 
-Exit codes: 0 acquired or done, 3 refused (or the lease already ended), 2 bad input, 1 failure.
+Exit codes: 0 acquired or done, 3 refused (or the lease already ended, or the git table stayed
+busy), 2 bad input, 1 failure (the git remote did not answer).
 `;
 
 async function journalOf(values: ReturnType<typeof parseCommandArgs>['values'], io: CliIo) {
