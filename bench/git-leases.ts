@@ -10,7 +10,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { execFile } from 'node:child_process';
@@ -95,7 +95,7 @@ const perSecond = (n: number, wall: number) => ((n * 2) / (wall / 1000)).toFixed
 const block = [
   `### Git lease backend — local bare remote (file transport)`,
   '',
-  `${RUNS} acquisitions per row, each of a new path (released after, not timed); ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.version}, ${git}; ${new Date().toISOString().slice(0, 10)}.`,
+  `${RUNS} acquisitions per row, each of a new path (released after, not timed); ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.version}, ${git}; ${new Date().toISOString().slice(0, 10)}; load average ${loadavg()[0]!.toFixed(1)} at the end (the machine is shared).`,
   '"warm": in one process whose blob cache already holds the table (a supervisor renewing); "cold": each in a fresh process, as one `waves lease acquire` (node start-up not counted). One acquisition is a fetch, a read of the tree, the new commit (hash-object, mktree ×3, commit-tree) and a push.',
   '',
   '| live leases | warm median ms | warm p95 ms | cold median ms | cold p95 ms |',

@@ -54,7 +54,7 @@ export const DEFAULT_LEASE_REMOTE = 'origin';
 /** The clock-skew margin when the config names none: machines kept by NTP agree far better. */
 export const DEFAULT_CLOCK_SKEW_MS = 60_000;
 /** Compare-and-swap attempts before a change gives up as busy. */
-export const MAX_ATTEMPTS = 12;
+export const MAX_ATTEMPTS = 16;
 /** The deadline of one fetch or push, unless the caller sets a shorter one. */
 export const DEFAULT_REMOTE_TIMEOUT_MS = 30_000;
 
@@ -329,7 +329,7 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
         if (await write(snap, stamped, remove, epoch, decided.note)) {
           return answer(decided.result, epoch);
         }
-        await sleep(Math.min(1_000, 20 * 2 ** attempt) * (0.5 + Math.random()));
+        await sleep(Math.min(1_500, 25 * 2 ** attempt) * (0.5 + Math.random()));
       }
       throw new LeaseBusyError(`${where}: ${MAX_ATTEMPTS} attempts to change it lost to other writers; try again`);
     });
