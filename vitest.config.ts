@@ -10,6 +10,7 @@ export default defineConfig({
       '@waves/planner': src('planner'),
       // Before '@waves/dispatch' (the first alias that matches wins): the same module as the index's.
       '@waves/dispatch/token-holder': fileURLToPath(new URL('./packages/dispatch/src/runs/token-holder.ts', import.meta.url)),
+      '@waves/dispatch/fence-client': fileURLToPath(new URL('./packages/dispatch/src/fence/fence-client.ts', import.meta.url)),
       '@waves/dispatch': src('dispatch'),
       '@waves/cli': src('cli'),
     },

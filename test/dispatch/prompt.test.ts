@@ -35,6 +35,14 @@ describe('the worker prompt', () => {
         - pnpm-lock.yaml
         - packages/cli/src/index.ts (#14)
 
+      The fence is live: every file you write is checked as you write it. If the work needs a file
+      outside the fence, ask first: waves fence check PATH…
+      It answers "allowed" or "granted" (the file is added to your fence; exit 0) or "refused", saying
+      why and who holds it (exit 3): another worker is editing it or a file it imports, or it is a root
+      or serial file. A refusal is not a failure: work around it, wait, or stop and say in your receipt
+      what you needed. An edit outside the fence that your tools or a shell command make anyway is
+      checked too, and recorded.
+
       Verification — run ONLY these, in this worktree:
         - pnpm --filter @waves/planner test
 
@@ -76,6 +84,14 @@ describe('the worker prompt', () => {
         - package.json
         - pnpm-lock.yaml
         - packages/cli/src/index.ts (#14)
+
+      The fence is live: every file you write is checked as you write it. If the work needs a file
+      outside the fence, ask first: waves fence check PATH…
+      It answers "allowed" or "granted" (the file is added to your fence; exit 0) or "refused", saying
+      why and who holds it (exit 3): another worker is editing it or a file it imports, or it is a root
+      or serial file. A refusal is not a failure: work around it, wait, or stop and say in your receipt
+      what you needed. An edit outside the fence that your tools or a shell command make anyway is
+      checked too, and recorded.
 
       Verification — run ONLY these, in this worktree:
         - pnpm --filter @waves/planner test

@@ -22,14 +22,16 @@ export function waves(args: string[], cwd = ROOT, env: Record<string, string> = 
 
 /**
  * A git repository holding a copy of the example (examples/shop with backlog.json and a config:
- * the example's own, `serial` for its TypeScript upgrade, with the test's keys over it).
+ * the example's own, `serial` for its TypeScript upgrade, with the test's keys over it). The live
+ * fence is off unless the test's config turns it on (`fence`): the other tests witness what harvest
+ * finds on its own, and a watcher granting an agent's out-of-fence file would change that.
  */
 export async function exampleRepo(config: object): Promise<TempRepo> {
   const repo = await TempRepo.create({ 'README.md': '# x\n' });
   cpSync(path.join(ROOT, 'examples/shop'), repo.root, { recursive: true, filter: (source) => !source.includes('/.waves') });
   writeFileSync(path.join(repo.root, 'backlog.json'), readFileSync(path.join(ROOT, 'examples/backlog.json'), 'utf8'));
   const own = JSON.parse(readFileSync(path.join(ROOT, 'examples/shop/waves.config.json'), 'utf8')) as object;
-  writeFileSync(path.join(repo.root, 'waves.config.json'), JSON.stringify({ ...own, ...config }));
+  writeFileSync(path.join(repo.root, 'waves.config.json'), JSON.stringify({ ...own, fence: { live: false }, ...config }));
   await repo.git('add', '-A');
   await repo.git('-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qm', 'example');
   return repo;

@@ -30,6 +30,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   stop: { run: lazy(() => import('./commands/stop.js'), 'runStop'), summary: 'Stop runs still going: their processes, then the record (cancelled) and leases' },
   harvest: { run: lazy(() => import('./commands/harvest.js'), 'runHarvest'), summary: 'Witness a wave: diff, fence audit, verification, commit with (#N); prediction accuracy' },
   backtest: { run: lazy(() => import('./commands/backtest.js'), 'runBacktestCommand'), summary: "Replay the repository's history as a backlog and judge the plan: violations, waves, rules" },
+  fence: { run: lazy(() => import('./commands/fence.js'), 'runFence'), summary: "Ask a running agent's live fence about paths outside it: allowed, granted (leased) or refused" },
   trust: { run: lazy(() => import('./commands/trust.js'), 'runTrust'), summary: 'Show the git config that names programs (filters, signing) and trust it (--yes)' },
   compare: { run: lazy(() => import('./commands/compare.js'), 'runCompare'), summary: 'Burndown against a saved plan: closed, progress, remaining waves, new issues' },
   schema: { run: lazy(() => import('./commands/schema.js'), 'runSchema'), summary: 'Print the JSON Schema of the plan, the config file, the graph report, a run record or the backtest report' },

@@ -23,6 +23,8 @@ export interface DispatchOptions {
   issues: ReadonlyMap<number, BacklogIssue>;
   /** Root files and configured serial globs, for the prompt's "never touch". */
   protectedPaths: readonly string[];
+  /** How a worker asks to widen its fence, shell-quoted (the prompt's `{widen}`); default `waves fence check`. */
+  fenceCheck?: string;
   /** Workspace package names of a set of paths, for {packages}. */
   packagesOf: (paths: readonly string[]) => string[];
   worktree?: { base: string; dir: string } | null;
@@ -106,6 +108,7 @@ export function buildIssueDispatch(plan: Plan, issue: PlanIssue, options: Dispat
     verify,
     tier: issue.tier,
     model,
+    ...(options.fenceCheck ? { fenceCheck: options.fenceCheck } : {}),
   });
   const command = renderCommand(options.agent, {
     number: String(issue.number),

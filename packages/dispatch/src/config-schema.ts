@@ -90,6 +90,14 @@ export const LeasesConfigSchema = z.strictObject({
     .describe('The git backend\'s margin for clocks of different machines (default 1m)'),
 });
 
+export const FenceConfigSchema = z.strictObject({
+  live: z.boolean().optional().describe('Check every edit of a run against the leases as it happens: hooks, a socket, a watcher (default true)'),
+  onRefusal: z
+    .enum(['tell', 'stop'])
+    .optional()
+    .describe('What a refused write outside the fence does: tell the agent (default), or stop the run, recorded fenced'),
+});
+
 /** The dispatch keys of waves.config.json. */
 export const DispatchConfigShape = {
   agents: AgentsConfigSchema.optional().describe('Custom agents by name, chosen with --agent NAME, or settings (env, valueFlags) of a preset, whose command is fixed'),
@@ -103,6 +111,7 @@ export const DispatchConfigShape = {
     .describe('How long waves harvest lets each verification command run (default 10m)'),
   leases: LeasesConfigSchema.optional().describe('The lease journal'),
   logs: LogsConfigSchema.optional().describe('Agent and verification logs'),
+  fence: FenceConfigSchema.optional().describe('The live fence: what a refused write outside a run\'s fence does'),
 };
 
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;

@@ -43,8 +43,8 @@ export {
   withJournalLock,
 } from './leases/lease-journal.js';
 export type { CorruptLine, JournalLock, JournalRead, LeaseRequest } from './leases/lease-journal.js';
-export { decideLanes, LeaseBusyError, LeaseRemoteError } from './leases/lease-backend.js';
-export type { AcquireResult, ChangeResult, LanesDecision, LeaseBackend, LeaseListing } from './leases/lease-backend.js';
+export { decideLanes, LeaseBusyError, LeaseRemoteError, refusalOf } from './leases/lease-backend.js';
+export type { AcquireRequest, AcquireResult, ChangeResult, LeaseBackend, LeaseListing } from './leases/lease-backend.js';
 export { journalBackend } from './leases/journal-backend.js';
 export { DEFAULT_CLOCK_SKEW_MS, DEFAULT_LEASE_REF, DEFAULT_LEASE_REMOTE, gitLeaseBackend, redactUrl, remoteUrlProblem } from './leases/git-lease-backend.js';
 export type { GitLeaseOptions } from './leases/git-lease-backend.js';
@@ -117,3 +117,14 @@ export { checkGitTrust, GitTrustError, originOf, recordGitTrust, reviewGitTrust 
 export type { GitTrust, TrustReview } from './git-trust/git-trust.js';
 export { namesProgram, parseConfigList, pathInRepository, programChanges, programConfig, signingOptions, trustedConfigOf } from './git-trust/program-config.js';
 export type { GitConfigEntry, ProgramChange, ProgramConfig, TrustedConfig } from './git-trust/program-config.js';
+export { askFence, claudeHookPaths, fenceSocketPath, isRunId, opencodeCheck, opencodeHookPaths, runFenceCheck } from './fence/fence-client.js';
+export type { FenceAnswer, FenceAsker, FencePathResult } from './fence/fence-client.js';
+export { createFenceKeeper, rulesFromCache } from './fence/fence-keeper.js';
+export type { FenceKeeper, FenceKeeperOptions } from './fence/fence-keeper.js';
+export { resolveFencePath } from './fence/fence-paths.js';
+export { startFenceServer } from './fence/fence-server.js';
+export { isSkipped, watchTree } from './fence/fence-watch.js';
+export { claudeSettings, CLAUDE_SETTINGS, installIntegrations, integrationsFor, OPENCODE_PLUGIN, opencodePlugin, removeIntegrations } from './fence/fence-integrations.js';
+export { FenceConfigSchema } from './config-schema.js';
+export { FenceLogSchema, FenceRulesSchema } from './runs/run-record.js';
+export type { FenceExtension, FenceLog, FenceRefusal, FenceRules } from './runs/run-record.js';

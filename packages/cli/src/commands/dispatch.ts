@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { agentTemplate, AgentTemplateError, buildDispatch, configChangedDuringRuns, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_VERIFY_TIMEOUT, LeaseRemoteError, MAX_DURATION_MS, RUNS_DIR, runWave, tokensOf, type DispatchOptions, type RunEvent } from '@waves/dispatch';
+import { agentTemplate, AgentTemplateError, buildDispatch, shellQuote, configChangedDuringRuns, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_VERIFY_TIMEOUT, LeaseRemoteError, MAX_DURATION_MS, RUNS_DIR, runWave, tokensOf, type DispatchOptions, type RunEvent } from '@waves/dispatch';
 import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, readRegularFile, verifyPlan } from '@waves/planner';
 import { durationOf, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { checkTokenPassThrough } from '../config/agent-trust.js';
@@ -164,6 +164,8 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
     promptTemplate,
     verify: config.config.verify,
     issues: new Map(input.issues.map((i) => [i.number, i])),
+    // This waves, by absolute path: an agent's PATH may hold no waves, or another one.
+    fenceCheck: shellQuote([process.execPath, SUPERVISOR_BIN, 'fence', 'check']),
     protectedPaths: [...BUILTIN_SERIAL_GLOBS.map((g) => g.replace(/^\*\*\//, '')), ...(config.config.serial ?? [])],
     packagesOf: (paths) => packagesOfPaths(packages, paths),
     worktree: values.worktree ? { base: stringFlag(values, 'base') ?? 'HEAD', dir: '.waves/worktrees' } : null,
@@ -218,6 +220,10 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
       agentName: agent.name,
       analysis,
       plan,
+      // The plan's own rule decides each run's leases, inside the journal's lock.
+      rules: { graph: input.repo.graph, tree: analysis.tree, contentionDepth: analysis.options.contentionDepth, serial: analysis.options.serial },
+      // Every run's edits are checked against the leases as they happen (the live fence).
+      ...(config.config.fence?.live === false ? {} : { fence: { onRefusal: config.config.fence?.onRefusal ?? 'tell' } }),
       waveIndex: index,
       dispatch: dispatchOptions,
       worktreeBase: values.worktree ? (stringFlag(values, 'base') ?? 'HEAD') : null,
@@ -280,6 +286,7 @@ const SUPERVISOR_BIN = fileURLToPath(new URL('../../bin/waves.js', import.meta.u
 function describeEvent(event: RunEvent): string {
   switch (event.type) {
     case 'refused':
+      if (event.reason !== 'overlap') return `waves: #${event.number} skipped: ${safeText(event.message)}`;
       return `waves: #${event.number} skipped: ${safeText(event.lane)} is leased by ${safeText(event.holder)} until ${event.until}`;
     case 'skipped':
       return `waves: #${event.number} skipped: ${safeText(event.reason)}`;

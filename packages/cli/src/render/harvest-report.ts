@@ -96,6 +96,10 @@ export function renderHarvest(label: string, outcomes: readonly HarvestOutcome[]
     if (accuracy.sources.length > 0) out.push(sourceTable(accuracy));
     const shared = witnessed.filter((o) => !o.witness.attributed).length;
     if (shared > 0) out.push(`  ${label} leaves out ${shared} run(s) without a worktree: what they changed outside their fence cannot be told apart`);
+    for (const o of witnessed) {
+      const extensions = o.witness.extensions ?? [];
+      if (extensions.length > 0) out.push(`  #${o.record.issue.number} widened its fence while it ran (granted by the live fence, counted in the fence, missed by the plan): ${extensions.slice(0, 6).map((p) => safeText(p)).join(', ')}${extensions.length > 6 ? ', …' : ''}`);
+    }
     const missed = witnessed.filter((o) => o.witness.attributed && o.witness.accuracy.missed.length > 0);
     for (const o of missed) out.push(`  #${o.record.issue.number} changed files no leaf predicted: ${o.witness.accuracy.missed.slice(0, 6).map((p) => safeText(p)).join(', ')}${o.witness.accuracy.missed.length > 6 ? ', …' : ''}`);
   }

@@ -339,8 +339,10 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   const reasons: string[] = [...distrust];
   const notes: string[] = [];
   const scope = record.scope;
-  const declared = scope?.fence ?? [];
-  // What the agent may change: its fence, and the lockfiles of the manifests in it.
+  // What the agent may change: its fence, the paths its live fence granted while it ran (read
+  // from the sealed record, never from anything the agent wrote), and the lockfiles of the manifests in it.
+  const extensions = (record.fence?.extensions ?? []).map((e) => e.path);
+  const declared = [...(scope?.fence ?? []), ...extensions];
   const fence = fenceWithCompanions(declared);
   const worktree = record.worktree;
   const cwd = worktree ? worktree.path : options.root;
@@ -426,15 +428,18 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   const dirtyBefore = new Map((record.start?.dirty ?? []).map((d) => [d.path, d.hash]));
 
   /** The run's changes: in a shared work tree, without what was there before or what another run's fence claims. */
+  // waves' own integration files (the agent's hook, installed in a tree where no such file was):
+  // removed when the run ends, and never a change of the issue if a killed supervisor left one.
+  const installed = new Set(record.fence?.installed ?? []);
   const changesOfRun = async (): Promise<ChangedPath[]> => {
-    const all = await changesSince(cwd, base);
+    const all = (await changesSince(cwd, base)).filter((change) => !touchedPaths(change).every((p) => installed.has(p)));
     if (worktree) return all;
     const now = new Map((await hashFiles(cwd, all.flatMap(touchedPaths).filter((p) => dirtyBefore.has(p)))).map((h) => [h.path, h.hash]));
     return all.filter((change) => {
       const paths = touchedPaths(change);
       if (paths.every((p) => dirtyBefore.has(p) && dirtyBefore.get(p) === now.get(p))) return false;
       if (paths.every((p) => inFence(fence, p))) return true;
-      return !options.siblings.some((s) => s.id !== record.id && paths.every((p) => inFence(fenceWithCompanions(s.scope?.fence ?? []), p)));
+      return !options.siblings.some((s) => s.id !== record.id && paths.every((p) => inFence(fenceWithCompanions([...(s.scope?.fence ?? []), ...(s.fence?.extensions ?? []).map((e) => e.path)]), p)));
     });
   };
 
@@ -606,6 +611,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
     changed,
     inFence: first.inFence.flatMap(touchedPaths),
     outOfFence: first.outOfFence,
+    ...(extensions.length > 0 ? { extensions } : {}),
     reverted,
     verify,
     commit,

@@ -32,7 +32,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { canonicalLane, execaGit, GitTimeoutError, SAFE_GIT_CONFIG, type Lease } from '@waves/planner';
 import { stateDir } from '../runs/record-seal.js';
-import { decideLanes, LeaseBusyError, LeaseRemoteError, type AcquireResult, type ChangeResult, type LeaseBackend, type LeaseListing } from './lease-backend.js';
+import { decideLanes, LeaseBusyError, refusalOf, LeaseRemoteError, type AcquireResult, type ChangeResult, type LeaseBackend, type LeaseListing } from './lease-backend.js';
 import { newLeaseId } from './lease-journal.js';
 import {
   fanOutOf,
@@ -352,11 +352,8 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
       const canonical = lanes.map(canonicalLane);
       return change<AcquireResult[]>((snap, at) => {
         const active: Lease[] = liveOf(snap, at).map(toLease);
-        const decision = decideLanes(active, canonical, request.holder);
-        if (decision.status === 'refused') {
-          const { lease, lane } = decision;
-          return { result: [{ status: 'refused', lane, holder: lease.holder, until: lease.until, id: lease.id, heldLane: lease.lane }], note: '' };
-        }
+        const verdict = decideLanes(active, canonical, request.holder, request.rules);
+        if (verdict.status === 'refused') return { result: [refusalOf(verdict)], note: '' };
         const acquired = new Date(at).toISOString();
         const expires = new Date(at + request.ttlMs).toISOString();
         const { run, issue } = runAndIssueOf(request.holder);

@@ -29,7 +29,7 @@ export function journalBackend(journal: string, now: () => Date): LeaseBackend {
       return { leases, warnings: corrupt.map((line) => `${path.basename(journal)} line ${line.line}: not a lease event (torn or edited), skipped`) };
     },
     acquire(lanes, request) {
-      return acquireLeases(journal, lanes.map(canonicalLane), { holder: request.holder, ttlMs: request.ttlMs, now });
+      return acquireLeases(journal, lanes.map(canonicalLane), { holder: request.holder, ttlMs: request.ttlMs, now, ...(request.rules ? { rules: request.rules } : {}) });
     },
     async release(ids) {
       const results: ChangeResult[] = [];

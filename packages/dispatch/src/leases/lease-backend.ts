@@ -9,11 +9,44 @@
  * snapshot of its table (the journal under its lock, the git table at one commit): all the lanes
  * of a request are granted together, or none.
  */
-import { decideAcquire, WavesError, type Lease } from '@waves/planner';
+import { decideLeases, WavesError, type Lease, type LeaseRefusalReason, type LeaseRules, type LeaseVerdict } from '@waves/planner';
 
 export type AcquireResult =
-  | { status: 'acquired'; id: string; lane: string; holder: string; until: string; epoch?: number }
-  | { status: 'refused'; lane: string; holder: string; until: string; id: string; heldLane: string };
+  | {
+      status: 'acquired';
+      id: string;
+      lane: string;
+      holder: string;
+      until: string;
+      /** The fencing token (the git table's epoch when it was taken); the journal has none. */
+      epoch?: number;
+    }
+  | {
+      status: 'refused';
+      lane: string;
+      /** Who is in the way, until when, and the lease's id and lane (empty for an extension onto a root file or a serial path). */
+      holder: string;
+      until: string;
+      id: string;
+      heldLane: string;
+      /** Why (decide-lease.ts): the same path, an import within the contention depth, root files, a serial path. */
+      reason: LeaseRefusalReason;
+      /** For `import`: the chain of files. */
+      via?: string;
+      /** One line for people. */
+      message: string;
+    };
+
+export interface AcquireRequest {
+  holder: string;
+  ttlMs: number;
+  /**
+   * The plan's rule beside the paths (its graph, tree, contention depth and serial globs), decided
+   * on the backend's one snapshot, so two orchestrators planning at the same instant cannot take two
+   * lanes one import apart. Absent: paths only.
+   */
+  rules?: LeaseRules;
+}
 
 /** `unknown`: the backend never had this lease; `not-active`: it ended (released or expired). */
 export type ChangeResult = { status: 'done'; lease: Lease } | { status: 'not-active'; id: string } | { status: 'unknown'; id: string };
@@ -32,7 +65,7 @@ export interface LeaseBackend {
   /** The leases alive now. */
   list(): Promise<LeaseListing>;
   /** Takes every lane for `holder`, or none: the results are all `acquired`, or one `refused`. */
-  acquire(lanes: readonly string[], request: { holder: string; ttlMs: number }): Promise<AcquireResult[]>;
+  acquire(lanes: readonly string[], request: AcquireRequest): Promise<AcquireResult[]>;
   /** Releases leases (releasing one that already ended is harmless). */
   release(ids: readonly string[]): Promise<ChangeResult[]>;
   /** Extends live leases by `ttlMs` from now; an ended lease cannot be renewed (its lane may be taken). */
@@ -45,23 +78,30 @@ export interface LeaseBackend {
   replaced?(): string | null;
 }
 
-/** The decision on a request, taken on one snapshot. */
-export type LanesDecision = { status: 'acquired' } | { status: 'refused'; lane: string; lease: Lease };
-
 /**
  * May `holder` take all of `lanes` now, given the live leases of one snapshot? The one place both
- * backends decide: the first lane refused refuses the request. Throws `InputError` for a lane with
- * no canonical spelling.
- *
- * NOTE: the rule itself is the planner's (`decideAcquire`: path overlap, the whole repository);
- * swapping in a richer one (import contention, root files) changes this function only.
+ * backends decide, by the planner's one lease rule (decide-lease.ts: paths, and with `rules`
+ * import contention, root files, serial paths): all the lanes are granted, or the request is
+ * refused. Throws `InputError` for a lane with no canonical spelling.
  */
-export function decideLanes(active: readonly Lease[], lanes: readonly string[], holder: string): LanesDecision {
-  for (const lane of lanes) {
-    const decision = decideAcquire(active, lane, holder);
-    if (decision.status === 'refused') return { status: 'refused', lane, lease: decision.lease };
-  }
-  return { status: 'acquired' };
+export function decideLanes(active: readonly Lease[], lanes: readonly string[], holder: string, rules?: LeaseRules): LeaseVerdict {
+  return decideLeases(active, lanes, holder, rules);
+}
+
+/** A refusal of decide-lease.ts as a backend's `acquire` returns it. */
+export function refusalOf(verdict: Exclude<LeaseVerdict, { status: 'granted' }>): Extract<AcquireResult, { status: 'refused' }> {
+  const { lease } = verdict;
+  return {
+    status: 'refused',
+    lane: verdict.lane,
+    holder: lease?.holder ?? '',
+    until: lease?.until ?? '',
+    id: lease?.id ?? '',
+    heldLane: lease?.lane ?? '',
+    reason: verdict.reason,
+    ...(verdict.via !== undefined ? { via: verdict.via } : {}),
+    message: verdict.message,
+  };
 }
 
 /** The remote that holds the leases did not answer (unreachable, refused the push, timed out). Exit code 1. */

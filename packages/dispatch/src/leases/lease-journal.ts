@@ -12,8 +12,8 @@ import { lstat, mkdir, open, readdir, writeFile } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { decideLanes, type AcquireResult, type ChangeResult } from './lease-backend.js';
-import { canonicalLane, foldLeases, InputError, LeaseEventSchema, MAX_LEASE_TTL_MS, readRegularFile, WavesError, type Lease, type LeaseEvent } from '@waves/planner';
+import { decideLanes, refusalOf, type AcquireResult, type ChangeResult } from './lease-backend.js';
+import { canonicalLane, foldLeases, InputError, LeaseEventSchema, MAX_LEASE_TTL_MS, readRegularFile, WavesError, type Lease, type LeaseEvent, type LeaseRules } from '@waves/planner';
 
 export const DEFAULT_JOURNAL = '.waves/leases.jsonl';
 
@@ -220,6 +220,7 @@ export async function appendEvent(file: string, event: LeaseEvent): Promise<void
 }
 
 export type { AcquireResult, ChangeResult } from './lease-backend.js';
+export { refusalOf } from './lease-backend.js';
 
 export function newLeaseId(): string {
   return `l-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
@@ -230,12 +231,19 @@ export interface LeaseRequest {
   holder: string;
   ttlMs: number;
   now: () => Date;
+  /**
+   * The plan's rule beside the paths (its graph, tree, contention depth and serial globs): decided
+   * inside the journal's lock, so two orchestrators planning at the same instant cannot take two
+   * lanes one import apart. Absent: paths only.
+   */
+  rules?: LeaseRules;
 }
 
 /**
- * Takes several lanes at once, or none: all are acquired, or the first refusal is returned. Every
- * lane is canonicalised first (an `InputError` for one that has no canonical spelling, before the
- * journal is touched): the journal only ever holds canonical lanes.
+ * Takes several lanes at once, or none: all are acquired, or the first refusal is returned, by
+ * the one lease rule (decide-lease.ts) applied inside the journal's lock. Every lane is
+ * canonicalised first (an `InputError` for one that has no canonical spelling, before the journal
+ * is touched): the journal only ever holds canonical lanes.
  */
 export async function acquireLeases(file: string, lanes: readonly string[], request: Omit<LeaseRequest, 'lane'>): Promise<AcquireResult[]> {
   const canonical = lanes.map(canonicalLane);
@@ -243,11 +251,8 @@ export async function acquireLeases(file: string, lanes: readonly string[], requ
     const { events } = await readJournal(file);
     const now = request.now();
     const active = foldLeases(events, now.getTime());
-    const decision = decideLanes(active, canonical, request.holder);
-    if (decision.status === 'refused') {
-      const { lease, lane } = decision;
-      return [{ status: 'refused', lane, holder: lease.holder, until: lease.until, id: lease.id, heldLane: lease.lane }];
-    }
+    const verdict = decideLanes(active, canonical, request.holder, request.rules);
+    if (verdict.status === 'refused') return [refusalOf(verdict)];
     const results: AcquireResult[] = [];
     for (const lane of canonical) {
       const event: LeaseEvent = { v: 1, op: 'acquire', id: newLeaseId(), lane, holder: request.holder, at: now.toISOString(), ttlMs: request.ttlMs };

@@ -14,18 +14,12 @@
  */
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, readdir, realpath, rename, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, InputError, readRegularFile } from '@waves/planner';
 import type { RunRecord } from './run-record.js';
+import { stateDir } from './state-dir.js';
 
-/** waves' state directory: `$WAVES_STATE_DIR`, else `$XDG_STATE_HOME/waves`, else `~/.local/state/waves`. */
-export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.WAVES_STATE_DIR) return path.resolve(env.WAVES_STATE_DIR);
-  // The XDG spec ignores a relative XDG_STATE_HOME.
-  if (env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME)) return path.join(env.XDG_STATE_HOME, 'waves');
-  return path.join(homedir(), '.local', 'state', 'waves');
-}
+export { stateDir } from './state-dir.js';
 
 const isInside = (dir: string, file: string) => {
   const rel = path.relative(dir, file);
@@ -96,7 +90,7 @@ export async function writeSealText(recordFile: string, text: string): Promise<v
  */
 export const FIXED_AT_DISPATCH = [
   'v', 'id', 'issue', 'wave', 'agent', 'argv', 'cwd', 'model', 'tier', 'leaseIds', 'leaseTtlMs', 'journal', 'log', 'pidFile',
-  'worktree', 'timeoutMs', 'startedAt', 'dispatchId', 'scope', 'start', 'passEnv', 'logMaxBytes', 'verify', 'dispatcher',
+  'worktree', 'timeoutMs', 'startedAt', 'dispatchId', 'scope', 'start', 'passEnv', 'logMaxBytes', 'verify', 'dispatcher', 'fenceRules',
   'leaseStore', 'leaseEpochs',
 ] as const satisfies readonly (keyof RunRecord)[];
 
@@ -119,6 +113,7 @@ const TRUSTED: readonly [string, (r: RunRecord) => unknown][] = [
   ['status', (r) => r.status],
   ['exitCode', (r) => r.exitCode],
   ['witness.commit', (r) => r.witness?.commit],
+  ['fence.extensions', (r) => r.fence?.extensions],
 ];
 
 /** The trusted fields in which the repository's copy differs from the seal. */

@@ -15,7 +15,8 @@ import { LeaseStoreSchema } from '../leases/open-lease-backend.js';
 import { FIXED_AT_DISPATCH, readSealText, sealedNames, sealFileOf, writeSealText } from './record-seal.js';
 
 export const RUNS_DIR = '.dispatch-runs';
-export const TERMINAL = ['succeeded', 'failed', 'timed_out', 'cancelled'] as const;
+/** `fenced`: the run was stopped because its agent wrote where a live fence refused it (`fence.onRefusal: stop`). */
+export const TERMINAL = ['succeeded', 'failed', 'timed_out', 'cancelled', 'fenced'] as const;
 export type TerminalStatus = (typeof TERMINAL)[number];
 
 const ScopeSourceSchema = z.enum(['title', 'body', 'label', 'config']);
@@ -99,6 +100,8 @@ export const WitnessSchema = z.object({
   changed: z.array(ChangedPathSchema),
   inFence: z.array(z.string()),
   outOfFence: z.array(ChangedPathSchema.extend({ root: z.boolean() })),
+  /** Paths the live fence added to the run's fence while it ran (counted in the fence; misses of the plan's prediction). */
+  extensions: z.array(z.string()).optional(),
   reverted: z.array(z.string()),
   verify: z.array(VerifyResultSchema),
   commit: z.object({ sha: z.string(), message: z.string(), paths: z.array(z.string()) }).nullable(),
@@ -131,7 +134,54 @@ export const TrackedSchema = z.object({
 /** A process as the record names it: its pid and, where /proc tells, its start time (so that a reused pid is not it). */
 export const ProcessIdentitySchema = z.object({ pid: z.number().int().positive(), start: z.number().int().nonnegative().nullable() });
 
+/** The live fence's rules, fixed at dispatch (the plan's lease rule and the config's `fence.onRefusal`). */
+export const FenceRulesSchema = z.object({
+  /** The run's name in the lease journal (`<holder>/<run id>`): extensions are leased in it. */
+  holder: z.string(),
+  contentionDepth: z.number().int().nonnegative(),
+  serial: z.array(z.string()),
+  onRefusal: z.enum(['tell', 'stop']),
+});
+
+/** Who asked for a path outside the fence: an agent's hook, the CLI, or the supervisor's watcher. */
+export const FenceAskerSchema = z.enum(['claude', 'opencode', 'cli', 'watcher']);
+
+/** A path added to the run's fence while it ran, leased in the run's name. */
+export const FenceExtensionSchema = z.object({
+  path: z.string(),
+  at: z.string(),
+  by: FenceAskerSchema,
+  leaseId: z.string().nullable(),
+  reason: z.string(),
+});
+
+/** A path outside the fence that was refused, with who holds it and why. */
+export const FenceRefusalSchema = z.object({
+  path: z.string(),
+  at: z.string(),
+  by: FenceAskerSchema,
+  reason: z.enum(['overlap', 'import', 'root', 'serial', 'invalid', 'own']),
+  holder: z.string().nullable(),
+  via: z.string().nullable(),
+  message: z.string(),
+});
+
+/**
+ * What the live fence did while the run ran: written by its supervisor only (sealed like every
+ * record field; an agent's copy in the repository is never read back for it).
+ */
+export const FenceLogSchema = z.object({
+  /** Integration files waves put in the run's tree (removed when the run ends). */
+  installed: z.array(z.string()),
+  extensions: z.array(FenceExtensionSchema),
+  refusals: z.array(FenceRefusalSchema),
+});
+
 export type RunScope = z.infer<typeof RunScopeSchema>;
+export type FenceRules = z.infer<typeof FenceRulesSchema>;
+export type FenceExtension = z.infer<typeof FenceExtensionSchema>;
+export type FenceRefusal = z.infer<typeof FenceRefusalSchema>;
+export type FenceLog = z.infer<typeof FenceLogSchema>;
 export type Witness = z.infer<typeof WitnessSchema>;
 export type VerifyResult = z.infer<typeof VerifyResultSchema>;
 
@@ -196,6 +246,10 @@ export const RunRecordSchema = z.object({
    * it). Absent in records of an older waves: the harvest uses the config.
    */
   verify: z.object({ commands: z.array(z.array(z.string())), timeoutMs: z.number().int().positive() }).optional(),
+  /** The live fence's rules (absent in records of an older waves: no live fence). */
+  fenceRules: FenceRulesSchema.optional(),
+  /** What the live fence granted and refused. */
+  fence: FenceLogSchema.optional(),
   witness: WitnessSchema.optional(),
 });
 

@@ -24,6 +24,7 @@ import { readSeals, readTrustedRecord, TERMINAL, writeRecord, type RunRecord, ty
 import { processStart } from './process-table.js';
 import { findStrays, stopStrays, type Stray } from './stray-processes.js';
 import { DescendantTracker } from './track-descendants.js';
+import { startLiveFence, type LiveFence } from '../fence/live-fence.js';
 
 /** At most one record write a second for the tracker's findings. */
 const TRACK_SAVE_MS = 1_000;
@@ -34,6 +35,8 @@ export interface SuperviseOptions {
   now?: () => Date;
   /** The environment the agent's is made from, and the secrets redacted from its log (default: this process's). */
   env?: Readonly<Record<string, string | undefined>>;
+  /** How the agent's hooks run this waves (node and its bin); default: this process's. */
+  waves?: readonly string[];
 }
 
 /** Sends a signal to a whole process group, ignoring one that is already gone. */
@@ -102,6 +105,13 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     for (const stopIt of tracking.splice(0)) stopIt();
   };
   let pidFile: ReturnType<typeof createPidFile> | null = null;
+  let fence: LiveFence | null = null;
+  // The live fence ends once the agent's processes are gone: its hooks, socket and watcher, its extensions' leases.
+  const closeFence = async () => {
+    const closing = fence;
+    fence = null;
+    await closing?.close().catch((error: unknown) => note(`fence: ${(error as Error).message.split('\n')[0]}`));
+  };
   try {
     log = HeldLog.create(record.log);
     // The pid file is a convenience (the record holds the pid): one that cannot be created is noted.
@@ -133,6 +143,21 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
       await save({ status: before.status, reason: before.reason, endedAt: now().toISOString() });
       return record;
     }
+    // The live fence, before the agent: its hooks are in its tree and every write is watched from its first.
+    fence = await startLiveFence({
+      recordFile,
+      record,
+      runId,
+      now,
+      waves: options.waves ?? [process.execPath, process.argv[1]!],
+      env: env as NodeJS.ProcessEnv,
+      save: (fenceLog) => save({ fence: { installed: fenceLog.installed, extensions: [...fenceLog.extensions], refusals: [...fenceLog.refusals] } }),
+      note,
+      stopRun: (reason) => {
+        note(`${reason}; stopping the agent (fence.onRefusal: stop)`);
+        stop('fenced', reason);
+      },
+    });
     // A tag the agent inherits (Linux; see track-descendants.ts), held only while it is started.
     const tagged = DescendantTracker.tagSelf();
     let agent: LoggedProcess;
@@ -203,6 +228,7 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     }
     // A leader that survived even SIGKILL (stuck in the kernel) must not hold the record forever.
     exit ??= await exitWithin(agent, tree.survivors.length > 0 ? 1_000 : 10_000);
+    await closeFence();
     await agent.close();
     pidFile?.finish();
     // Redacted (unless the cap redacted it as it came) and put back at its name.
@@ -222,6 +248,7 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
   } catch (error) {
     stopTracking();
     await stopProcessTree({ pgid: agentPid, runId, trusted: true, tracker }, { graceMs: grace }).catch(() => undefined);
+    await closeFence();
     await log?.finish(record.logMaxBytes ? [] : secretsOf(env));
     await save({ status: 'failed', reason: (error as Error).message.split('\n')[0] ?? 'failed', endedAt: now().toISOString() });
   } finally {
@@ -230,6 +257,7 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     keeper?.stop();
     clearTimeout(timer);
     stopTracking();
+    await closeFence();
     await saving;
     // However the run ended, its leases end with it; only then may a signal end this process.
     // A release that fails (a lock an agent planted…) is said in the record, never swallowed.

@@ -11,6 +11,10 @@
  * - with imports: the recall had a file one import away from a leaf (either direction) counted as
  *   predicted, which tells how much `contentionDepth` protects.
  *
+ * A path a live fence granted while the agent ran (a fence extension) is in the fence for the
+ * audit, but never a predicted leaf here: the leaves are the plan's prediction, kept in the run
+ * record before the run started, so an extension the agent changed is a miss of the plan.
+ *
  * Pure; sums add up across runs, so a wave's or a history's figures are micro-averages.
  */
 import { containsPath, parentDir } from '../paths/repo-paths.js';

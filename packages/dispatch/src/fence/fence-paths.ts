@@ -1,0 +1,54 @@
+/**
+ * A path an agent names, as the repository path it writes — or why it names none. Everything
+ * here comes from the agent (a hook's input, an argument, a file it wrote): it must stay inside
+ * the run's work tree, go through no symbolic link (a write through one lands elsewhere), and not
+ * be waves' own or git's files.
+ */
+import { lstat, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { checkLane } from '@waves/planner';
+
+export type FencePath = { ok: true; repoPath: string } | { ok: false; reason: 'invalid' | 'own'; message: string };
+
+/** Folders whose files are never a repository change an agent may be granted. */
+const OWN_TOP = new Set(['.git', '.waves', '.dispatch-runs']);
+
+/**
+ * The repository path `text` names in the work tree `tree` (absolute; relative paths are read from
+ * it), checked: no NUL or control-only text, inside the tree (`..`, absolute paths elsewhere), no
+ * symbolic link on the way (the last name included), not under `.git`, `.waves` or `.dispatch-runs`.
+ */
+export async function resolveFencePath(tree: string, text: string): Promise<FencePath> {
+  const invalid = (message: string): FencePath => ({ ok: false, reason: 'invalid', message });
+  if (typeof text !== 'string' || text === '' || text.length > 4096) return invalid('not a path');
+  if (text.includes('\0')) return invalid('a path holding a NUL byte');
+  const realTree = await realpath(tree).catch(() => path.resolve(tree));
+  const absolute = path.resolve(tree, text);
+  // An absolute path may name the tree by its real path or the one it was given.
+  let relative: string | null = null;
+  for (const base of [path.resolve(tree), realTree]) {
+    const rel = path.relative(base, absolute);
+    if (rel !== '' && !rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel)) {
+      relative = rel;
+      break;
+    }
+  }
+  if (relative === null) return invalid('outside the work tree of the run');
+  const checked = checkLane(relative.split(path.sep).join('/'));
+  if (!checked.ok || checked.lane === '.') return invalid(checked.ok ? 'the whole work tree is not a file' : checked.problem);
+  const repoPath = checked.lane;
+  const top = repoPath.split('/')[0]!;
+  if (OWN_TOP.has(top)) return { ok: false, reason: 'own', message: `${top}/ holds git's or waves' own files, never a change of the issue` };
+  // Every name on the way, from the tree down, must be a folder (or absent), the last a file (or absent).
+  let at = realTree;
+  const segments = repoPath.split('/');
+  for (let i = 0; i < segments.length; i++) {
+    at = path.join(at, segments[i]!);
+    const info = await lstat(at).catch(() => null);
+    if (info === null) break;
+    if (info.isSymbolicLink()) return invalid(`${segments.slice(0, i + 1).join('/')} is a symbolic link: a write through it lands elsewhere`);
+    if (i < segments.length - 1 && !info.isDirectory()) return invalid(`${segments.slice(0, i + 1).join('/')} is not a folder`);
+    if (i === segments.length - 1 && info.isDirectory()) return invalid('a folder, not a file');
+  }
+  return { ok: true, repoPath };
+}

@@ -1,0 +1,143 @@
+/**
+ * The live fence's backstop: the run's supervisor watches every write in the run's work tree —
+ * the agent's edit tools, its shell commands (`sed -i`, `git checkout`), a program it started —
+ * and checks each path outside the fence at once, as a hook would. A granted write is recorded as
+ * an extension; a refused one is in the log and the record (and stops the run with
+ * `fence.onRefusal: stop`). It is the only fence for an agent without hooks (codex, a custom one).
+ *
+ * What it skips, and why: `.git/` (git's own files: harvest watches what matters there), any
+ * `node_modules/` (installs; never committed), `.waves/` and `.dispatch-runs/` (waves' own), and
+ * the paths the tree's ignore files ignore (build output: harvest never sees them either; asked of
+ * `git check-ignore` with waves' safe options, in batches). Folders are not writes: a new one is
+ * watched, and the files written in it are checked.
+ *
+ * NOTE: one `fs.watch` per folder, not Node's `recursive: true`: on Linux (Node 20) that walks and
+ * watches every folder, `node_modules` and pnpm's store links included, and cannot skip any. inotify
+ * reports a write after it happened: the watcher can record and stop, never prevent; the hooks
+ * prevent, for the agents that have them.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { execaGit } from '@waves/planner';
+import { GIT_OPTIONS } from '../harvest/git-changes.js';
+
+const SKIPPED_ANYWHERE = new Set(['node_modules', '.git']);
+const SKIPPED_AT_TOP = new Set(['.waves', '.dispatch-runs']);
+
+export interface TreeWatcher {
+  /** Resolves once every folder present at the start is watched. */
+  ready: Promise<void>;
+  /** Checks what was seen and not yet checked, and waits for every check under way (before the run is settled). */
+  drain(): Promise<void>;
+  close(): void;
+}
+
+/** Whether a tree-relative path is one the watcher never checks. */
+export function isSkipped(relative: string): boolean {
+  const segments = relative.split('/');
+  if (SKIPPED_AT_TOP.has(segments[0]!)) return true;
+  return segments.some((s) => SKIPPED_ANYWHERE.has(s));
+}
+
+/**
+ * Watches `tree` and calls `onWrites` with batches of tree-relative POSIX paths of files written,
+ * created, renamed or deleted (ignored paths left out), at most every `batchMs`.
+ */
+export function watchTree(tree: string, onWrites: (paths: string[]) => Promise<void> | void, options: { batchMs?: number } = {}): TreeWatcher {
+  const watchers = new Map<string, FSWatcher>();
+  let closed = false;
+  let pending = new Set<string>();
+  let timer: NodeJS.Timeout | null = null;
+  const inflight = new Set<Promise<void>>();
+  const track = (work: Promise<void>) => {
+    inflight.add(work);
+    void work.finally(() => inflight.delete(work));
+  };
+
+  const flush = async () => {
+    timer = null;
+    const batch = [...pending];
+    pending = new Set();
+    if (batch.length === 0 || closed) return;
+    const files: string[] = [];
+    for (const rel of batch) {
+      const info = await lstat(path.join(tree, rel)).catch(() => null);
+      if (info !== null && info.isDirectory()) {
+        // A folder made (or moved in): watch it, and check what is already in it.
+        await addTree(rel, true);
+        continue;
+      }
+      files.push(rel);
+    }
+    const kept = await notIgnored(tree, files);
+    if (kept.length > 0 && !closed) await onWrites(kept);
+  };
+  const queue = (rel: string) => {
+    if (closed || rel === '' || isSkipped(rel)) return;
+    pending.add(rel);
+    timer ??= setTimeout(() => track(flush()), options.batchMs ?? 20);
+  };
+
+  const addDir = (rel: string) => {
+    if (closed || watchers.has(rel)) return;
+    try {
+      const watcher = watch(path.join(tree, rel), { persistent: false }, (_event, name) => {
+        if (name === null) return;
+        queue(rel === '' ? String(name) : `${rel}/${String(name)}`);
+      });
+      watcher.on('error', () => {
+        watcher.close();
+        watchers.delete(rel);
+      });
+      watchers.set(rel, watcher);
+    } catch {
+      // Gone already, or no permission: nothing to watch there.
+    }
+  };
+  /** Watches a folder and those below it; `fresh`: it appeared during the run, so its files are writes too. */
+  const addTree = async (rel: string, fresh: boolean): Promise<void> => {
+    if (rel !== '' && isSkipped(rel)) return;
+    const dir = path.join(tree, rel);
+    const info = await lstat(dir).catch(() => null);
+    // Never through a link: a folder replaced by one is a write, not a place to watch.
+    if (info === null || !info.isDirectory()) return;
+    addDir(rel);
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) await addTree(child, fresh);
+      else if (fresh) queue(child);
+    }
+  };
+  const ready = addTree('', false);
+  return {
+    ready,
+    async drain() {
+      // Events the kernel has queued are read by the loop first: a turn of it, then what is pending.
+      await new Promise((resolve) => setTimeout(resolve, options.batchMs ?? 20));
+      if (timer) {
+        clearTimeout(timer);
+        timer = null;
+        track(flush());
+      }
+      while (inflight.size > 0) await Promise.allSettled([...inflight]);
+    },
+    close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      for (const watcher of watchers.values()) watcher.close();
+      watchers.clear();
+    },
+  };
+}
+
+/** The paths git's ignore rules do not ignore (all of them when git cannot tell). */
+async function notIgnored(tree: string, paths: string[]): Promise<string[]> {
+  if (paths.length === 0) return paths;
+  const result = await execaGit([...GIT_OPTIONS, 'check-ignore', '-z', '--stdin'], { cwd: tree, reject: false, input: `${paths.join('\0')}\0` }).catch(() => null);
+  // 0: some ignored (listed), 1: none ignored; anything else: git could not tell, check them all.
+  if (result === null || (result.exitCode !== 0 && result.exitCode !== 1)) return paths;
+  const ignored = new Set(String(result.stdout).split('\0').filter(Boolean));
+  return paths.filter((p) => !ignored.has(p));
+}

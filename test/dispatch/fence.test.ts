@@ -1,0 +1,265 @@
+/**
+ * The live fence of one run, as its supervisor keeps it (fence-keeper.ts), on a real copy of the
+ * example repository: inside the fence, widening by the lease rule, refusals with their evidence,
+ * paths an agent names that are not files of the repository, two runs racing for one file; and
+ * the hooks' side — the CLI answering Claude Code's PreToolUse payloads and opencode's plugin
+ * calling the same checker over the run's socket.
+ */
+import { readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  acquireLease,
+  claudeHookPaths,
+  createFenceKeeper,
+  installIntegrations,
+  opencodeHookPaths,
+  readJournal,
+  removeIntegrations,
+  rulesFromCache,
+  startFenceServer,
+  type FenceKeeper,
+  type FenceLog,
+  type FenceRules,
+} from '@waves/dispatch';
+import { lanesOverlap, type LeaseRules } from '@waves/planner';
+import { BIN, exampleRepo, ROOT, TEST_STATE_DIR } from '../helpers/example-repo.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
+
+const HOOKS = path.join(ROOT, 'test/fixtures/hooks');
+const CLIENT = path.join(ROOT, 'packages/dispatch/dist/fence/fence-client.js');
+
+let repo: TempRepo;
+let rules: Pick<LeaseRules, 'graph' | 'tree'>;
+let serial = 0;
+beforeAll(async () => {
+  repo = await exampleRepo({});
+  rules = await rulesFromCache(repo.root);
+}, 60_000);
+afterAll(async () => {
+  await repo.dispose();
+});
+
+/** A keeper for a new run of its own (its own journal), or on the journal given. */
+function keeperFor(fence: string[], options: { journal?: string; holder?: string; ownFiles?: string[]; sharedTree?: boolean } = {}) {
+  const id = `resolve-${900 + ++serial}-20261201T000000${String(serial).padStart(3, '0')}Z`;
+  const journal = options.journal ?? path.join(repo.root, '.waves', `leases-${serial}.jsonl`);
+  const fenceRules: FenceRules = { holder: options.holder ?? `tester@host/${id}`, contentionDepth: 1, serial: ['tsconfig*.json'], onRefusal: 'tell' };
+  const saved: FenceLog[] = [];
+  const keeper = createFenceKeeper({
+    root: repo.root,
+    tree: repo.root,
+    journal,
+    rules: fenceRules,
+    fence,
+    ttlMs: 600_000,
+    now: () => new Date(),
+    ownFiles: options.ownFiles ?? [],
+    log: { installed: [], extensions: [], refusals: [] },
+    onChange: async (log) => {
+      saved.push(structuredClone(log));
+    },
+    loadRules: async () => rules,
+    ...(options.sharedTree ? { sharedTree: true } : {}),
+  });
+  return { id, keeper, journal, holder: fenceRules.holder, saved, last: () => saved.at(-1) ?? { installed: [], extensions: [], refusals: [] } };
+}
+
+describe('a live fence', () => {
+  it('allows a path inside the fence, grants a free one outside it (leased in the run\'s name, recorded) and allows it since', async () => {
+    const run = keeperFor(['packages/api/src/routes/checkout.ts', 'packages/web/']);
+    const results = await run.keeper.check(['packages/api/src/routes/checkout.ts', path.join(repo.root, 'packages/web/src/index.ts'), 'docs/architecture.md'], 'cli');
+    expect(results.map((r) => [r.repoPath, r.status])).toEqual([
+      ['packages/api/src/routes/checkout.ts', 'allowed'],
+      ['packages/web/src/index.ts', 'allowed'],
+      ['docs/architecture.md', 'granted'],
+    ]);
+    expect(run.last().extensions).toMatchObject([{ path: 'docs/architecture.md', by: 'cli', leaseId: expect.any(String) }]);
+    const { events } = await readJournal(run.journal);
+    expect(events).toMatchObject([{ op: 'acquire', lane: 'docs/architecture.md', holder: run.holder }]);
+    expect((await run.keeper.check(['docs/architecture.md'], 'watcher'))[0]!.status).toBe('allowed');
+    await run.keeper.close();
+    expect((await readJournal(run.journal)).events.at(-1)).toMatchObject({ op: 'release' });
+  });
+
+  it('refuses a file one import away from a file another run leases, with the import as evidence', async () => {
+    const run = keeperFor(['packages/api/src/routes/checkout.ts']);
+    await acquireLease(run.journal, { lane: 'packages/payments/src/refunds.ts', holder: 'other@host/resolve-7-20261201T000000000Z', ttlMs: 600_000, now: () => new Date() });
+    const [result] = await run.keeper.check(['packages/payments/src/stripe.ts'], 'claude');
+    expect(result).toMatchObject({
+      status: 'refused',
+      reason: 'import',
+      holder: 'other@host/resolve-7-20261201T000000000Z',
+      via: 'packages/payments/src/refunds.ts imports packages/payments/src/stripe.ts',
+    });
+    expect(run.last().refusals).toMatchObject([{ path: 'packages/payments/src/stripe.ts', reason: 'import', by: 'claude', via: 'packages/payments/src/refunds.ts imports packages/payments/src/stripe.ts' }]);
+    await run.keeper.close();
+  });
+
+  it('never adds a root file or a serial path to a parallel run\'s fence', async () => {
+    const run = keeperFor(['packages/core/src/cart.ts']);
+    const results = await run.keeper.check(['package.json', 'pnpm-workspace.yaml', 'tsconfig.json'], 'cli');
+    expect(results.map((r) => [r.repoPath, r.status, r.reason])).toEqual([
+      ['package.json', 'refused', 'root'],
+      ['pnpm-workspace.yaml', 'refused', 'root'],
+      ['tsconfig.json', 'refused', 'root'],
+    ]);
+    expect((await readJournal(run.journal)).events).toEqual([]);
+    await run.keeper.close();
+  });
+
+  it('refuses what an agent names that is no file of the repository: .., absolute paths elsewhere, links, .git, waves\' own files', async () => {
+    const run = keeperFor(['packages/core/'], { ownFiles: ['.claude/settings.local.json'] });
+    await mkdir(path.join(repo.root, 'linked'), { recursive: true });
+    symlinkSync('/etc', path.join(repo.root, 'linked', 'etc'));
+    symlinkSync('/etc/passwd', path.join(repo.root, 'packages', 'core', 'passwd'));
+    const results = await run.keeper.check(
+      ['../outside.ts', '/etc/passwd', 'linked/etc/hosts', 'packages/core/passwd', '.git/hooks/pre-commit', '.waves/leases.jsonl', '.claude/settings.local.json', 'packages/core/src'],
+      'cli',
+    );
+    expect(results.map((r) => [r.path, r.status, r.reason])).toEqual([
+      ['../outside.ts', 'refused', 'invalid'],
+      ['/etc/passwd', 'refused', 'invalid'],
+      ['linked/etc/hosts', 'refused', 'invalid'],
+      ['packages/core/passwd', 'refused', 'invalid'],
+      ['.git/hooks/pre-commit', 'refused', 'own'],
+      ['.waves/leases.jsonl', 'refused', 'own'],
+      ['.claude/settings.local.json', 'refused', 'own'],
+      ['packages/core/src', 'refused', 'invalid'],
+    ]);
+    expect(results[2]!.message).toMatch(/symbolic link/);
+    expect((await readJournal(run.journal)).events).toEqual([]);
+    await run.keeper.close();
+  });
+
+  it('in a shared work tree, takes a write under another run\'s lease for that run\'s: neither granted nor refused', async () => {
+    const run = keeperFor(['packages/core/src/cart.ts'], { sharedTree: true });
+    await acquireLease(run.journal, { lane: 'package.json', holder: 'me@host/resolve-9-20261201T000000000Z', ttlMs: 600_000, now: () => new Date() });
+    expect((await run.keeper.check(['package.json'], 'watcher'))[0]).toMatchObject({ status: 'allowed', holder: 'me@host/resolve-9-20261201T000000000Z' });
+    expect(run.last().refusals).toEqual([]);
+    // Asked for by the agent itself, the same path is refused.
+    expect((await run.keeper.check(['package.json'], 'cli'))[0]).toMatchObject({ status: 'refused', reason: 'root' });
+    await run.keeper.close();
+  });
+
+  it('grants one out-of-fence file to exactly one of two runs racing for it, and the journal replayed shows no overlap', async () => {
+    const journal = path.join(repo.root, '.waves', 'race.jsonl');
+    const runs = Array.from({ length: 4 }, () => keeperFor(['packages/core/src/money.ts'], { journal }));
+    const results = await Promise.all(runs.map((run) => run.keeper.check(['scripts/seed.ts', 'docs/architecture.md'], 'watcher')));
+    for (const file of [0, 1]) {
+      const statuses = results.map((r) => r[file]!.status).sort();
+      expect(statuses).toEqual(['granted', 'refused', 'refused', 'refused']);
+    }
+    for (const r of results) for (const res of r) if (res.status === 'refused') expect(res.reason).toBe('overlap');
+    // Replayed event by event: no two live leases of different holders ever overlap.
+    const { events } = await readJournal(journal);
+    const live = new Map<string, { lane: string; holder: string }>();
+    for (const event of events) {
+      if (event.op === 'acquire') {
+        for (const other of live.values()) if (other.holder !== event.holder) expect(lanesOverlap(other.lane, event.lane)).toBe(false);
+        live.set(event.id, { lane: event.lane, holder: event.holder });
+      } else if (event.op === 'release') live.delete(event.id);
+    }
+    await Promise.all(runs.map((run) => run.keeper.close()));
+  });
+});
+
+describe('the hook protocols', () => {
+  const fixture = (name: string, tree: string) => readFileSync(path.join(HOOKS, name), 'utf8').replaceAll('/WORKTREE', tree);
+
+  it('reads the file each Claude Code edit tool names, and lets other tools be', () => {
+    const tree = '/tmp/tree';
+    expect(claudeHookPaths(JSON.parse(fixture('claude-write.json', tree)))).toEqual(['/tmp/tree/packages/api/src/extra.ts']);
+    expect(claudeHookPaths(JSON.parse(fixture('claude-edit.json', tree)))).toEqual(['/tmp/tree/packages/api/src/routes/checkout.ts']);
+    expect(claudeHookPaths(JSON.parse(fixture('claude-multiedit.json', tree)))).toEqual(['/tmp/tree/package.json']);
+    expect(claudeHookPaths(JSON.parse(fixture('claude-notebookedit.json', tree)))).toEqual(['/tmp/tree/docs/analysis.ipynb']);
+    expect(claudeHookPaths(JSON.parse(fixture('claude-bash.json', tree)))).toBeNull();
+    expect(claudeHookPaths({ tool_name: 'Write', tool_input: {} })).toEqual([]);
+  });
+
+  it('reads the files each opencode edit tool names, apply_patch included', () => {
+    const call = (name: string) => {
+      const { input, output } = JSON.parse(fixture(name, '/tmp/tree')) as { input: { tool: string }; output: { args: unknown } };
+      return opencodeHookPaths({ tool: input.tool, args: output.args });
+    };
+    expect(call('opencode-write.json')).toEqual(['/tmp/tree/packages/api/src/extra.ts']);
+    expect(call('opencode-edit.json')).toEqual(['/tmp/tree/packages/api/src/routes/checkout.ts']);
+    expect(call('opencode-apply-patch.json')).toEqual(['packages/api/src/routes/checkout.ts', 'packages/api/src/extra.ts']);
+    expect(opencodeHookPaths({ tool: 'bash', args: { command: 'ls' } })).toBeNull();
+  });
+
+  describe('over a run\'s socket', () => {
+    let run: ReturnType<typeof keeperFor>;
+    let server: Awaited<ReturnType<typeof startFenceServer>>;
+    let keeper: FenceKeeper;
+    const env = { WAVES_STATE_DIR: TEST_STATE_DIR };
+    beforeAll(async () => {
+      run = keeperFor(['packages/api/src/routes/checkout.ts'], { ownFiles: ['.claude/settings.local.json', '.opencode/plugins/waves-fence.js'] });
+      keeper = run.keeper;
+      await acquireLease(run.journal, { lane: 'package.json', holder: 'other@host/resolve-8-20261201T000000000Z', ttlMs: 600_000, now: () => new Date() });
+      server = await startFenceServer(run.id, keeper, { ...process.env, ...env });
+    });
+    afterAll(async () => {
+      await server.close();
+      await keeper.close();
+    });
+    const hook = (kind: 'claude' | 'opencode', stdin: string) =>
+      execa(process.execPath, [BIN, 'fence', 'check', '--hook', kind, '--run', run.id], { input: stdin, reject: false, env });
+
+    it('answers a Claude Code PreToolUse hook: nothing for an allowed edit, a deny with why and who for a refused one', async () => {
+      const allowed = await hook('claude', fixture('claude-edit.json', repo.root));
+      expect(allowed.exitCode).toBe(0);
+      expect(allowed.stdout).toBe('');
+      const granted = await hook('claude', fixture('claude-write.json', repo.root));
+      expect([granted.exitCode, granted.stdout]).toEqual([0, '']);
+      const refused = await hook('claude', fixture('claude-multiedit.json', repo.root));
+      expect(refused.exitCode).toBe(0);
+      const answer = JSON.parse(refused.stdout);
+      expect(answer.hookSpecificOutput).toMatchObject({ hookEventName: 'PreToolUse', permissionDecision: 'deny' });
+      expect(answer.hookSpecificOutput.permissionDecisionReason).toMatch(/refused .*package\.json: .*root file/);
+      expect(run.last().extensions.map((e) => [e.path, e.by])).toEqual([['packages/api/src/extra.ts', 'claude']]);
+      // A tool that edits nothing passes untouched.
+      expect((await hook('claude', fixture('claude-bash.json', repo.root))).stdout).toBe('');
+    });
+
+    it('denies every edit when the run has no live fence to ask (fail closed)', async () => {
+      const result = await execa(process.execPath, [BIN, 'fence', 'check', '--hook', 'claude', '--run', 'resolve-1-20200101T000000000Z'], { input: fixture('claude-write.json', repo.root), reject: false, env });
+      expect(JSON.parse(result.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/no live fence/) });
+    });
+
+    it('answers waves fence check with one line per refused path and exit 3', async () => {
+      const result = await execa(process.execPath, [BIN, 'fence', 'check', '--run', run.id, 'packages/api/src/routes/checkout.ts', 'pnpm-lock.yaml', '../x'], { reject: false, env });
+      expect(result.exitCode).toBe(3);
+      const lines = result.stdout.split('\n');
+      expect(lines[0]).toBe('allowed packages/api/src/routes/checkout.ts: inside the fence');
+      expect(lines[1]).toMatch(/^refused pnpm-lock\.yaml: .*root file/);
+      expect(lines[2]).toMatch(/^refused \.\.\/x: outside the work tree/);
+      const bad = await execa(process.execPath, [BIN, 'fence', 'check', '--run', '../../etc', 'x'], { reject: false, env });
+      expect(bad.exitCode).toBe(2);
+    });
+
+    it('runs the opencode plugin as opencode would: its tool.execute.before throws the reason when refused', async () => {
+      const tree = path.join(repo.root, '..', `${path.basename(repo.root)}-opencode`);
+      await mkdir(tree, { recursive: true });
+      const installed = await installIntegrations({ tree, runId: run.id, argv: ['/usr/local/bin/opencode', 'run', 'x'], waves: [process.execPath, BIN], clientModule: CLIENT, env: { ...process.env, ...env } });
+      expect(installed.installed).toEqual(['.opencode/plugins/waves-fence.js']);
+      const plugin = (await import(pathToFileURL(path.join(tree, '.opencode/plugins/waves-fence.js')).href)) as { default: { id: string; server: (ctx: object) => Promise<Record<string, (input: object, output: object) => Promise<void>>> } };
+      expect(plugin.default.id).toBe('waves-fence');
+      const hooks = await plugin.default.server({ directory: repo.root, worktree: repo.root });
+      const before = hooks['tool.execute.before']!;
+      const call = (name: string) => {
+        const { input, output } = JSON.parse(fixture(name, repo.root));
+        return before(input, output);
+      };
+      await expect(call('opencode-edit.json')).resolves.toBeUndefined();
+      await expect(before({ tool: 'write', sessionID: 's', callID: 'c' }, { args: { filePath: path.join(repo.root, 'pnpm-workspace.yaml'), content: 'x' } })).rejects.toThrow(/refused .*pnpm-workspace\.yaml: .*root file.*\n.*outside your fence/s);
+      await expect(before({ tool: 'bash', sessionID: 's', callID: 'c' }, { args: { command: 'ls' } })).resolves.toBeUndefined();
+      await removeIntegrations(tree, installed.installed, installed.madeDirs);
+      expect(readdirSync(tree)).toEqual([]);
+      rmSync(tree, { recursive: true, force: true });
+    });
+  });
+});
