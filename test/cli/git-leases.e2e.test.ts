@@ -181,4 +181,24 @@ describe('leases on the git remote', () => {
     expect(witness.commit).toBeNull();
     expect(witness.reasons.join('\n')).toMatch(/its lease was lost before the agent ended \(lease .* is no longer held\): another machine may have worked on the same paths/);
   }, 120_000);
+
+  it('never has two clones dispatching the same backlog at once run conflicting issues at the same time', async () => {
+    const root = await exampleOnRemote();
+    const second = path.join(remote!.dir, 'second');
+    await execa('git', ['clone', '-q', remote!.bare, second]);
+    const script = path.join(remote!.dir, 'script.json');
+    const trace = path.join(remote!.dir, 'trace.jsonl');
+    writeFileSync(script, JSON.stringify({ default: { sleepMs: 2_000 } }));
+    const env = { FAKE_AGENT_SCRIPT: script, FAKE_AGENT_TRACE: trace };
+    const both = await Promise.all([root, second].map((dir) => waves(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake'], dir, env)));
+    for (const result of both) expect([0, 1], result.stderr).toContain(result.exitCode);
+    const events = readFileSync(trace, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; issue: number; cwd: string; at: number });
+    const runs = events.filter((e) => e.event === 'start').map((start) => ({ ...start, end: events.find((e) => e.event === 'end' && e.issue === start.issue && e.cwd === start.cwd && e.at >= start.at)?.at ?? Infinity }));
+    expect(new Set(runs.map((r) => r.cwd)).size).toBeGreaterThan(0);
+    // The same issue never runs on both machines at once.
+    for (const a of runs) for (const b of runs) if (a !== b && a.issue === b.issue && a.cwd !== b.cwd) expect(a.end <= b.at || b.end <= a.at, `#${a.issue}`).toBe(true);
+    // And the table never held overlapping leases of two runs.
+    for (const table of await remote!.history()) expect(overlapIn(table.leases, table.at)).toBeNull();
+  }, 180_000);
 });
+

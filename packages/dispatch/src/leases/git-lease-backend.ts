@@ -312,6 +312,23 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
     throw new LeaseRemoteError(`${where} could not be written to ${redactUrl(url)}: ${redact(why, url)}`);
   };
 
+  /** Drops the `seen` refs of processes that are gone (each process fetches into its own). */
+  const pruneSeen = async () => {
+    await ensureStore();
+    const refs = (await local(['for-each-ref', '--format=%(refname)', 'refs/waves/seen/'])).split('\n').filter(Boolean);
+    const dead = refs.filter((name) => {
+      const pid = Number(name.slice('refs/waves/seen/'.length));
+      if (!Number.isSafeInteger(pid) || pid === process.pid) return false;
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch (error) {
+        return (error as NodeJS.ErrnoException).code === 'ESRCH';
+      }
+    });
+    if (dead.length > 0) await local(['update-ref', '--stdin'], dead.map((name) => `delete ${name}\n`).join(''));
+  };
+
   /** Reads, decides and swaps, again and again while another writer wins, up to the bound. */
   const change = <T>(decide: (snap: Snapshot, at: number) => Change<T>): Promise<T> =>
     serialized(store, async () => {
@@ -387,7 +404,8 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
         return { result: results, put, note: `renew ${put.map((l) => l.id).join(', ')}` };
       });
     },
-    gc() {
+    async gc() {
+      await pruneSeen();
       return change<Lease[]>((snap, at) => {
         const expired = [...snap.leases.values()].filter((lease) => !holdsForOthers(lease, at, skewMs));
         const foreign = snap.foreign.map((file) => `foreign:${file}`);
