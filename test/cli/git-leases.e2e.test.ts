@@ -192,6 +192,8 @@ describe('leases on the git remote', () => {
     const env = { FAKE_AGENT_SCRIPT: script, FAKE_AGENT_TRACE: trace };
     const both = await Promise.all([root, second].map((dir) => waves(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake'], dir, env)));
     for (const result of both) expect([0, 1], result.stderr).toContain(result.exitCode);
+    // Each machine saw the other's leases: an issue one runs is skipped by the other.
+    expect(both.map((r) => r.stderr).join('\n')).toMatch(/skipped: .* is leased by .*\/resolve-/);
     const events = readFileSync(trace, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; issue: number; cwd: string; at: number });
     const runs = events.filter((e) => e.event === 'start').map((start) => ({ ...start, end: events.find((e) => e.event === 'end' && e.issue === start.issue && e.cwd === start.cwd && e.at >= start.at)?.at ?? Infinity }));
     expect(new Set(runs.map((r) => r.cwd)).size).toBeGreaterThan(0);
