@@ -103,6 +103,12 @@ describe('the git lease backend', () => {
     await expect(resolveLeaseStore(root, '.waves/leases.jsonl', { backend: 'git' })).rejects.toThrow(/remote helper/);
     const backend = gitLeaseBackend({ url: 'ext::sh -c touch% pwned', remoteName: 'origin', ref: 'refs/waves/leases', skewMs: 0, now: () => new Date(), storeDir: path.join(remote.dir, 's.git') });
     await expect(backend.list()).rejects.toThrow(/remote helper/);
+    // A local remote inside the repository: an agent could plant the hooks a push there runs.
+    await execa('git', ['init', '-q', '--bare', path.join(root, '.waves', 'planted.git')]);
+    await execa('git', ['remote', 'set-url', 'origin', '.waves/planted.git'], { cwd: root });
+    await expect(resolveLeaseStore(root, '.waves/leases.jsonl', { backend: 'git' })).rejects.toThrow(/lies inside the repository/);
+    await execa('git', ['remote', 'set-url', 'origin', remote.bare], { cwd: root });
+    expect(await resolveLeaseStore(root, '.waves/leases.jsonl', { backend: 'git' })).toMatchObject({ backend: 'git', url: remote.bare, remote: 'origin' });
   });
 
   it('should always agree with a model of the table under random interleavings of acquire, renew and release by several clients', async () => {

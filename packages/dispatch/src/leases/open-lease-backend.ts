@@ -5,6 +5,7 @@
  * taken in, with the remote's URL as it was at dispatch, so that its supervisor, `waves stop` and
  * the harvest act on that store whatever an agent writes into the repository's config meanwhile.
  */
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigError, execaGit, SAFE_GIT_CONFIG } from '@waves/planner';
@@ -76,6 +77,16 @@ export async function resolveLeaseStore(root: string, journal: string, config: L
   const problem = remoteUrlProblem(url);
   if (problem !== null) throw new ConfigError(`leases.remote ${JSON.stringify(remote)}: its URL ${redactUrl(url)} ${problem}`);
   // A local path is taken from the repository's root, as git would from there.
-  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url) && !/^[^/]*:/.test(url) && !path.isAbsolute(url)) url = path.resolve(root, url);
+  const local = /^file:\/\//i.test(url) ? decodeURIComponent(url.slice('file://'.length)) : !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url) && !/^[^/]*:/.test(url) ? path.resolve(root, url) : null;
+  if (local !== null) {
+    if (!/^file:\/\//i.test(url)) url = local;
+    // A push to a local repository runs that repository's hooks, as you: never one inside this
+    // repository, where an agent can write (and plant them).
+    const [realRoot, realRemote] = await Promise.all([realpath(root).catch(() => root), realpath(local).catch(() => local)]);
+    const rel = path.relative(realRoot, realRemote);
+    if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) {
+      throw new ConfigError(`leases.remote ${JSON.stringify(remote)}: ${local} lies inside the repository, where an agent could plant the hooks a push there runs; use a remote outside it`);
+    }
+  }
   return { backend: 'git', remote, url, ref, skewMs: config.skewMs ?? DEFAULT_CLOCK_SKEW_MS };
 }
