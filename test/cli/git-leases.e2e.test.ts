@@ -110,6 +110,9 @@ describe('leases on the git remote', () => {
     expect(plan.exitCode).toBe(0);
     expect(JSON.parse(plan.stdout).heldUnknown).toMatch(/could not be read/);
     expect(plan.stderr).toMatch(/could not read the remote leases .*held is unknown/);
+    const list = await waves(['lease', 'acquire', 'packages/web', '--holder', 'me'], root);
+    expect(list.exitCode).toBe(1);
+    expect(list.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^waves: the lease table refs\/waves\/leases on origin could not be read from /)]);
   }, 60_000);
 
   it('holds back in plan, and never dispatches, an issue whose paths another clone leases', async () => {
