@@ -46,7 +46,8 @@ export type { CorruptLine, JournalLock, JournalRead, LeaseRequest } from './leas
 export { decideLanes, LeaseBusyError, LeaseRemoteError, refusalOf } from './leases/lease-backend.js';
 export type { AcquireRequest, AcquireResult, ChangeResult, LeaseBackend, LeaseListing } from './leases/lease-backend.js';
 export { journalBackend } from './leases/journal-backend.js';
-export { DEFAULT_CLOCK_SKEW_MS, DEFAULT_LEASE_REF, DEFAULT_LEASE_REMOTE, gitLeaseBackend, redactUrl, remoteUrlProblem } from './leases/git-lease-backend.js';
+export { DEFAULT_CLOCK_SKEW_MS, DEFAULT_LEASE_REF, DEFAULT_LEASE_REMOTE, gitLeaseBackend } from './leases/git-lease-backend.js';
+export { redactUrl, remoteUrlProblem } from './leases/git-lease-remote.js';
 export type { GitLeaseOptions } from './leases/git-lease-backend.js';
 export { fanOutOf, holdsForOthers, leasePath, liveLeases, TableHeaderSchema, TableLeaseSchema } from './leases/git-lease-table.js';
 export type { TableLease } from './leases/git-lease-table.js';

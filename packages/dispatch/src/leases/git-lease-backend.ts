@@ -31,13 +31,13 @@ import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { canonicalLane, execaGit, GitTimeoutError, SAFE_GIT_CONFIG, type Lease } from '@waves/planner';
+import { redact, redactUrl, remoteUrlProblem, TRANSPORT_CONFIG } from './git-lease-remote.js';
 import { stateDir } from '../runs/record-seal.js';
 import { decideLanes, LeaseBusyError, refusalOf, LeaseRemoteError, type AcquireResult, type ChangeResult, type LeaseBackend, type LeaseListing } from './lease-backend.js';
 import { newLeaseId } from './lease-journal.js';
 import {
   fanOutOf,
   holdsForOthers,
-  isLeaseId,
   LEASES_DIR,
   leaseText,
   renewable,
@@ -58,19 +58,6 @@ export const MAX_ATTEMPTS = 16;
 /** The deadline of one fetch or push, unless the caller sets a shorter one. */
 export const DEFAULT_REMOTE_TIMEOUT_MS = 30_000;
 
-/** The transports a lease fetch or push may use; every other (ext::, fd::, git://, helpers) stays off. */
-const TRANSPORTS = ['file', 'ssh', 'https'] as const;
-const TRANSPORT_CONFIG = [
-  ...SAFE_GIT_CONFIG,
-  ...TRANSPORTS.flatMap((name) => ['-c', `protocol.${name}.allow=always`]),
-  '-c', 'protocol.ext.allow=never',
-  '-c', 'protocol.git.allow=never',
-  '-c', 'protocol.http.allow=never',
-  '-c', 'fetch.recurseSubmodules=false',
-  '-c', 'transfer.fsckObjects=false',
-  '-c', 'core.askPass=',
-];
-
 export interface GitLeaseOptions {
   /** The remote's URL (resolved from `leases.remote`; see gitLeaseUrl). */
   url: string;
@@ -83,28 +70,6 @@ export interface GitLeaseOptions {
   timeoutMs?: number;
   /** The store's folder (default: under waves' state directory). */
   storeDir?: string;
-}
-
-/** A URL with any `user:password@` taken out, for messages. */
-export function redactUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1***@');
-}
-
-/**
- * Why a remote URL is not one a lease may travel over, or null. Allowed: a local path or
- * `file://`, `ssh://` (and scp-like `host:path`), `https://`. Refused: `ext::…` and every other
- * `<helper>::…`, `git://` and `http://` (no integrity), anything starting with `-` (an option).
- */
-export function remoteUrlProblem(url: string): string | null {
-  if (url.trim() === '' || /[\0\n\r]/.test(url)) return 'is empty or holds a control character';
-  if (url.startsWith('-')) return 'starts with "-" (git would read it as an option)';
-  if (/^[A-Za-z0-9+.-]+::/.test(url)) return 'names a remote helper (<transport>::…), which could run any program';
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url)?.[1]?.toLowerCase();
-  if (scheme !== undefined) {
-    if (['file', 'ssh', 'git+ssh', 'ssh+git', 'https'].includes(scheme)) return null;
-    return `uses ${scheme}://, not one of file, ssh, https`;
-  }
-  return null; // a path or scp-like ssh (host:path)
 }
 
 function storeOf(options: GitLeaseOptions): string {
@@ -456,11 +421,5 @@ function firstLine(text: string): string {
   return text.split('\n').map((l) => l.replace(/^(fatal|error): /, '').trim()).find((l) => l !== '') ?? 'no answer';
 }
 
-/** Takes the URL (with any credentials) out of a message of git's. */
-function redact(message: string, url: string): string {
-  return message.split(url).join(redactUrl(url)).replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@');
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export { isLeaseId };

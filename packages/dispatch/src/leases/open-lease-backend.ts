@@ -9,7 +9,8 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigError, execaGit, SAFE_GIT_CONFIG } from '@waves/planner';
-import { DEFAULT_CLOCK_SKEW_MS, DEFAULT_LEASE_REF, DEFAULT_LEASE_REMOTE, gitLeaseBackend, redactUrl, remoteUrlProblem } from './git-lease-backend.js';
+import { DEFAULT_CLOCK_SKEW_MS, DEFAULT_LEASE_REF, DEFAULT_LEASE_REMOTE, gitLeaseBackend } from './git-lease-backend.js';
+import { redactUrl, remoteUrlProblem } from './git-lease-remote.js';
 import { journalBackend } from './journal-backend.js';
 import type { LeaseBackend } from './lease-backend.js';
 
@@ -56,7 +57,7 @@ export interface LeasesConfig {
 /**
  * The store the config chooses. For `git`, the remote's URL is read from the repository's config
  * (`remote.<name>.url`; a URL or a path may be given instead of a name) and checked: only the
- * file, ssh and https transports (see git-lease-backend.ts). A `ConfigError` (exit 2) names what
+ * file, ssh and https transports (see git-lease-remote.ts). A `ConfigError` (exit 2) names what
  * is wrong.
  */
 export async function resolveLeaseStore(root: string, journal: string, config: LeasesConfig): Promise<LeaseStore> {
