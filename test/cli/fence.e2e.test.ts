@@ -117,6 +117,17 @@ describe('live fences', () => {
     expect(live.size).toBe(0);
   });
 
+  it('refuses a run the file it writes outside its fence when that file imports a file another run leases, with the import as evidence', async () => {
+    // #101 leases stripe.ts (its fence); #105 writes refunds.ts, which imports stripe.ts.
+    const env = agentsScript({ 101: { sleepMs: 6_000 }, 105: { edit: { 'packages/payments/src/refunds.ts': "import { charge } from './stripe.js';\nexport const refund = charge;\n" } } });
+    const result = await dispatch(env, '--agent', 'fake', '--worktree');
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(recordOf(105).fence?.refusals).toMatchObject([
+      { path: 'packages/payments/src/refunds.ts', reason: 'import', by: 'watcher', holder: recordOf(101).fenceRules!.holder, via: 'packages/payments/src/refunds.ts imports packages/payments/src/stripe.ts' },
+    ]);
+    expect(recordOf(105).fence?.extensions).toEqual([]);
+  });
+
   it('stops a run whose write is refused, with fence.onRefusal: stop, and records it fenced with who holds the file', async () => {
     const config = withSide();
     writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), fence: { live: true, onRefusal: 'stop' } }));
@@ -127,10 +138,17 @@ describe('live fences', () => {
     expect(result.exitCode).toBe(1);
     const run = recordOf(101);
     expect(run.status).toBe('fenced');
-    expect(run.reason).toMatch(/^fenced: docs\/notes\.md was refused \(docs\/notes\.md: alice@elsewhere holds docs\/notes\.md until/);
+    expect(run.reason).toMatch(/^fenced: docs\/notes\.md was refused \(alice@elsewhere holds docs\/notes\.md until/);
     expect(run.fence?.refusals).toMatchObject([{ path: 'docs/notes.md', reason: 'overlap', by: 'watcher', holder: 'alice@elsewhere' }]);
     expect(readFileSync(path.join(ctx.root, '.dispatch-runs', `${run.id}.log`), 'utf8')).toMatch(/\[waves\] fence: refused docs\/notes\.md \(watcher\)/);
     expect(recordOf(102).status).toBe('succeeded');
+  });
+
+  it('catches an agent deleting its own hook file, with the watcher (refused: own)', async () => {
+    const env = agentsScript({ 101: { writes: ['packages/api/src/routes/checkout.ts'], tamper: true } });
+    const result = await dispatch(env, '--agent', 'fake-claude', '--worktree');
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(recordOf(101).fence?.refusals).toMatchObject([{ path: '.claude/settings.local.json', reason: 'own', by: 'watcher' }]);
   });
 
   for (const agent of ['claude', 'opencode'] as const) {
@@ -144,7 +162,7 @@ describe('live fences', () => {
         ['docs/notes.md', true],
         ['package.json', false],
       ]);
-      expect(trace.find((t) => t.path === 'package.json')!.reason).toMatch(/refused .*package\.json: package\.json: a root file .*\nThis file is outside your fence/);
+      expect(trace.find((t) => t.path === 'package.json')!.reason).toMatch(/refused .*package\.json: a root file .*\nThis file is outside your fence/);
       const run = recordOf(101);
       const installed = agent === 'claude' ? '.claude/settings.local.json' : '.opencode/plugins/waves-fence.js';
       expect(run.fence?.installed).toEqual([installed]);

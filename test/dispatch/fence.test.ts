@@ -5,7 +5,7 @@
  * the hooks' side — the CLI answering Claude Code's PreToolUse payloads and opencode's plugin
  * calling the same checker over the run's socket.
  */
-import { readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -96,6 +96,28 @@ describe('a live fence', () => {
       via: 'packages/payments/src/refunds.ts imports packages/payments/src/stripe.ts',
     });
     expect(run.last().refusals).toMatchObject([{ path: 'packages/payments/src/stripe.ts', reason: 'import', by: 'claude', via: 'packages/payments/src/refunds.ts imports packages/payments/src/stripe.ts' }]);
+    await run.keeper.close();
+  });
+
+  it('judges a file the agent wrote by what it imports now: a new file importing a leased file is refused, and so is a granted one rewritten to import one', async () => {
+    const run = keeperFor(['packages/core/src/cart.ts']);
+    const other = 'other@host/resolve-10-20261201T000000000Z';
+    await acquireLease(run.journal, { lane: 'packages/payments/src/stripe.ts', holder: other, ttlMs: 600_000, now: () => new Date() });
+    writeFileSync(path.join(repo.root, 'packages/api/src/fresh.ts'), "import { charge } from '@shop/payments/src/stripe.js';\nimport { charge as c } from '../../payments/src/stripe.js';\nexport const x = [charge, c];\n");
+    expect((await run.keeper.check(['packages/api/src/fresh.ts'], 'watcher'))[0]).toMatchObject({
+      status: 'refused',
+      reason: 'import',
+      holder: other,
+      via: 'packages/api/src/fresh.ts imports packages/payments/src/stripe.ts',
+    });
+    // Granted before anything was written (a hook asks first), then written with the import.
+    expect((await run.keeper.check(['packages/api/src/later.ts'], 'claude'))[0]!.status).toBe('granted');
+    writeFileSync(path.join(repo.root, 'packages/api/src/later.ts'), "import { charge } from '../../payments/src/stripe.js';\nexport const y = charge;\n");
+    expect((await run.keeper.check(['packages/api/src/later.ts'], 'watcher'))[0]).toMatchObject({ status: 'refused', reason: 'import', message: expect.stringMatching(/^written after it was added to the fence: /) });
+    expect(run.last().refusals.map((r) => [r.path, r.reason, r.by])).toEqual([
+      ['packages/api/src/fresh.ts', 'import', 'watcher'],
+      ['packages/api/src/later.ts', 'import', 'watcher'],
+    ]);
     await run.keeper.close();
   });
 
@@ -223,6 +245,13 @@ describe('the hook protocols', () => {
       expect(run.last().extensions.map((e) => [e.path, e.by])).toEqual([['packages/api/src/extra.ts', 'claude']]);
       // A tool that edits nothing passes untouched.
       expect((await hook('claude', fixture('claude-bash.json', repo.root))).stdout).toBe('');
+    });
+
+    it('teaches itself with --help, and refuses an unknown subcommand or hook with exit 2', async () => {
+      const help = await execa(process.execPath, [BIN, 'fence', '--help'], { reject: false, env });
+      expect([help.exitCode, help.stdout]).toEqual([0, expect.stringContaining('Exit codes: 0 allowed, 3 refused')]);
+      expect((await execa(process.execPath, [BIN, 'fence', 'grant', 'x'], { reject: false, env })).exitCode).toBe(2);
+      expect((await execa(process.execPath, [BIN, 'fence', 'check', '--run', run.id, '--hook', 'codex'], { reject: false, env })).exitCode).toBe(2);
     });
 
     it('denies every edit when the run has no live fence to ask (fail closed)', async () => {

@@ -64,6 +64,8 @@ describe('decideLeases: the one lease rule', () => {
   it('makes a serial path wait while anyone else holds anything', () => {
     expect(decideLeases([lease('packages/a', 'run-2')], ['db/schema.ts'], 'run-1', rules())).toMatchObject({ status: 'refused', reason: 'serial', lane: 'db/schema.ts' });
     expect(decideLeases([], ['db/schema.ts'], 'run-1', rules()).status).toBe('granted');
+    // A folder an issue's leaves were rolled up to is not searched for serial files.
+    expect(decideLeases([lease('packages/a', 'run-2')], ['db'], 'run-1', rules(1, { serial: ['db/schema.ts'] })).status).toBe('granted');
   });
 
   it('never grows a parallel run\'s fence onto a root file, the whole repository or a serial path', () => {

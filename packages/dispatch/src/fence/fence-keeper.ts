@@ -10,12 +10,36 @@
  * NOTE: the record is written by the supervisor alone (its `save`), sealed outside the repository;
  * harvest reads the extensions from the seal, never from anything the agent can write.
  */
-import { createRepoTree, fenceWithCompanions, inFence, lanesOverlap, loadRepo, type LeaseRules } from '@waves/planner';
+import path from 'node:path';
+import {
+  createRepoTree,
+  decideLeases,
+  fenceWithCompanions,
+  inFence,
+  isSourceFile,
+  lanesOverlap,
+  loadRepo,
+  ModuleResolver,
+  parentDir,
+  readRegularFile,
+  readWorkspace,
+  scanImports,
+  type LeaseRules,
+  type RepoPath,
+} from '@waves/planner';
 import { journalBackend } from '../leases/journal-backend.js';
 import type { LeaseBackend } from '../leases/lease-backend.js';
 import type { FenceExtension, FenceLog, FenceRefusal, FenceRules } from '../runs/run-record.js';
 import type { FenceAsker, FencePathResult } from './fence-client.js';
 import { resolveFencePath } from './fence-paths.js';
+
+/**
+ * The most paths one run's fence grows by, and the most refusals its record keeps: an agent that
+ * writes thousands of files outside its fence (a generator, a stray `cp -r`) needs a person, not a
+ * lease per file; a record stays a few hundred kilobytes at most.
+ */
+export const MAX_EXTENSIONS = 500;
+export const MAX_REFUSALS = 500;
 
 export interface FenceKeeperOptions {
   /** The repository's root (its graph cache, its journal's lanes are relative to it). */
@@ -45,6 +69,11 @@ export interface FenceKeeperOptions {
    * another run's lease is that run's, not a refusal of this one.
    */
   sharedTree?: boolean;
+  /**
+   * The files a source file of the tree imports as it is on disk now, resolved (default: read and
+   * resolved with the repository's workspace; null when it is no source file or cannot be read).
+   */
+  importsOf?: (repoPath: RepoPath) => Promise<RepoPath[] | null>;
   /** The plan's graph and tree; default: read from the graph cache of the root (never rebuilt). */
   loadRules?: () => Promise<Pick<LeaseRules, 'graph' | 'tree'>>;
 }
@@ -63,6 +92,35 @@ export async function rulesFromCache(root: string): Promise<Pick<LeaseRules, 'gr
   return { graph: repo.graph, tree: createRepoTree(repo.files, repo.packages) };
 }
 
+/** A source file bigger than this is not scanned for imports (as the graph build bounds it). */
+const MAX_SCANNED_BYTES = 4 * 1024 * 1024;
+
+/**
+ * What a source file of the work tree imports now: read (a regular file, never through a link,
+ * bounded) and resolved as the graph build resolves, against the repository's files and workspace.
+ */
+export function importsReader(root: string, tree: string, files: () => Promise<readonly RepoPath[]>): (repoPath: RepoPath) => Promise<RepoPath[] | null> {
+  let resolver: Promise<ModuleResolver> | null = null;
+  const resolverNow = () =>
+    (resolver ??= (async () => {
+      const all = await files();
+      const { members } = await readWorkspace(root, all);
+      return new ModuleResolver({ root: tree, files: all, members });
+    })());
+  return async (repoPath) => {
+    if (!isSourceFile(repoPath)) return null;
+    const read = await readRegularFile(path.join(tree, repoPath), { maxBytes: MAX_SCANNED_BYTES });
+    if (!read.ok) return null;
+    const resolve = await resolverNow();
+    const out = new Set<RepoPath>();
+    for (const { specifier } of scanImports(read.text)) {
+      const target = resolve.resolve(specifier, repoPath);
+      if (target.kind === 'file' && target.path !== repoPath) out.add(target.path);
+    }
+    return [...out].sort();
+  };
+}
+
 export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
   const log: FenceLog = { installed: [...options.log.installed], extensions: [...options.log.extensions], refusals: [...options.log.refusals] };
   const fence = fenceWithCompanions(options.fence);
@@ -76,6 +134,39 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
   const refusedOnce = new Set<string>();
   const extended = () => log.extensions.map((e) => e.path);
 
+  const importsOf = options.importsOf ?? importsReader(options.root, options.tree, async () => (await rulesNow()).tree?.sorted ?? []);
+  /**
+   * Puts the imports a written file has now into the graph the rule reads (the supervisor's own
+   * copy): a file the agent created, or rewrote to import more, contends by what it imports now.
+   * Edges it had are kept (contention errs on the side of more).
+   */
+  const learnImports = async (repoPath: RepoPath): Promise<void> => {
+    const { graph } = await rulesNow();
+    if (graph === null) return;
+    const targets = await importsOf(repoPath).catch(() => null);
+    if (targets === null || targets.length === 0) return;
+    if (!graph.hasNode(repoPath)) graph.addNode(repoPath, { package: null, dir: parentDir(repoPath) });
+    for (const target of targets) {
+      if (!graph.hasNode(target) || graph.hasEdge(repoPath, target)) continue;
+      graph.addEdge(repoPath, target, { kind: 'static', kinds: ['static'] });
+    }
+  };
+  /** Whether a granted file, as written now, contends through its imports with another run's lease. */
+  const importContention = async (repoPath: RepoPath): Promise<Omit<FenceRefusal, 'at' | 'by'> | null> => {
+    await learnImports(repoPath);
+    const { graph, tree } = await rulesNow();
+    if (graph === null || tree === null || options.rules.contentionDepth <= 0) return null;
+    const verdict = decideLeases((await leases.list()).leases, [repoPath], options.rules.holder, {
+      graph,
+      tree,
+      contentionDepth: options.rules.contentionDepth,
+      serial: options.rules.serial,
+    });
+    if (verdict.status === 'granted' || verdict.reason !== 'import') return null;
+    const message = verdict.message.startsWith(`${verdict.lane}: `) ? verdict.message.slice(verdict.lane.length + 2) : verdict.message;
+    return { path: repoPath, reason: 'import', holder: verdict.lease?.holder ?? null, via: verdict.via ?? null, message: `written after it was added to the fence: ${message}` };
+  };
+
   const decideOne = async (asked: string, by: FenceAsker): Promise<FencePathResult> => {
     const resolved = await resolveFencePath(options.tree, asked);
     const at = options.now().toISOString();
@@ -84,7 +175,7 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
       const othersWrite = options.sharedTree === true && by === 'watcher' && refusal.reason === 'overlap';
       // One entry per path and reason: an agent retrying does not grow the record without end.
       const key = `${entry.path}\0${entry.reason}\0${entry.holder ?? ''}`;
-      if (!othersWrite && !refusedOnce.has(key) && !log.refusals.some((r) => r.path === entry.path && r.reason === entry.reason && r.holder === entry.holder)) {
+      if (!othersWrite && log.refusals.length < MAX_REFUSALS && !refusedOnce.has(key) && !log.refusals.some((r) => r.path === entry.path && r.reason === entry.reason && r.holder === entry.holder)) {
         refusedOnce.add(key);
         log.refusals.push(entry);
         await options.onChange(log);
@@ -104,13 +195,24 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
     const repoPath = resolved.repoPath;
     if (own.has(repoPath)) return refuse({ path: repoPath, reason: 'own', holder: null, via: null, message: `${repoPath} is waves' fence integration for this run, not a file of the issue` });
     if (inFence(fence, repoPath)) return { path: asked, repoPath, status: 'allowed', message: 'inside the fence' };
-    if (inFence(extended(), repoPath)) return { path: asked, repoPath, status: 'allowed', message: 'added to the fence earlier in this run' };
+    if (inFence(extended(), repoPath)) {
+      // Written again (the watcher saw it): its imports now may reach a file another run leases.
+      if (by === 'watcher') {
+        const contended = await importContention(repoPath);
+        if (contended !== null) return refuse(contended);
+      }
+      return { path: asked, repoPath, status: 'allowed', message: 'added to the fence earlier in this run' };
+    }
     // In a shared work tree, a write the watcher sees under another run's lease is that run's (its
     // own fence, a root file it was given): never this run's to be granted or refused.
     if (options.sharedTree === true && by === 'watcher') {
       const owner = (await leases.list()).leases.find((lease) => lease.holder !== options.rules.holder && lanesOverlap(lease.lane, repoPath));
       if (owner) return { path: asked, repoPath, status: 'allowed', holder: owner.holder, message: `written under ${owner.holder}'s lease on ${owner.lane}: that run's change` };
     }
+    if (log.extensions.length >= MAX_EXTENSIONS) {
+      return refuse({ path: repoPath, reason: 'invalid', holder: null, via: null, message: `the run has already widened its fence by ${MAX_EXTENSIONS} files; a person must look at what it is doing` });
+    }
+    if (by === 'watcher') await learnImports(repoPath);
     const { graph, tree } = await rulesNow();
     const [result] = await leases.acquire([repoPath], {
       holder: options.rules.holder,
@@ -118,7 +220,9 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
       rules: { graph, tree, contentionDepth: options.rules.contentionDepth, serial: options.rules.serial, extension: true },
     });
     if (result!.status === 'refused') {
-      return refuse({ path: repoPath, reason: result!.reason, holder: result!.holder || null, via: result!.via ?? null, message: result!.message });
+      // The rule's message starts with the lane: the path is said once, where the answer names it.
+      const message = result!.message.startsWith(`${result!.lane}: `) ? result!.message.slice(result!.lane.length + 2) : result!.message;
+      return refuse({ path: repoPath, reason: result!.reason, holder: result!.holder || null, via: result!.via ?? null, message });
     }
     const extension: FenceExtension = {
       path: repoPath,

@@ -5,7 +5,7 @@
  * answered with an error and the connection closed.
  */
 import { chmod, lstat, mkdir, rm } from 'node:fs/promises';
-import { createServer, type Server, type Socket } from 'node:net';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import { fenceSocketPath, MAX_FENCE_PATHS, MAX_FENCE_REQUEST_BYTES, type FenceAnswer, type FenceAsker } from './fence-client.js';
 import type { FenceKeeper } from './fence-keeper.js';
@@ -26,6 +26,9 @@ export async function startFenceServer(runId: string, keeper: FenceKeeper, env: 
   const old = await lstat(socket).catch(() => null);
   if (old !== null) {
     if (!old.isSocket()) throw new Error(`${socket} exists and is not a socket: remove it`);
+    // Left by a supervisor that was killed: nobody answers there. One that answers is another
+    // live run's of the same id (another repository, the same issue and millisecond): kept.
+    if (await answers(socket)) throw new Error(`${socket} is the live fence of another run of the same id`);
     await rm(socket, { force: true });
   }
   const server: Server = createServer((connection: Socket) => serve(connection, keeper));
@@ -45,6 +48,21 @@ export async function startFenceServer(runId: string, keeper: FenceKeeper, env: 
       await rm(socket, { force: true }).catch(() => undefined);
     },
   };
+}
+
+/** Whether something listens on a unix socket (a connection accepted within half a second). */
+function answers(socket: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createConnection(socket);
+    const done = (live: boolean) => {
+      clearTimeout(timer);
+      probe.destroy();
+      resolve(live);
+    };
+    const timer = setTimeout(() => done(false), 500);
+    probe.once('connect', () => done(true));
+    probe.once('error', () => done(false));
+  });
 }
 
 function serve(connection: Socket, keeper: FenceKeeper): void {

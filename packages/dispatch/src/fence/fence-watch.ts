@@ -16,11 +16,10 @@
  * reports a write after it happened: the watcher can record and stop, never prevent; the hooks
  * prevent, for the agents that have them.
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { execaGit } from '@waves/planner';
-import { GIT_OPTIONS } from '../harvest/git-changes.js';
+import { execaGit, SAFE_GIT_CONFIG } from '@waves/planner';
 
 const SKIPPED_ANYWHERE = new Set(['node_modules', '.git']);
 const SKIPPED_AT_TOP = new Set(['.waves', '.dispatch-runs']);
@@ -63,6 +62,16 @@ export function watchTree(tree: string, onWrites: (paths: string[]) => Promise<v
     const files: string[] = [];
     for (const rel of batch) {
       const info = await lstat(path.join(tree, rel)).catch(() => null);
+      if (info === null && watchers.has(rel)) {
+        // A folder removed (or moved away): its files were reported by its own watcher.
+        for (const [dir, watcher] of watchers) {
+          if (dir === rel || dir.startsWith(`${rel}/`)) {
+            watcher.close();
+            watchers.delete(dir);
+          }
+        }
+        continue;
+      }
       if (info !== null && info.isDirectory()) {
         // A folder made (or moved in): watch it, and check what is already in it.
         await addTree(rel, true);
@@ -84,6 +93,8 @@ export function watchTree(tree: string, onWrites: (paths: string[]) => Promise<v
     try {
       const watcher = watch(path.join(tree, rel), { persistent: false }, (_event, name) => {
         if (name === null) return;
+        // The folder's own removal is reported under its own name: not a file in it.
+        if (rel !== '' && String(name) === path.basename(rel) && !existsSync(path.join(tree, rel))) return;
         queue(rel === '' ? String(name) : `${rel}/${String(name)}`);
       });
       watcher.on('error', () => {
@@ -135,7 +146,11 @@ export function watchTree(tree: string, onWrites: (paths: string[]) => Promise<v
 /** The paths git's ignore rules do not ignore (all of them when git cannot tell). */
 async function notIgnored(tree: string, paths: string[]): Promise<string[]> {
   if (paths.length === 0) return paths;
-  const result = await execaGit([...GIT_OPTIONS, 'check-ignore', '-z', '--stdin'], { cwd: tree, reject: false, input: `${paths.join('\0')}\0` }).catch(() => null);
+  // Without --literal-pathspecs (check-ignore refuses that magic): the paths come from the kernel,
+  // on stdin, never as pathspecs. Your core.excludesFile is left out, as harvest leaves it out;
+  // `.git/info/exclude` cannot be: an agent that writes it to blind the watcher changed `.git`,
+  // which harvest reports.
+  const result = await execaGit([...SAFE_GIT_CONFIG, '-c', 'core.excludesFile=/dev/null', 'check-ignore', '-z', '--stdin'], { cwd: tree, reject: false, input: `${paths.join('\0')}\0` }).catch(() => null);
   // 0: some ignored (listed), 1: none ignored; anything else: git could not tell, check them all.
   if (result === null || (result.exitCode !== 0 && result.exitCode !== 1)) return paths;
   const ignored = new Set(String(result.stdout).split('\0').filter(Boolean));

@@ -173,7 +173,10 @@ export function decideLeases(active: readonly ActiveLease[], lanes: readonly str
     const path = leasePathOf(lane, tree);
     return { lane, path, dir: path === '' || (tree !== null && tree.isDir(path)) };
   });
-  const isSerialPath = (leaf: Leaf) => tree !== null && serialGlobs.length > 0 && leaf.path !== '' && matchSerial({ path: leaf.path, kind: leaf.dir ? 'dir' : 'file' }, tree, serialGlobs) !== null;
+  // A lane on a serial path: the lane itself matches a serial glob (a folder lane is not searched
+  // for serial files under it: an issue whose own leaves match is serial and leases `.`, and a
+  // folder its leaves were rolled up to must not make it one).
+  const isSerialPath = (leaf: Leaf) => tree !== null && serialGlobs.length > 0 && leaf.path !== '' && matchSerial({ path: leaf.path, kind: 'file' }, tree, serialGlobs) !== null;
 
   // A parallel run's fence never grows onto what makes an issue run alone, or onto what all share.
   const holdsWholeRepository = active.some((lease) => lease.holder === holder && checkWhole(lease.lane));

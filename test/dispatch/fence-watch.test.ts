@@ -1,0 +1,43 @@
+/**
+ * The live fence's watcher on a real git work tree: every write is reported once checked against
+ * the tree's ignore files, in new folders too; git's, waves' and node_modules' files never are.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { watchTree } from '@waves/dispatch';
+import { TempRepo } from '../helpers/temp-repo.js';
+
+let repo: TempRepo;
+beforeAll(async () => {
+  repo = await TempRepo.create({ '.gitignore': 'dist/\n', 'src/a.ts': 'a\n', 'src/old/b.ts': 'b\n', 'node_modules/x/index.js': '' });
+});
+afterAll(async () => {
+  await repo.dispose();
+});
+
+describe('the watcher of a run\'s work tree', () => {
+  it('reports writes, creations in new folders and deletions; never .git, .waves, node_modules or ignored files', async () => {
+    const seen: string[] = [];
+    const watcher = watchTree(repo.root, (paths) => {
+      seen.push(...paths);
+    });
+    await watcher.ready;
+    const at = (p: string) => path.join(repo.root, p);
+    writeFileSync(at('src/a.ts'), 'changed\n');
+    mkdirSync(at('src/fresh/deep'), { recursive: true });
+    writeFileSync(at('src/fresh/deep/c.ts'), 'c\n');
+    rmSync(at('src/old'), { recursive: true });
+    writeFileSync(at('node_modules/x/index.js'), 'x');
+    mkdirSync(at('dist'), { recursive: true });
+    writeFileSync(at('dist/out.js'), 'x');
+    mkdirSync(at('.waves'), { recursive: true });
+    writeFileSync(at('.waves/leases.jsonl'), '');
+    writeFileSync(at('.git/description'), 'x');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await watcher.drain();
+    watcher.close();
+    const unique = [...new Set(seen)].sort();
+    expect(unique).toEqual(['src/a.ts', 'src/fresh/deep/c.ts', 'src/old/b.ts']);
+  });
+});
