@@ -128,7 +128,7 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
     GIT_DIR: store,
   };
 
-  const git = async (args: string[], extra: { input?: string; remote?: boolean; buffer?: boolean } = {}) => {
+  const git = async (args: string[], extra: { input?: string; remote?: boolean } = {}) => {
     try {
       return await execaGit([...TRANSPORT_CONFIG, `--git-dir=${store}`, ...args], {
         cwd: store, env, reject: false, ...(extra.input !== undefined ? { input: extra.input } : { stdin: 'ignore' as const }),
@@ -169,7 +169,7 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
     }
     const listing = await local(['ls-tree', '-r', '-t', '-z', '--full-tree', seenRef]);
     const folderTrees = new Map<string, string>();
-    const headerAndBlobs = new Map<string, string>(); // blob → path
+    const leaseBlobs = new Map<string, string>(); // blob id → its path in the table
     const folders = new Map<string, Map<string, TreeEntry>>();
     const foreign: string[] = [];
     let headerBlob: string | null = null;
@@ -191,10 +191,10 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
         const folder = folders.get(parts[1]!) ?? new Map<string, TreeEntry>();
         folder.set(parts[2]!, { mode, type, sha });
         folders.set(parts[1]!, folder);
-        if (type === 'blob') headerAndBlobs.set(sha, file);
+        if (type === 'blob') leaseBlobs.set(sha, file);
       } else foreign.push(file);
     }
-    const wanted = [...headerAndBlobs.keys()].filter((sha) => !blobCache.has(sha));
+    const wanted = [...leaseBlobs.keys()].filter((sha) => !blobCache.has(sha));
     const batch = await git(['cat-file', '--batch'], { input: [seenRef, ...(headerBlob ? [headerBlob] : []), ...wanted].join('\n') + '\n' });
     if (batch.exitCode !== 0) throw new LeaseRemoteError(`${where}: git cat-file failed in the lease store ${store}: ${firstLine(batch.stderr)}`);
     const objects = parseBatch(batch.stdout);
@@ -215,7 +215,7 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
     }
     if (blobCache.size > 50_000) blobCache.clear();
     const leases = new Map<string, TableLease>();
-    for (const [sha, file] of headerAndBlobs) {
+    for (const [sha, file] of leaseBlobs) {
       const lease = blobCache.get(sha);
       const name = path.posix.basename(file);
       if (typeof lease === 'object' && name === `${lease.id}.json` && fanOutOf(lease.id) === file.split('/')[1]) leases.set(lease.id, lease);
