@@ -38,8 +38,9 @@ the journal .waves/leases.jsonl (leases.journal in the config) and shared by eve
 on the machine — or, with leases.backend "git", in a ref of the git remote (leases.remote, default
 origin; leases.ref, default refs/waves/leases), shared by every machine that reaches it: each
 change one compare-and-swap push, expiry judged with leases.clockSkew (default 1m) of margin.
-gc drops expired entries from the git table. acquire is refused while another holder's live lease covers the same path, one
-inside it or one around it. The lane . is the whole repository: waves dispatch takes it for a
+gc drops expired entries from the git table.
+acquire is refused while another holder's live lease covers the same path, one inside it or one
+around it. The lane . is the whole repository: waves dispatch takes it for a
 serial issue (one that must run alone), and a serial issue waits while any other lease is held.
 waves plan puts issues whose scope a lease covers in "held". Paths are compared in one spelling
 (./, //, backslashes and a trailing / do not matter); "", /, .., absolute paths and ~ are refused.
