@@ -1,3 +1,4 @@
+import { LeaseBusyError } from '@waves/dispatch';
 import { ConfigError, InputError, WavesError } from '@waves/planner';
 import { safeText } from './render/safe-text.js';
 
@@ -17,11 +18,13 @@ export class InterruptedError extends WavesError {
   }
 }
 
-export const EXIT = { ok: 0, failure: 1, badInput: 2, interrupted: 130 } as const;
+export const EXIT = { ok: 0, failure: 1, badInput: 2, busy: 3, interrupted: 130 } as const;
 
 /** The one place errors become exit codes. Unknown errors are failures (exit 1). */
 export function exitCodeFor(error: unknown): number {
   if (error instanceof InterruptedError) return EXIT.interrupted;
+  // Every compare-and-swap of the git lease table lost to other writers: like a refusal, try again.
+  if (error instanceof LeaseBusyError) return EXIT.busy;
   if (error instanceof InputError || error instanceof ConfigError) return EXIT.badInput;
   return EXIT.failure;
 }

@@ -127,6 +127,14 @@ export const LeasesConfigSchema = z.strictObject({
   journal: z.string().optional().describe('The lease journal, relative to the root (default .waves/leases.jsonl)'),
   ttl: z.string().regex(/^\d+(?:ms|s|m|h|d)$/, 'a duration such as 30m, 1h or 2d').optional().describe('Default lease time to live'),
   holder: z.string().optional().describe('Who this orchestrator is in the journal (default user@host)'),
+  backend: z.enum(['journal', 'git']).optional().describe('Where leases live: journal (this machine, the default) or git (a ref on the remote, shared by every machine)'),
+  remote: z.string().optional().describe('The git backend\'s remote: a remote name or URL (default origin)'),
+  ref: z.string().optional().describe('The git backend\'s ref (default refs/waves/leases)'),
+  clockSkew: z
+    .string()
+    .regex(/^\d+(?:ms|s|m|h|d)$/, 'a duration such as 30s or 1m')
+    .optional()
+    .describe('The git backend\'s margin for clocks of different machines (default 1m)'),
 });
 
 export const WorktreeConfigSchema = z.strictObject({

@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { agentTemplate, AgentTemplateError, buildDispatch, shellQuote, configChangedDuringRuns, lockfileSetup, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_SETUP_TIMEOUT, DEFAULT_VERIFY_TIMEOUT, MAX_DURATION_MS, RUNS_DIR, runWave, tokensOf, type DispatchOptions, type RunEvent } from '@waves/dispatch';
+import { agentTemplate, AgentTemplateError, buildDispatch, shellQuote, configChangedDuringRuns, lockfileSetup, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_SETUP_TIMEOUT, DEFAULT_VERIFY_TIMEOUT, LeaseRemoteError, MAX_DURATION_MS, RUNS_DIR, runWave, tokensOf, type DispatchOptions, type RunEvent } from '@waves/dispatch';
 import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, readRegularFile, verifyPlan } from '@waves/planner';
 import { durationOf, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { checkPermissionWidening, checkTokenPassThrough } from '../config/agent-trust.js';
@@ -142,7 +142,9 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
     if (!resolved.ok) throw new UsageError(`--base: ${resolved.why}`);
   }
   // A dry run writes nothing, not even the graph cache.
-  const { input, config, root, journal, holder } = await loadPlanInput(values, io, { writeCache: !dryRun });
+  const { input, config, root, journal, leaseStore, holder, leasesUnknown } = await loadPlanInput(values, io, { writeCache: !dryRun });
+  // Fail closed: with the lease table out of reach, what other machines hold is unknown.
+  if (leasesUnknown !== null && !dryRun) throw new LeaseRemoteError(`dispatch refused: the remote leases could not be read (${leasesUnknown})`);
   let agent;
   try {
     agent = agentTemplate(stringFlag(values, 'agent') ?? 'opencode', config.config.agents ?? {}, { verify: config.config.verify });
@@ -221,7 +223,7 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   const configuredTtl = ttlText === undefined ? 3_600_000 : durationOf(ttlText, { configKey: 'leases.ttl' });
   // A lease outlives the run it covers: at least the timeout, at least the configured time — and no
   // more than the journal holds (the supervisor renews it while the agent runs anyway).
-  const ttlMs = Math.min(MAX_DURATION_MS, Math.max(configuredTtl, (timeoutMs ?? 0) + 600_000));
+  const ttlMs = Math.min(MAX_DURATION_MS, timeoutMs === null ? configuredTtl : Math.max(configuredTtl, timeoutMs + 600_000));
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
@@ -232,6 +234,7 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
       root,
       runsDir: path.join(root, RUNS_DIR),
       journal,
+      leaseStore,
       holder,
       ttlMs,
       agentName: agent.name,

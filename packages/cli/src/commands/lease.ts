@@ -5,10 +5,10 @@
  */
 import path from 'node:path';
 import Table from 'cli-table3';
-import { acquireLease, checkGitTrust, DEFAULT_JOURNAL, defaultHolder, listLeases, readJournal, releaseLease, renewLease } from '@waves/dispatch';
+import { checkGitTrust, defaultHolder, type LeaseBackend } from '@waves/dispatch';
 import { checkLane, createRepoTree, listRepoFiles, readWorkspace, resolveLaneName, WHOLE_REPOSITORY } from '@waves/planner';
 import { durationOf, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
-import { configPath } from '../config/config-paths.js';
+import { configuredLeases } from '../config/lease-store.js';
 import { loadConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
@@ -31,11 +31,16 @@ export const LEASE_HELP = `Usage: waves lease acquire LANE [--holder H] [--ttl 1
        waves lease release ID
        waves lease renew ID [--ttl 1h]
        waves lease list
+       waves lease gc
 
 Exclusive, expiring claims on a lane (a workspace package or directory name) or a path, kept in
 the journal .waves/leases.jsonl (leases.journal in the config) and shared by every orchestrator
-on the machine. acquire is refused while another holder's live lease covers the same path, one
-inside it or one around it. The lane . is the whole repository: waves dispatch takes it for a
+on the machine — or, with leases.backend "git", in a ref of the git remote (leases.remote, default
+origin; leases.ref, default refs/waves/leases), shared by every machine that reaches it: each
+change one compare-and-swap push, expiry judged with leases.clockSkew (default 1m) of margin.
+gc drops expired entries from the git table.
+acquire is refused while another holder's live lease covers the same path, one inside it or one
+around it. The lane . is the whole repository: waves dispatch takes it for a
 serial issue (one that must run alone), and a serial issue waits while any other lease is held.
 waves plan puts issues whose scope a lease covers in "held". Paths are compared in one spelling
 (./, //, backslashes and a trailing / do not matter); "", /, .., absolute paths and ~ are refused.
@@ -50,19 +55,22 @@ Examples:
   waves lease release l-mabc123-9f3e
   waves lease list
 
-Exit codes: 0 acquired or done, 3 refused (or the lease already ended), 2 bad input, 1 failure.
+Exit codes: 0 acquired or done, 3 refused (or the lease already ended, or the git table stayed
+busy), 2 bad input, 1 failure (the git remote did not answer).
 `;
 
 async function journalOf(values: ReturnType<typeof parseCommandArgs>['values'], io: CliIo) {
   const { root } = await rootFlag(values, io);
   const loaded = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
   const { config } = loaded;
-  const journal = await configPath(loaded, root, 'leases.journal', config.leases?.journal ?? DEFAULT_JOURNAL);
   const holder = stringFlag(values, 'holder') ?? config.leases?.holder ?? defaultHolder();
   const ttlFlag = stringFlag(values, 'ttl');
   const ttlMs =
     ttlFlag !== undefined ? durationOf(ttlFlag, { flag: 'ttl' }) : config.leases?.ttl !== undefined ? durationOf(config.leases.ttl, { configKey: 'leases.ttl' }) : 3_600_000;
-  return { root, journal, holder, ttlMs };
+  // Before any git command: git would run a program an agent planted in its config.
+  if (config.leases?.backend === 'git') await checkGitTrust(root);
+  const { journal, backend } = await configuredLeases(loaded, root, () => io.now());
+  return { root, journal, backend, holder, ttlMs };
 }
 
 /** A lane name (`cli`) becomes the directory it names; a path stays as written, in its canonical spelling. */
@@ -80,10 +88,10 @@ async function laneToPath(root: string, lane: string): Promise<string> {
   return resolveLaneName(clean, tree) ?? clean;
 }
 
-/** Reports torn or corrupt journal lines once, on stderr. */
-async function reportCorrupt(journal: string, io: CliIo): Promise<void> {
-  const { corrupt } = await readJournal(journal);
-  for (const line of corrupt) io.stderr(`waves: ${path.basename(journal)} line ${line.line}: not a lease event (torn or edited), skipped\n`);
+/** Reports torn or corrupt journal lines once, on stderr (the git table's are said by list and gc). */
+async function reportCorrupt(backend: LeaseBackend, io: CliIo): Promise<void> {
+  if (backend.kind !== 'journal') return;
+  for (const warning of (await backend.list()).warnings) io.stderr(`waves: ${safeText(warning)}\n`);
 }
 
 export async function runLease(argv: readonly string[], io: CliIo): Promise<number> {
@@ -93,8 +101,7 @@ export async function runLease(argv: readonly string[], io: CliIo): Promise<numb
     return values.help ? 0 : 2;
   }
   const [action, ...rest] = positionals;
-  const { root, journal, holder, ttlMs } = await journalOf(values, io);
-  const now = () => io.now();
+  const { root, journal, backend, holder, ttlMs } = await journalOf(values, io);
   const json = (value: unknown) => io.stdout(`${JSON.stringify(value)}\n`);
   const one = (what: string) => {
     if (rest.length !== 1) throw new UsageError(`lease ${action}: expected one ${what}, got ${rest.length}`);
@@ -103,10 +110,11 @@ export async function runLease(argv: readonly string[], io: CliIo): Promise<numb
 
   if (action === 'acquire') {
     const lane = await laneToPath(root, one('LANE'));
-    await reportCorrupt(journal, io);
-    const result = await acquireLease(journal, { lane, holder, ttlMs, now });
+    await reportCorrupt(backend, io);
+    const [result] = await backend.acquire([lane], { holder, ttlMs });
+    if (!result) throw new Error('lease acquire: the backend answered nothing');
     if (result.status === 'acquired') {
-      if (values.json) json({ status: 'acquired', id: result.id, lane: result.lane, holder: result.holder, until: result.until });
+      if (values.json) json({ status: 'acquired', id: result.id, lane: result.lane, holder: result.holder, until: result.until, ...(result.epoch !== undefined ? { epoch: result.epoch } : {}) });
       else io.stdout(`acquired ${result.id} on ${safeText(result.lane)} for ${safeText(holder)} until ${result.until}\n`);
       return 0;
     }
@@ -116,8 +124,9 @@ export async function runLease(argv: readonly string[], io: CliIo): Promise<numb
   }
   if (action === 'release' || action === 'renew') {
     const id = one('lease ID');
-    await reportCorrupt(journal, io);
-    const result = action === 'release' ? await releaseLease(journal, id, now) : await renewLease(journal, id, ttlMs, now);
+    await reportCorrupt(backend, io);
+    const [result] = action === 'release' ? await backend.release([id]) : await backend.renew([id], ttlMs);
+    if (!result) throw new Error(`lease ${action}: the backend answered nothing`);
     if (result.status === 'unknown') throw new UsageError(`lease ${action}: no lease ${JSON.stringify(id)} in ${path.relative(io.cwd, journal) || journal}`);
     if (result.status === 'not-active') {
       if (values.json) json({ status: 'ended', id });
@@ -130,8 +139,8 @@ export async function runLease(argv: readonly string[], io: CliIo): Promise<numb
   }
   if (action === 'list') {
     if (rest.length > 0) throw new UsageError('lease list: takes no argument');
-    const { leases, corrupt } = await listLeases(journal, now);
-    for (const line of corrupt) io.stderr(`waves: ${path.basename(journal)} line ${line.line}: not a lease event (torn or edited), skipped\n`);
+    const { leases, warnings } = await backend.list();
+    for (const warning of warnings) io.stderr(`waves: ${safeText(warning)}\n`);
     if (values.json) {
       json(leases);
       return 0;
@@ -145,5 +154,12 @@ export async function runLease(argv: readonly string[], io: CliIo): Promise<numb
     io.stdout(`${table.toString()}\n`);
     return 0;
   }
-  throw new UsageError(`lease: unknown action ${JSON.stringify(action)} (acquire, release, renew or list)`);
+  if (action === 'gc') {
+    if (rest.length > 0) throw new UsageError('lease gc: takes no argument');
+    const dropped = await backend.gc();
+    if (values.json) json({ dropped });
+    else io.stdout(dropped.length === 0 ? 'No expired lease to drop.\n' : `dropped ${dropped.length} expired lease(s): ${dropped.map((l) => `${l.id} (${safeText(l.lane)})`).join(', ')}\n`);
+    return 0;
+  }
+  throw new UsageError(`lease: unknown action ${JSON.stringify(action)} (acquire, release, renew, list or gc)`);
 }

@@ -5,10 +5,11 @@
  */
 import path from 'node:path';
 import { execaGit } from '@waves/planner';
-import { checkGitTrust, DEFAULT_JOURNAL, defaultHolder, listLeases, parseDuration, tokensOf } from '@waves/dispatch';
+import { checkGitTrust, defaultHolder, LeaseRemoteError, parseDuration, tokensOf, type LeaseStore } from '@waves/dispatch';
 import { ConfigError, loadRepo, SAFE_GIT_CONFIG, type BacklogIssue, type PlanInput, type PlanOptionsInput, type RepoIndex } from '@waves/planner';
 import { enumFlag, intFlag, stringFlag, type FlagSpecs, type ParsedArgs } from '../args.js';
 import { configPath } from '../config/config-paths.js';
+import { configuredLeases } from '../config/lease-store.js';
 import { checkApiUrlFlag, DEFAULT_API_TIMEOUT_MS, resolveApiUrl } from '../sources/api-url.js';
 import { isRepoSlug, REPO_SLUG_HINT } from '../sources/repo-slug.js';
 import { loadConfig, planOptionsFromConfig, type LoadedConfig } from '../config/load-config.js';
@@ -53,9 +54,15 @@ export interface LoadedPlanInput {
   source: string;
   /** The GitHub repository read, when the backlog came from GitHub (compare reads more of it). */
   github: { repo: string; apiUrl: string | undefined; token: string | undefined; timeoutMs: number } | null;
-  /** The lease journal and who this orchestrator is in it. */
+  /** The lease journal, the store the config chooses, and who this orchestrator is in it. */
   journal: string;
+  leaseStore: LeaseStore;
   holder: string;
+  /**
+   * Why the leases could not be read (the git backend's remote did not answer), or null: the plan
+   * was then made as if nothing were held, and `held` is unknown. Dispatch refuses to start.
+   */
+  leasesUnknown: string | null;
 }
 
 /** One warning line per file the graph build refused to read: never skipped silently. */
@@ -174,13 +181,20 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
     ? (done: number, total: number) => io.stderr(`\rwaves: reading imports ${done}/${total}${done === total ? '\n' : ''}`)
     : undefined;
   // The leases of every orchestrator: an issue whose scope another holder leases is held.
-  const journal = await configPath(config, root, 'leases.journal', config.config.leases?.journal ?? DEFAULT_JOURNAL);
-  const { leases, corrupt } = await listLeases(journal, () => io.now());
-  for (const line of corrupt) io.stderr(`waves: ${path.basename(journal)} line ${line.line}: not a lease event (torn or edited), skipped\n`);
+  const { journal, store: leaseStore, backend } = await configuredLeases(config, root, () => io.now());
+  let leasesUnknown: string | null = null;
+  const { leases, warnings } = await backend.list().catch((error: unknown) => {
+    // Fail closed: a remote that does not answer holds nothing back silently — the plan says so.
+    if (!(error instanceof LeaseRemoteError)) throw error;
+    leasesUnknown = error.message.split('\n')[0] ?? 'the remote did not answer';
+    io.stderr(`waves: could not read the remote leases (${safeText(leasesUnknown)}): held is unknown, planned as if nothing were held\n`);
+    return { leases: [], warnings: [] as string[] };
+  });
+  for (const warning of warnings) io.stderr(`waves: ${safeText(warning)}\n`);
   const holder = config.config.leases?.holder ?? defaultHolder();
   options.holder ??= holder;
 
   const repoIndex = await loadRepo(root, { displayRoot: rootArg ?? '.', cache: values['no-cache'] ? false : access.writeCache ? true : 'read-only', ...(progress ? { onProgress: progress } : {}) });
   warnSkipped(repoIndex, io);
-  return { input: { issues: backlog, repo: repoIndex, options, leases, now: io.now() }, config, root, backlog, source, github, journal, holder };
+  return { input: { issues: backlog, repo: repoIndex, options, leases, now: io.now() }, config, root, backlog, source, github, journal, leaseStore, holder, leasesUnknown };
 }

@@ -53,9 +53,10 @@ export async function runPlan(argv: readonly string[], io: CliIo): Promise<numbe
   }
   const flagFormat = enumFlag(values, 'format', FORMATS);
   if (values.json && flagFormat !== undefined && flagFormat !== 'json') throw new UsageError(`--json and --format ${flagFormat} ask for two outputs; use one`);
-  const { input, config } = await loadPlanInput(values, io);
+  const { input, config, leasesUnknown } = await loadPlanInput(values, io);
   const format = values.json ? 'json' : (flagFormat ?? config.config.defaults?.format ?? 'table');
-  const plan = planWaves(input);
+  const planned = planWaves(input);
+  const plan = leasesUnknown === null ? planned : { ...planned, heldUnknown: leasesUnknown };
   const violations = verifyPlan(plan, input);
   if (violations.length > 0) throw new Error(`the plan failed verification: ${violations.map((v) => v.message).join('; ')}`);
   if (format === 'json') io.stdout(`${JSON.stringify(plan, null, 2)}\n`);

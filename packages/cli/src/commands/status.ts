@@ -10,23 +10,24 @@ import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import {
   committedBranchProblem,
-  DEFAULT_JOURNAL,
   isRunning,
   isStopped,
   leasesByRun,
-  listLeases,
+  leaseStoreOf,
   markedProcesses,
+  openLeaseBackend,
   readRecords,
   readSeals,
-  releaseLeases,
   releaseOwnLeases,
   RUNS_DIR,
   TERMINAL,
   viewStatus,
   writeRecord,
+  type LeaseBackend,
+  type LeaseStore,
 } from '@waves/dispatch';
 import { parseCommandArgs, renderFlags, type FlagSpecs } from '../args.js';
-import { configPath } from '../config/config-paths.js';
+import { configuredLeases } from '../config/lease-store.js';
 import { loadConfig } from '../config/load-config.js';
 import type { CliIo } from '../io.js';
 import { duration, renderRuns, type OrphanRow } from '../render/runs-table.js';
@@ -64,8 +65,15 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
   }
   const { root } = await rootFlag(values, io);
   const loaded = await loadConfig(root, undefined, io.cwd);
-  const journal = await configPath(loaded, root, 'leases.journal', loaded.config.leases?.journal ?? DEFAULT_JOURNAL);
   const now = () => io.now();
+  const configured = await configuredLeases(loaded, root, now);
+  // Each store once: the config's, and those the records name (a record keeps the store of its leases).
+  const backends = new Map<string, LeaseBackend>([[JSON.stringify(configured.store), configured.backend]]);
+  const backendOf = (store: LeaseStore) => {
+    const key = JSON.stringify(store);
+    if (!backends.has(key)) backends.set(key, openLeaseBackend(store, now));
+    return backends.get(key)!;
+  };
   const runsDir = path.join(root, RUNS_DIR);
   const { records, unreadable } = await readRecords(runsDir);
   for (const file of unreadable) io.stderr(`waves: ${path.relative(root, file)} is not a run record, skipped\n`);
@@ -78,10 +86,11 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
     if (view === 'stale' && values.reap) {
       current = { ...record, status: 'failed', reason: 'stale: its processes were gone before it settled (reaped)', endedAt: io.now().toISOString() };
       await writeRecord(file, current);
-      await releaseLeases(record.journal, record.leaseIds, now);
+      const own = backendOf(leaseStoreOf(record));
+      if (record.leaseIds.length > 0) await own.release(record.leaseIds);
       // Also those its record does not list (the dispatch was killed right after it took them).
       const id = path.basename(file, '.json');
-      for (const where of new Set([record.journal, journal])) await releaseOwnLeases(where, id, now);
+      for (const backend of new Set([own, configured.backend])) await releaseOwnLeases(backend, id);
       // A supervisor killed while it finished the log leaves its temporary copy: gone with the run.
       for (const name of await readdir(runsDir).catch(() => [] as string[])) {
         if (name.startsWith(`${record.id}.log.`) && name.endsWith('.redact.tmp')) await unlink(path.join(runsDir, name)).catch(() => undefined);
@@ -97,7 +106,7 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
     }
     rows.push({ record: current, view });
   }
-  const orphans = await orphanLeases(runsDir, journal, records.map((r) => r.file).concat(unreadable), Boolean(values.reap), now, io);
+  const orphans = await orphanLeases(runsDir, configured.backend, records.map((r) => r.file).concat(unreadable), Boolean(values.reap), now, io);
   // A committed run's branch must still be at the commit waves sealed: another run's agent can move it.
   const seals = await readSeals(runsDir).catch(() => new Map<string, never>());
   const sealedById = new Map([...seals.values()].map((r) => [r.id, r] as const));
@@ -119,8 +128,14 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
   });
   // A settled run whose leases are still held: its release failed (a lock planted in the journal's place…).
   const heldNow = new Map<string, string>();
-  for (const where of new Set([journal, ...rows.map((r) => r.record.journal)])) {
-    for (const lease of (await listLeases(where, now)).leases) heldNow.set(lease.id, lease.lane);
+  for (const record of rows.map((r) => r.record)) backendOf(leaseStoreOf(record));
+  for (const backend of backends.values()) {
+    const listed = await backend.list().catch((error: unknown) => {
+      // A remote that does not answer: which runs still hold leases there cannot be told now.
+      io.stderr(`waves: ${safeText((error as Error).message.split('\n')[0] ?? '')}; leases there not checked\n`);
+      return { leases: [] };
+    });
+    for (const lease of listed.leases) heldNow.set(lease.id, lease.lane);
   }
   for (const { record, view } of rows) {
     if (!(TERMINAL as readonly string[]).includes(view)) continue;
@@ -142,8 +157,11 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
  * waves killed between its leases and its record, or a record deleted. Each is reported; with
  * `reap`, released once no process of that run is left. Returns those still held.
  */
-async function orphanLeases(runsDir: string, journal: string, files: readonly string[], reap: boolean, now: () => Date, io: CliIo): Promise<OrphanRow[]> {
-  const { leases } = await listLeases(journal, now);
+async function orphanLeases(runsDir: string, backend: LeaseBackend, files: readonly string[], reap: boolean, now: () => Date, io: CliIo): Promise<OrphanRow[]> {
+  const { leases } = await backend.list().catch((error: unknown) => {
+    io.stderr(`waves: ${safeText((error as Error).message.split('\n')[0] ?? '')}; orphan leases not checked\n`);
+    return { leases: [] };
+  });
   const byRun = leasesByRun(leases);
   if (byRun.size === 0) return [];
   const known = new Set(files.map((f) => path.basename(f, '.json')));
@@ -154,7 +172,7 @@ async function orphanLeases(runsDir: string, journal: string, files: readonly st
     const lanes = held.map((l) => safeText(l.lane));
     const marked = markedProcesses(run);
     if (reap && marked !== null && marked.length === 0) {
-      await releaseOwnLeases(journal, run, now);
+      await releaseOwnLeases(backend, run);
       io.stderr(`waves: released the leases of ${run} (${lanes.join(', ')}): held in the name of a run that has no record and no process left\n`);
       continue;
     }

@@ -5,8 +5,8 @@
  * what is checked before a signal is in stopRun and stopProcessTree.
  */
 import path from 'node:path';
-import { configPath } from '../config/config-paths.js';
-import { DEFAULT_JOURNAL, readRecords, RUNS_DIR, stopRun, TERMINAL, type RunRecord } from '@waves/dispatch';
+import { configuredLeases } from '../config/lease-store.js';
+import { readRecords, RUNS_DIR, stopRun, TERMINAL, type RunRecord } from '@waves/dispatch';
 import { intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { loadConfig } from '../config/load-config.js';
 import { UsageError } from '../errors.js';
@@ -73,8 +73,7 @@ export async function runStop(argv: readonly string[], io: CliIo): Promise<numbe
   if (picked !== 1) throw new UsageError('stop: name what to stop with exactly one of --run ID, --wave K or --all');
   const { root } = await rootFlag(values, io);
   const loaded = await loadConfig(root, undefined, io.cwd);
-  const { config } = loaded;
-  const journal = await configPath(loaded, root, 'leases.journal', config.leases?.journal ?? DEFAULT_JOURNAL);
+  const { journal, store: leaseStore } = await configuredLeases(loaded, root, () => io.now());
   const { records } = await readRecords(path.join(root, RUNS_DIR));
   // A record's file name is its id: the one thing about a run its agent cannot rewrite in place.
   const byFile = records.map(({ file, record }) => ({ file, record, id: path.basename(file, '.json') }));
@@ -88,7 +87,7 @@ export async function runStop(argv: readonly string[], io: CliIo): Promise<numbe
   }
   const outcomes = await Promise.all(
     chosen.map(({ file }) =>
-      stopRun(file, { journal, now: () => io.now(), graceMs: killGraceMs(io.env), status: 'cancelled', reason: 'stopped by waves stop', askSupervisor: true }),
+      stopRun(file, { journal, leaseStore, now: () => io.now(), graceMs: killGraceMs(io.env), status: 'cancelled', reason: 'stopped by waves stop', askSupervisor: true }),
     ),
   );
   const report = renderStops(outcomes);

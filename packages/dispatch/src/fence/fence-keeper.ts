@@ -15,7 +15,6 @@ import {
   createRepoTree,
   decideLeases,
   fenceWithCompanions,
-  foldLeases,
   inFence,
   isSourceFile,
   lanesOverlap,
@@ -28,7 +27,8 @@ import {
   type LeaseRules,
   type RepoPath,
 } from '@waves/planner';
-import { acquireLeases, readJournal, releaseLeases, renewLease } from '../leases/lease-journal.js';
+import { journalBackend } from '../leases/journal-backend.js';
+import type { LeaseBackend } from '../leases/lease-backend.js';
 import type { FenceExtension, FenceLog, FenceRefusal, FenceRules } from '../runs/run-record.js';
 import type { FenceAsker, FencePathResult } from './fence-client.js';
 import { resolveFencePath } from './fence-paths.js';
@@ -47,6 +47,8 @@ export interface FenceKeeperOptions {
   /** The run's work tree: its worktree, or the root. */
   tree: string;
   journal: string;
+  /** Where the run's leases are (default: that journal). */
+  backend?: LeaseBackend;
   rules: FenceRules;
   /** The fence the plan gave (directory leaves end with `/`). */
   fence: readonly string[];
@@ -122,6 +124,7 @@ export function importsReader(root: string, tree: string, files: () => Promise<r
 export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
   const log: FenceLog = { installed: [...options.log.installed], extensions: [...options.log.extensions], refusals: [...options.log.refusals] };
   const fence = fenceWithCompanions(options.fence);
+  const leases = options.backend ?? journalBackend(options.journal, options.now);
   const own = new Set(options.ownFiles);
   let rules: Promise<Pick<LeaseRules, 'graph' | 'tree'>> | null = null;
   const rulesNow = () => (rules ??= (options.loadRules ?? (() => rulesFromCache(options.root)))().catch(() => ({ graph: null, tree: null })));
@@ -153,8 +156,7 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
     await learnImports(repoPath);
     const { graph, tree } = await rulesNow();
     if (graph === null || tree === null || options.rules.contentionDepth <= 0) return null;
-    const { events } = await readJournal(options.journal);
-    const verdict = decideLeases(foldLeases(events, options.now().getTime()), [repoPath], options.rules.holder, {
+    const verdict = decideLeases((await leases.list()).leases, [repoPath], options.rules.holder, {
       graph,
       tree,
       contentionDepth: options.rules.contentionDepth,
@@ -204,8 +206,7 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
     // In a shared work tree, a write the watcher sees under another run's lease is that run's (its
     // own fence, a root file it was given): never this run's to be granted or refused.
     if (options.sharedTree === true && by === 'watcher') {
-      const { events } = await readJournal(options.journal);
-      const owner = foldLeases(events, options.now().getTime()).find((lease) => lease.holder !== options.rules.holder && lanesOverlap(lease.lane, repoPath));
+      const owner = (await leases.list()).leases.find((lease) => lease.holder !== options.rules.holder && lanesOverlap(lease.lane, repoPath));
       if (owner) return { path: asked, repoPath, status: 'allowed', holder: owner.holder, message: `written under ${owner.holder}'s lease on ${owner.lane}: that run's change` };
     }
     if (log.extensions.length >= MAX_EXTENSIONS) {
@@ -213,10 +214,9 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
     }
     if (by === 'watcher') await learnImports(repoPath);
     const { graph, tree } = await rulesNow();
-    const [result] = await acquireLeases(options.journal, [repoPath], {
+    const [result] = await leases.acquire([repoPath], {
       holder: options.rules.holder,
       ttlMs: options.ttlMs,
-      now: options.now,
       rules: { graph, tree, contentionDepth: options.rules.contentionDepth, serial: options.rules.serial, extension: true },
     });
     if (result!.status === 'refused') {
@@ -240,7 +240,8 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
   // Extension leases live as long as the run's: renewed at a third of their time.
   const renewal = setInterval(() => {
     void (async () => {
-      for (const id of log.extensions.map((e) => e.leaseId).filter((x): x is string => x !== null)) await renewLease(options.journal, id, options.ttlMs, options.now).catch(() => undefined);
+      const ids = log.extensions.map((e) => e.leaseId).filter((x): x is string => x !== null);
+      if (ids.length > 0) await leases.renew(ids, options.ttlMs).catch(() => undefined);
     })();
   }, Math.max(1_000, Math.floor(options.ttlMs / 3)));
   renewal.unref();
@@ -261,10 +262,8 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
       await queue;
       const ids = log.extensions.map((e) => e.leaseId).filter((x): x is string => x !== null);
       if (ids.length === 0) return;
-      // Only those still active in the journal are released (the others ended already).
-      const { events } = await readJournal(options.journal);
-      const active = new Set(foldLeases(events, options.now().getTime()).map((l) => l.id));
-      await releaseLeases(options.journal, ids.filter((id) => active.has(id)), options.now);
+      // Releasing one that ended already is harmless.
+      await leases.release(ids);
     },
   };
 }

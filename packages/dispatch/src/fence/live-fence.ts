@@ -3,6 +3,7 @@
  * processes are gone: the keeper (decisions, leases, the record), the socket the hooks and
  * `waves fence check` ask, the agent's hooks in its tree, and the watcher that checks every write.
  */
+import { leaseStoreOf, openLeaseBackend } from '../leases/open-lease-backend.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FenceLog, FenceRefusal, RunRecord } from '../runs/run-record.js';
@@ -54,6 +55,7 @@ export async function startLiveFence(options: LiveFenceOptions): Promise<LiveFen
     root,
     tree,
     journal: record.journal,
+    backend: openLeaseBackend(leaseStoreOf(record), options.now),
     rules,
     fence: record.scope?.fence ?? [],
     ttlMs: record.leaseTtlMs,

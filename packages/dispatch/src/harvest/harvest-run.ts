@@ -34,6 +34,7 @@ import {
 } from '@waves/planner';
 import { renderVerify } from '../build-dispatch.js';
 import { refuseForeignLock, takeLock } from '../leases/lease-journal.js';
+import { openLeaseBackend } from '../leases/open-lease-backend.js';
 import { processStart } from '../runs/process-table.js';
 import { rewrittenFields, sealFileOf } from '../runs/record-seal.js';
 import { liveProcessesOf } from '../runs/run-processes.js';
@@ -535,6 +536,8 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
     reasons.push(`the agent ${record.status.replace('_', ' ')}${record.exitCode !== null ? ` (exit code ${record.exitCode})` : ''}${record.reason ? `: ${record.reason}` : ''}`);
   }
   if (changed.length === 0) reasons.push('the agent changed nothing');
+  const fenced = await leaseFenceProblem(record, options.now);
+  if (fenced !== null) reasons.push(fenced);
 
   const verify: Witness['verify'] = [];
   // What runs is what was in force at dispatch (sealed): an agent in the shared work tree can
@@ -698,4 +701,30 @@ async function withFreshImports(cwd: string, changed: readonly ChangedPath[], op
     }
   }
   return (file) => [...(base?.(file) ?? []), ...(extra.get(file) ?? [])];
+}
+
+/**
+ * The fencing check of a run whose leases lived on the git remote: its supervisor confirmed, when
+ * the agent ended and before releasing them, that every lease was still held with the token it was
+ * acquired with; and the remote, asked again now, holds none of the run's leases under another
+ * token. Otherwise another machine may have worked on the same paths meanwhile: a person decides.
+ * Null when all is well (or for the journal, whose keeper watches the file itself).
+ */
+async function leaseFenceProblem(record: RunRecord, now: () => Date): Promise<string | null> {
+  const store = record.leaseStore;
+  if (store?.backend !== 'git' || record.leaseIds.length === 0) return null;
+  if (record.leaseEnd && !record.leaseEnd.held) return `its lease was lost before the agent ended (${record.leaseEnd.detail ?? 'fencing check failed'}): another machine may have worked on the same paths`;
+  if (!record.leaseEnd && record.status === 'succeeded') return 'its leases were never confirmed held when the agent ended (no fencing check in its record)';
+  let live;
+  try {
+    live = (await openLeaseBackend(store, now).list()).leases;
+  } catch (error) {
+    return `its leases could not be re-checked on the remote (${firstLine(error)}): nothing is committed until they can`;
+  }
+  for (const id of record.leaseIds) {
+    const lease = live.find((l) => l.id === id);
+    const epoch = record.leaseEpochs?.[id];
+    if (lease && epoch !== undefined && lease.epoch !== epoch) return `stale fencing token: lease ${id} on ${lease.lane} now carries token ${lease.epoch ?? 'none'}, the run's was ${epoch}`;
+  }
+  return null;
 }

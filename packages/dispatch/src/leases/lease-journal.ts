@@ -12,7 +12,8 @@ import { lstat, mkdir, open, readdir, writeFile } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { canonicalLane, decideLeases, foldLeases, InputError, LeaseEventSchema, MAX_LEASE_TTL_MS, readRegularFile, WavesError, type Lease, type LeaseEvent, type LeaseRefusalReason, type LeaseRules } from '@waves/planner';
+import { decideLanes, refusalOf, type AcquireResult, type ChangeResult } from './lease-backend.js';
+import { canonicalLane, foldLeases, InputError, LeaseEventSchema, MAX_LEASE_TTL_MS, readRegularFile, WavesError, type Lease, type LeaseEvent, type LeaseRules } from '@waves/planner';
 
 export const DEFAULT_JOURNAL = '.waves/leases.jsonl';
 
@@ -218,25 +219,10 @@ export async function appendEvent(file: string, event: LeaseEvent): Promise<void
   }
 }
 
-export type AcquireResult =
-  | { status: 'acquired'; id: string; lane: string; holder: string; until: string }
-  | {
-      status: 'refused';
-      lane: string;
-      /** Who is in the way, until when, and the lease's id and lane (empty for an extension onto a root file or a serial path). */
-      holder: string;
-      until: string;
-      id: string;
-      heldLane: string;
-      /** Why (decide-lease.ts): the same path, an import within the contention depth, root files, a serial path. */
-      reason: LeaseRefusalReason;
-      /** For `import`: the chain of files. */
-      via?: string;
-      /** One line for people. */
-      message: string;
-    };
+export type { AcquireResult, ChangeResult } from './lease-backend.js';
+export { refusalOf } from './lease-backend.js';
 
-function newLeaseId(): string {
+export function newLeaseId(): string {
   return `l-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
 }
 
@@ -253,22 +239,6 @@ export interface LeaseRequest {
   rules?: LeaseRules;
 }
 
-/** A refusal of decide-lease.ts as `acquireLeases` returns it. */
-export function refusalOf(verdict: Exclude<ReturnType<typeof decideLeases>, { status: 'granted' }>): Extract<AcquireResult, { status: 'refused' }> {
-  const { lease } = verdict;
-  return {
-    status: 'refused',
-    lane: verdict.lane,
-    holder: lease?.holder ?? '',
-    until: lease?.until ?? '',
-    id: lease?.id ?? '',
-    heldLane: lease?.lane ?? '',
-    reason: verdict.reason,
-    ...(verdict.via !== undefined ? { via: verdict.via } : {}),
-    message: verdict.message,
-  };
-}
-
 /**
  * Takes several lanes at once, or none: all are acquired, or the first refusal is returned, by
  * the one lease rule (decide-lease.ts) applied inside the journal's lock. Every lane is
@@ -281,7 +251,7 @@ export async function acquireLeases(file: string, lanes: readonly string[], requ
     const { events } = await readJournal(file);
     const now = request.now();
     const active = foldLeases(events, now.getTime());
-    const verdict = decideLeases(active, canonical, request.holder, request.rules);
+    const verdict = decideLanes(active, canonical, request.holder, request.rules);
     if (verdict.status === 'refused') return [refusalOf(verdict)];
     const results: AcquireResult[] = [];
     for (const lane of canonical) {
@@ -299,7 +269,6 @@ export async function acquireLease(file: string, request: LeaseRequest): Promise
   return result!;
 }
 
-export type ChangeResult = { status: 'done'; lease: Lease } | { status: 'not-active'; id: string } | { status: 'unknown'; id: string };
 
 /** Releases a lease; releasing one that already ended is harmless. */
 export async function releaseLease(file: string, id: string, now: () => Date): Promise<ChangeResult> {

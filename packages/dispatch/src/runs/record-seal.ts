@@ -91,6 +91,7 @@ export async function writeSealText(recordFile: string, text: string): Promise<v
 export const FIXED_AT_DISPATCH = [
   'v', 'id', 'issue', 'wave', 'agent', 'argv', 'cwd', 'model', 'tier', 'leaseIds', 'leaseTtlMs', 'journal', 'log', 'pidFile',
   'worktree', 'timeoutMs', 'startedAt', 'dispatchId', 'scope', 'start', 'passEnv', 'logMaxBytes', 'verify', 'dispatcher', 'setup', 'agentEnv', 'fenceRules',
+  'leaseStore', 'leaseEpochs',
 ] as const satisfies readonly (keyof RunRecord)[];
 
 /** The fields the harvest trusts, as dotted names, each with how to read it from a record. */

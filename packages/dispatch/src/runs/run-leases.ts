@@ -1,10 +1,12 @@
 /**
  * The leases of a run, found by name: a dispatch takes each run's leases in the run's own name,
- * `<holder>/<run id>`, so the journal says which run holds what whatever its record lists — the
- * record may not list them yet (the dispatch was killed right after it took them), or may be gone.
+ * `<holder>/<run id>`, so the lease table says which run holds what whatever its record lists —
+ * the record may not list them yet (the dispatch was killed right after it took them), or may be
+ * gone. And the fencing check: whether a run's leases are still held, each with the token it
+ * was acquired with.
  */
-import { foldLeases, type Lease } from '@waves/planner';
-import { readJournal, releaseLeases } from '../leases/lease-journal.js';
+import type { Lease } from '@waves/planner';
+import type { LeaseBackend } from '../leases/lease-backend.js';
 
 const RUN_HOLDER = /\/(resolve-\d+-\d{8}T\d{9}Z)$/;
 
@@ -24,9 +26,24 @@ export function leasesByRun(leases: readonly Lease[]): Map<string, Lease[]> {
 }
 
 /** Releases every active lease held in this run's name; returns them. */
-export async function releaseOwnLeases(journal: string, runId: string, now: () => Date): Promise<Lease[]> {
-  const { events } = await readJournal(journal);
-  const own = foldLeases(events, now().getTime()).filter((l) => runOfHolder(l.holder) === runId);
-  await releaseLeases(journal, own.map((l) => l.id), now);
+export async function releaseOwnLeases(backend: LeaseBackend, runId: string): Promise<Lease[]> {
+  const own = (await backend.list()).leases.filter((l) => runOfHolder(l.holder) === runId);
+  if (own.length > 0) await backend.release(own.map((l) => l.id));
   return own;
+}
+
+/**
+ * Why a run's leases are not all held now with the fencing token each was acquired with (the
+ * epoch the record keeps), or null when they are. Pure: `live` is one snapshot of the table.
+ */
+export function fenceProblem(live: readonly Lease[], ids: readonly string[], epochs: Readonly<Record<string, number>> | undefined, now: number): string | null {
+  const byId = new Map(live.map((lease) => [lease.id, lease]));
+  for (const id of ids) {
+    const lease = byId.get(id);
+    if (!lease) return `lease ${id} is no longer held`;
+    if (Date.parse(lease.until) <= now) return `lease ${id} on ${lease.lane} expired at ${lease.until}`;
+    const epoch = epochs?.[id];
+    if (epoch !== undefined && lease.epoch !== epoch) return `lease ${id} on ${lease.lane} carries fencing token ${lease.epoch ?? 'none'}, not ${epoch}`;
+  }
+  return null;
 }

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ConfigError, readRegularFile } from '@waves/planner';
 import { isRunning, processStart } from './process-table.js';
+import { LeaseStoreSchema } from '../leases/open-lease-backend.js';
 import { FIXED_AT_DISPATCH, readSealText, sealedNames, sealFileOf, writeSealText } from './record-seal.js';
 
 export const RUNS_DIR = '.dispatch-runs';
@@ -200,6 +201,16 @@ export const RunRecordSchema = z.object({
   /** How long each lease lasts; the supervisor renews them while the agent runs. */
   leaseTtlMs: z.number().int().positive(),
   journal: z.string(),
+  /** Where the leases were taken (absent in records of an older waves: the journal). */
+  leaseStore: LeaseStoreSchema.optional(),
+  /** The fencing token of each lease (the git table's epoch when it was acquired), by lease id. */
+  leaseEpochs: z.record(z.string(), z.number().int()).optional(),
+  /**
+   * What the supervisor found when the agent ended, before it released the leases: whether every
+   * lease was still held, with its fencing token (git backend). The harvest commits nothing of a
+   * run whose leases were not.
+   */
+  leaseEnd: z.object({ held: z.boolean(), at: z.string(), detail: z.string().nullable() }).optional(),
   log: z.string(),
   pidFile: z.string(),
   worktree: z.object({ path: z.string(), branch: z.string(), base: z.string() }).nullable(),

@@ -17,7 +17,8 @@ import { execaGit } from '@waves/planner';
 import { isDirectoryLeaf, nextCandidate, WHOLE_REPOSITORY, type LeaseRefusalReason, type LeaseRules, type Plan, type PlanAnalysis, type PlanIssue } from '@waves/planner';
 import { buildIssueDispatch, type DispatchOptions } from '../build-dispatch.js';
 import { checkGitTrust, GitTrustError } from '../git-trust/git-trust.js';
-import { acquireLeases, MAX_DURATION_MS, releaseLeases } from '../leases/lease-journal.js';
+import { MAX_DURATION_MS } from '../leases/lease-journal.js';
+import { openLeaseBackend, type LeaseStore } from '../leases/open-lease-backend.js';
 import { dirtySnapshot, GIT_OPTIONS, headCommit, indexFlags } from '../harvest/git-changes.js';
 import { readGitState } from '../harvest/git-snapshot.js';
 import { blockingAncestor } from '../harvest/path-links.js';
@@ -48,6 +49,8 @@ export interface RunWaveOptions {
   root: string;
   runsDir: string;
   journal: string;
+  /** Where leases are taken (default: the journal). */
+  leaseStore?: LeaseStore;
   holder: string;
   ttlMs: number;
   agentName: string;
@@ -109,6 +112,11 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
   const wave = plan.waves.find((w) => w.index === options.waveIndex);
   if (!wave) throw new Error(`the plan has no wave ${options.waveIndex}`);
   const emit = options.onEvent ?? (() => undefined);
+  const leaseStore: LeaseStore = options.leaseStore ?? { backend: 'journal', journal: options.journal };
+  const leaseBackend = openLeaseBackend(leaseStore, options.now);
+  const releaseLeases = async (ids: readonly string[]) => {
+    if (ids.length > 0) await leaseBackend.release(ids);
+  };
   const issuesByNumber = new Map<number, PlanIssue>(plan.waves.flatMap((w) => w.issues.map((i) => [i.number, i] as const)));
   await mkdir(options.runsDir, { recursive: true });
   // Logs and records are local state, never commits.
@@ -193,6 +201,7 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
     let record: RunRecord = {
       v: 1, id, issue: { number, title: issue.title }, wave: options.waveIndex, agent: options.agentName,
       argv: dispatch.command, cwd, model: dispatch.model, tier: issue.tier, leaseIds: [], leaseTtlMs: options.ttlMs, journal: options.journal,
+      ...(leaseStore.backend === 'journal' ? {} : { leaseStore }),
       log: files.log, pidFile: files.pidFile,
       worktree: dispatch.worktree ? { path: cwd, branch: dispatch.worktree.branch, base: options.worktreeBase ?? 'HEAD' } : null,
       timeoutMs: options.timeoutMs, supervisorPid: null, pid: null, dispatcher: { pid: process.pid, start: processStart(process.pid) },
@@ -211,7 +220,7 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
     // Each run holds its leases in its own name: another dispatch by the same user is another holder.
     let leases;
     try {
-      leases = await acquireLeases(options.journal, lanes, { holder: `${options.holder}/${id}`, ttlMs: options.ttlMs, now: options.now, ...(options.rules ? { rules: options.rules } : {}) });
+      leases = await leaseBackend.acquire(lanes, { holder: `${options.holder}/${id}`, ttlMs: options.ttlMs, ...(options.rules ? { rules: options.rules } : {}) });
     } catch (error) {
       await removeRecord(files.record);
       throw error;
@@ -226,13 +235,14 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
       return;
     }
     const leaseIds = leases.map((l) => l.id);
+    const leaseEpochs = Object.fromEntries(leases.flatMap((l) => (l.status === 'acquired' && l.epoch !== undefined ? [[l.id, l.epoch] as const] : [])));
     await options.afterLeases?.(id);
-    record = { ...record, leaseIds };
+    record = { ...record, leaseIds, ...(Object.keys(leaseEpochs).length > 0 ? { leaseEpochs } : {}) };
     await writeRecord(files.record, record, { fixing: true });
     if (dispatch.worktree) {
       const prepared = await prepareWorktree(options.root, cwd, dispatch.worktree.branch, dispatch.worktree.argv);
       if (prepared.status === 'failed') {
-        await releaseLeases(options.journal, leaseIds, options.now);
+        await releaseLeases(leaseIds);
         await removeRecord(files.record);
         emit({ type: 'skipped', number, reason: prepared.reason });
         skipped.push({ number, reason: prepared.reason });
@@ -247,7 +257,7 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
     // Stopped (waves stop) while it was starting: its record is settled, its leases released.
     const meanwhile = await readTrustedRecord(files.record).catch(() => null);
     if (meanwhile && (TERMINAL as readonly string[]).includes(meanwhile.status)) {
-      await releaseLeases(options.journal, leaseIds, options.now);
+      await releaseLeases(leaseIds);
       skipped.push({ number, reason: `${meanwhile.status} while it was starting` });
       emit({ type: 'ended', number, record: meanwhile });
       return;
@@ -282,10 +292,10 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
         await before?.();
         const record = await readTrustedRecord(recordFile).catch(() => null);
         if (record && !(TERMINAL as readonly string[]).includes(record.status)) {
-          await stopRun(recordFile, { journal: options.journal, now: options.now, graceMs: grace, status, reason: reason(record), askSupervisor: false });
+          await stopRun(recordFile, { journal: options.journal, leaseStore, now: options.now, graceMs: grace, status, reason: reason(record), askSupervisor: false });
         }
         // Settled but killed before it released them: the leases in the run's name go too.
-        await releaseOwnLeases(options.journal, path.basename(recordFile, '.json'), options.now).catch(async (error: unknown) => {
+        await releaseOwnLeases(leaseBackend, path.basename(recordFile, '.json')).catch(async (error: unknown) => {
           // Never swallowed: the record says so (and waves status names the leases still held).
           const settled = await readTrustedRecord(recordFile).catch(() => null);
           if (settled === null || settled.reason?.includes('were NOT released')) return;

@@ -11,6 +11,7 @@
 import path from 'node:path';
 import { DEFAULT_GRACE_MS, stopProcessTree } from './kill-tree.js';
 import { commandLine, isRunning, isStopped } from './process-table.js';
+import { openLeaseBackend, type LeaseStore } from '../leases/open-lease-backend.js';
 import { releaseOwnLeases } from './run-leases.js';
 import { readSeal, readTrustedRecord, TERMINAL, writeRecord, type RunRecord } from './run-record.js';
 import { markerEntry } from './agent-env.js';
@@ -19,6 +20,8 @@ import { DescendantTracker } from './track-descendants.js';
 export interface StopRunOptions {
   /** The lease journal of the repository (not the record's say). */
   journal: string;
+  /** Where the repository's leases are (default: that journal). */
+  leaseStore?: LeaseStore;
   now: () => Date;
   graceMs?: number;
   /** How waves settles the record when it settles it itself. */
@@ -72,7 +75,7 @@ export async function stopRun(file: string, options: StopRunOptions): Promise<St
   if (tree.survivors.length > 0) reason += `; pid(s) ${tree.survivors.join(', ')} still there after SIGKILL`;
   const settled: RunRecord = { ...latest, status: options.status, reason, endedAt: options.now().toISOString() };
   await writeRecord(file, settled);
-  await releaseOwnLeases(options.journal, runId, options.now);
+  await releaseOwnLeases(openLeaseBackend(options.leaseStore ?? { backend: 'journal', journal: options.journal }, options.now), runId);
   return { file, record: settled, by: 'waves', refused: tree.refused, survivors: tree.survivors };
 }
 

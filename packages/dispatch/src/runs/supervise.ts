@@ -14,12 +14,14 @@
  */
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { MAX_DURATION_MS, releaseLeases } from '../leases/lease-journal.js';
+import { MAX_DURATION_MS } from '../leases/lease-journal.js';
+import { leaseStoreOf, openLeaseBackend } from '../leases/open-lease-backend.js';
 import { runVerify } from '../harvest/run-verify.js';
 import { shellQuote } from '../shell-quote.js';
 import { childEnvironment, markerEntry, RUN_MARKER, secretsOf, TOKEN_VARIABLES } from './agent-env.js';
 import { createPidFile, HeldLog } from './held-log.js';
 import { keepLeases, type LeaseKeeper } from './keep-leases.js';
+import { fenceProblem } from './run-leases.js';
 import { DEFAULT_GRACE_MS, stopProcessTree } from './kill-tree.js';
 import { exitWithin, startLogged, type Exit, type LoggedProcess } from './logged-process.js';
 import { readSeals, readTrustedRecord, TERMINAL, writeRecord, type RunRecord, type TerminalStatus } from './run-record.js';
@@ -96,6 +98,7 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
   const onSignal = (signal: NodeJS.Signals) => stop('cancelled', `stopped by ${signal}`);
   for (const signal of SIGNALS) process.on(signal, onSignal);
 
+  const leases = openLeaseBackend(leaseStoreOf(record), now);
   let keeper: LeaseKeeper | null = null;
   let timer: NodeJS.Timeout | undefined;
   let agentPid: number | null = null;
@@ -125,7 +128,7 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     // The leases are watched before the agent starts, and checked: an agent is never started on a
     // lease already lost, and a loss as it starts (the journal emptied at once) is seen.
     keeper = keepLeases({
-      journal: record.journal,
+      backend: leases,
       ids: record.leaseIds,
       ttlMs: record.leaseTtlMs,
       now,
@@ -215,6 +218,20 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     const stoppedFirst = exit === null ? state.ending : null;
     keeper.stop();
     clearTimeout(timer);
+    // The fencing check, before the leases are released: were they all still held, each with its
+    // token, when the agent ended? Work done without them is not the run's to hand over.
+    let leaseEnd: RunRecord['leaseEnd'];
+    if (leases.kind === 'git' && state.ending === null) {
+      const problem = await leases
+        .list()
+        .then(({ leases: live }) => fenceProblem(live, record.leaseIds, record.leaseEpochs, now().getTime()))
+        .catch((error: unknown) => `the lease table could not be read (${(error as Error).message.split('\n')[0]})`);
+      leaseEnd = { held: problem === null, at: now().toISOString(), detail: problem };
+      if (problem !== null) {
+        note(`its lease was lost before the agent ended (${problem})`);
+        stop('failed', `its lease was lost before the agent ended (${problem})`);
+      }
+    }
     stopTracking();
     // Everything the run started goes, whatever the ending: a daemon left after an exit 0 too.
     const tree = await stopProcessTree({ pgid: agent.pid, runId, trusted: true, tracker }, { graceMs: grace });
@@ -230,13 +247,15 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     pidFile?.finish();
     // Redacted (unless the cap redacted it as it came) and put back at its name.
     const logTrouble = await log.finish(record.logMaxBytes ? [] : secretsOf(env));
-    const status: TerminalStatus = stoppedFirst?.status ?? (exit.code === 0 ? 'succeeded' : 'failed');
-    let reason = stoppedFirst?.reason ?? exit.error ?? (status === 'failed' ? `exit code ${exit.code ?? `signal ${exit.signal}`}` : null);
+    const fenced = leaseEnd && !leaseEnd.held ? state.ending : null;
+    const status: TerminalStatus = stoppedFirst?.status ?? fenced?.status ?? (exit.code === 0 ? 'succeeded' : 'failed');
+    let reason = stoppedFirst?.reason ?? fenced?.reason ?? exit.error ?? (status === 'failed' ? `exit code ${exit.code ?? `signal ${exit.signal}`}` : null);
     const survivors = [...tree.survivors, ...strays.survivors];
     if (survivors.length > 0) reason = `${reason ?? status}; pid(s) ${survivors.join(', ')} still there after SIGKILL`;
     if (logTrouble !== null) reason = `${reason ?? status}; ${logTrouble}`;
     await save({
       status, exitCode: exit.code, signal: exit.signal, reason, endedAt: now().toISOString(),
+      ...(leaseEnd ? { leaseEnd } : {}),
       ...(tracker ? { tracked: tracker.snapshot() } : {}),
       ...(strays.found.length > 0 ? { strays: strays.found.map(({ pid, command, where }) => ({ pid, command, where })) } : {}),
     });
@@ -256,7 +275,7 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     await saving;
     // However the run ended, its leases end with it; only then may a signal end this process.
     // A release that fails (a lock an agent planted…) is said in the record, never swallowed.
-    const unreleased = await releaseLeases(record.journal, record.leaseIds, now).then(
+    const unreleased = await (record.leaseIds.length > 0 ? leases.release(record.leaseIds) : Promise.resolve()).then(
       () => null,
       (error: unknown) => (error as Error).message.split('\n')[0] ?? 'failed',
     );

@@ -102,6 +102,8 @@ export interface GitRunOptions {
   encoding?: 'utf8' | 'buffer';
   stripFinalNewline?: boolean;
   maxBuffer?: number;
+  /** This command's deadline in milliseconds, instead of `WAVES_GIT_TIMEOUT` (a lease fetch or push must answer sooner). */
+  timeoutMs?: number;
 }
 
 /** What a git command of waves gave (execa's result, the fields waves reads). */
@@ -123,8 +125,9 @@ export interface GitRunResult<Output = string> {
 export async function execaGit(args: readonly string[], options: GitRunOptions & { encoding: 'buffer' }): Promise<GitRunResult<Uint8Array>>;
 export async function execaGit(args: readonly string[], options?: GitRunOptions & { encoding?: 'utf8' }): Promise<GitRunResult>;
 export async function execaGit(args: readonly string[], options?: GitRunOptions): Promise<GitRunResult<string | Uint8Array>> {
-  const ms = gitTimeoutMs();
-  const subprocess = execa('git', args, { ...options, env: { ...options?.env, GIT_NO_LAZY_FETCH: '1' } } as Options) as unknown as Promise<GitRunResult<string | Uint8Array>> & { pid?: number };
+  const { timeoutMs, ...execaOptions } = options ?? {};
+  const ms = timeoutMs ?? gitTimeoutMs();
+  const subprocess = execa('git', args, { ...execaOptions, env: { ...options?.env, GIT_NO_LAZY_FETCH: '1' } } as Options) as unknown as Promise<GitRunResult<string | Uint8Array>> & { pid?: number };
   const pid = subprocess.pid;
   let timedOut = false;
   const timer = setTimeout(() => {

@@ -58,6 +58,8 @@ export interface Lease extends ActiveLease {
   id: string;
   /** When it was acquired. */
   since: string;
+  /** The fencing token: the lease table's epoch when it was acquired (the git backend's; the journal has none). */
+  epoch?: number;
 }
 
 /** Whether two lanes share a path; throws `InputError` for a lane with no canonical spelling. */

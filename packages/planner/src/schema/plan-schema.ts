@@ -92,6 +92,11 @@ export const PlanSchema = z.object({
   ),
   /** Things a person should know: paths dropped for escaping the root, names that resolved to nothing. */
   warnings: z.array(z.object({ number: z.number().int().positive(), message: z.string() })),
+  /**
+   * Present when the leases could not be read (the git backend's remote did not answer): why. The
+   * plan was then made as if nothing were held — `held` is unknown, and dispatch refuses to start.
+   */
+  heldUnknown: z.string().optional(),
 });
 
 export type Plan = z.infer<typeof PlanSchema>;

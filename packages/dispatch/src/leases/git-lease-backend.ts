@@ -1,0 +1,425 @@
+/**
+ * The git lease backend: the lease table lives on the repository's git remote, in one ref
+ * (`refs/waves/leases`), so that every machine that reaches the remote — laptops, a CI runner, a
+ * build box — shares it, with no server and no credentials of waves' own (git's are used; waves
+ * never reads nor prints them).
+ *
+ * Algorithm: optimistic concurrency on one ref. A read fetches the ref (`git fetch`) and reads its
+ * tree (git-lease-table.ts); a change builds the next commit from that snapshot with plumbing
+ * (`hash-object`, `mktree`, `commit-tree`: only the changed fan-out folder, the folder of folders
+ * and the root are new trees) and swaps it in with one compare-and-swap,
+ * `git push --atomic --porcelain <url> <new>:<ref> --force-with-lease=<ref>:<old>`, `<old>` always
+ * pinned to the commit read (empty when there was no table yet). The remote's receive-pack checks
+ * the old value under its ref lock, so of two writers that read the same commit exactly one wins;
+ * the other re-reads, decides again and retries after a jittered backoff, up to `MAX_ATTEMPTS`,
+ * then gives up with `LeaseBusyError` (exit 3). A remote that does not answer is
+ * `LeaseRemoteError` (exit 1): waves fails closed, it never acts on a table it could not read.
+ *
+ * Guarantee: every table in the ref's history was decided on its parent, so no two live leases
+ * of different holders in any table overlap (with the clock-skew assumption of git-lease-table.ts).
+ * Every write bumps the table's epoch; a lease keeps the epoch it was acquired at (its fencing
+ * token), and expired leases are dropped by whoever writes next.
+ *
+ * Where git runs: never in the person's repository (its index, HEAD and work tree are untouched,
+ * and its `.git/config`, which an agent can write, is not read), but in a bare store of waves' own
+ * under its state directory, one per remote and ref. git there runs with waves' safe options and
+ * only the `file`, `ssh` and `https` transports allowed (`ext::`, `fd::`, `git://` and remote
+ * helpers stay refused, whatever a URL or an `insteadOf` says), no terminal prompt, and a deadline.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { canonicalLane, execaGit, GitTimeoutError, SAFE_GIT_CONFIG, type Lease } from '@waves/planner';
+import { redact, redactUrl, remoteUrlProblem, TRANSPORT_CONFIG } from './git-lease-remote.js';
+import { stateDir } from '../runs/record-seal.js';
+import { decideLanes, LeaseBusyError, refusalOf, LeaseRemoteError, type AcquireResult, type ChangeResult, type LeaseBackend, type LeaseListing } from './lease-backend.js';
+import { newLeaseId } from './lease-journal.js';
+import {
+  fanOutOf,
+  holdsForOthers,
+  LEASES_DIR,
+  leaseText,
+  renewable,
+  runAndIssueOf,
+  TABLE_FILE,
+  TableHeaderSchema,
+  TableLeaseSchema,
+  toLease,
+  type TableLease,
+} from './git-lease-table.js';
+
+export const DEFAULT_LEASE_REF = 'refs/waves/leases';
+export const DEFAULT_LEASE_REMOTE = 'origin';
+/** The clock-skew margin when the config names none: machines kept by NTP agree far better. */
+export const DEFAULT_CLOCK_SKEW_MS = 60_000;
+/** Compare-and-swap attempts before a change gives up as busy. */
+export const MAX_ATTEMPTS = 16;
+/** The deadline of one fetch or push, unless the caller sets a shorter one. */
+export const DEFAULT_REMOTE_TIMEOUT_MS = 30_000;
+
+export interface GitLeaseOptions {
+  /** The remote's URL (resolved from `leases.remote`; see gitLeaseUrl). */
+  url: string;
+  /** How messages name the remote: its name, or the URL with any credentials taken out. */
+  remoteName: string;
+  ref: string;
+  skewMs: number;
+  now: () => Date;
+  /** The deadline of each fetch and push (default 30 s). */
+  timeoutMs?: number;
+  /** The store's folder (default: under waves' state directory). */
+  storeDir?: string;
+}
+
+function storeOf(options: GitLeaseOptions): string {
+  if (options.storeDir) return options.storeDir;
+  const key = createHash('sha256').update(`${options.url}\n${options.ref}`).digest('hex').slice(0, 32);
+  return path.join(stateDir(), 'leases', `${key}.git`);
+}
+
+/** One operation at a time per store in this process (the store's `seen` ref is this process's). */
+const queues = new Map<string, Promise<unknown>>();
+function serialized<T>(store: string, fn: () => Promise<T>): Promise<T> {
+  const before = queues.get(store) ?? Promise.resolve();
+  const next = before.then(fn, fn);
+  queues.set(store, next.catch(() => undefined));
+  return next;
+}
+
+/** Parsed lease files by blob id (a blob's content never changes). */
+const blobCache = new Map<string, TableLease | string>();
+
+interface TreeEntry {
+  mode: string;
+  type: string;
+  sha: string;
+}
+
+interface Snapshot {
+  /** The table's commit, or null when the remote has no table yet. */
+  commit: string | null;
+  epoch: number;
+  /** Valid leases by id. */
+  leases: Map<string, TableLease>;
+  /** Every entry of every fan-out folder, by folder (`ab`) then file name. */
+  folders: Map<string, Map<string, TreeEntry>>;
+  /** Files of the table that are not leases (torn, edited, foreign), by path: kept until gc. */
+  foreign: string[];
+  /** The tree of each fan-out folder. */
+  folderTrees: Map<string, string>;
+}
+
+/** What a change decided on a snapshot: its answer (given the new epoch once written), and what to write. */
+type Change<T> = { result: T | ((epoch: number) => T); put?: TableLease[]; remove?: string[]; note: string };
+
+export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
+  const { url, ref, skewMs, now } = options;
+  const store = storeOf(options);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS;
+  const problem = remoteUrlProblem(url);
+  const where = `the lease table ${ref} on ${options.remoteName}`;
+  const seenRef = `refs/waves/seen/${process.pid}`;
+  const env = {
+    LC_ALL: 'C',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_AUTHOR_NAME: 'waves', GIT_AUTHOR_EMAIL: 'waves@localhost',
+    GIT_COMMITTER_NAME: 'waves', GIT_COMMITTER_EMAIL: 'waves@localhost',
+    GIT_DIR: store,
+  };
+
+  const git = async (args: string[], extra: { input?: string; remote?: boolean } = {}) => {
+    try {
+      return await execaGit([...TRANSPORT_CONFIG, `--git-dir=${store}`, ...args], {
+        cwd: store, env, reject: false, ...(extra.input !== undefined ? { input: extra.input } : { stdin: 'ignore' as const }),
+        ...(extra.remote ? { timeoutMs } : {}),
+      });
+    } catch (error) {
+      if (error instanceof GitTimeoutError) throw new LeaseRemoteError(`${where} (${redactUrl(url)}) did not answer within ${Math.round(timeoutMs / 1000)} s`);
+      throw error;
+    }
+  };
+  const local = async (args: string[], input?: string): Promise<string> => {
+    const result = await git(args, input === undefined ? {} : { input });
+    if (result.exitCode !== 0) throw new LeaseRemoteError(`${where}: git ${args[0]} failed in the lease store ${store}: ${firstLine(result.stderr)}`);
+    return result.stdout;
+  };
+
+  const ensureStore = async () => {
+    if (problem !== null) throw new LeaseRemoteError(`${where}: the remote URL ${redactUrl(url)} ${problem}`);
+    if (existsSync(path.join(store, 'HEAD'))) return;
+    await mkdir(path.dirname(store), { recursive: true, mode: 0o700 });
+    // Made aside and renamed into place: two processes making it at once both end with one store.
+    const aside = `${store}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+    const result = await execaGit([...SAFE_GIT_CONFIG, 'init', '--bare', '-q', '--template=', aside], { reject: false, stdin: 'ignore', env: { LC_ALL: 'C' } });
+    if (result.exitCode !== 0) throw new LeaseRemoteError(`the lease store ${store} could not be made: ${firstLine(result.stderr)}`);
+    await rename(aside, store).catch(async (error: NodeJS.ErrnoException) => {
+      await rm(aside, { recursive: true, force: true });
+      if (!existsSync(path.join(store, 'HEAD'))) throw new LeaseRemoteError(`the lease store ${store} could not be made: ${error.code ?? error.message}`);
+    });
+  };
+
+  /** The table as the remote holds it now. */
+  const read = async (): Promise<Snapshot> => {
+    await ensureStore();
+    const fetched = await git(['fetch', '--no-write-fetch-head', '--no-tags', '--no-recurse-submodules', '-q', url, `+${ref}:${seenRef}`], { remote: true });
+    if (fetched.exitCode !== 0) {
+      if (/couldn't find remote ref/i.test(fetched.stderr)) return { commit: null, epoch: 0, leases: new Map(), folders: new Map(), foreign: [], folderTrees: new Map() };
+      throw new LeaseRemoteError(`${where} could not be read from ${redactUrl(url)}: ${redact(firstLine(fetched.stderr), url)}`);
+    }
+    const listing = await local(['ls-tree', '-r', '-t', '-z', '--full-tree', seenRef]);
+    const folderTrees = new Map<string, string>();
+    const leaseBlobs = new Map<string, string>(); // blob id → its path in the table
+    const folders = new Map<string, Map<string, TreeEntry>>();
+    const foreign: string[] = [];
+    let headerBlob: string | null = null;
+    for (const record of listing.split('\0')) {
+      if (record === '') continue;
+      const tab = record.indexOf('\t');
+      const [mode, type, sha] = record.slice(0, tab).split(' ') as [string, string, string];
+      const file = record.slice(tab + 1);
+      if (file === TABLE_FILE) {
+        headerBlob = sha;
+        continue;
+      }
+      const parts = file.split('/');
+      if (type === 'tree') {
+        if (parts.length === 2 && parts[0] === LEASES_DIR) folderTrees.set(parts[1]!, sha);
+        continue;
+      }
+      if (parts.length === 3 && parts[0] === LEASES_DIR && /^[0-9a-f]{2}$/.test(parts[1]!)) {
+        const folder = folders.get(parts[1]!) ?? new Map<string, TreeEntry>();
+        folder.set(parts[2]!, { mode, type, sha });
+        folders.set(parts[1]!, folder);
+        if (type === 'blob') leaseBlobs.set(sha, file);
+      } else foreign.push(file);
+    }
+    const wanted = [...leaseBlobs.keys()].filter((sha) => !blobCache.has(sha));
+    const batch = await git(['cat-file', '--batch'], { input: [seenRef, ...(headerBlob ? [headerBlob] : []), ...wanted].join('\n') + '\n' });
+    if (batch.exitCode !== 0) throw new LeaseRemoteError(`${where}: git cat-file failed in the lease store ${store}: ${firstLine(batch.stderr)}`);
+    const objects = parseBatch(batch.stdout);
+    const commit = objects[0]?.sha ?? null;
+    if (commit === null || objects[0]!.type !== 'commit') throw new LeaseRemoteError(`${where}: the fetched table is not a commit`);
+    let epoch = 0;
+    let rest = objects.slice(1);
+    if (headerBlob) {
+      const header = TableHeaderSchema.safeParse(safeJson(rest[0]?.content ?? ''));
+      // NOTE: an epoch restarted from 0 would repeat fencing tokens: an unreadable header is an error, never guessed.
+      if (!header.success) throw new LeaseRemoteError(`${where}: ${TABLE_FILE} at ${commit.slice(0, 12)} is not a lease table header`);
+      epoch = header.data.epoch;
+      rest = rest.slice(1);
+    }
+    for (const object of rest) {
+      const parsed = TableLeaseSchema.safeParse(safeJson(object.content));
+      blobCache.set(object.sha, parsed.success ? parsed.data : 'not a lease');
+    }
+    if (blobCache.size > 50_000) blobCache.clear();
+    const leases = new Map<string, TableLease>();
+    for (const [sha, file] of leaseBlobs) {
+      const lease = blobCache.get(sha);
+      const name = path.posix.basename(file);
+      if (typeof lease === 'object' && name === `${lease.id}.json` && fanOutOf(lease.id) === file.split('/')[1]) leases.set(lease.id, lease);
+      else foreign.push(file);
+    }
+    return { commit, epoch, leases, folders, foreign, folderTrees };
+  };
+
+  /** Writes the next table from `snap` and swaps it in; true when the swap won. */
+  const write = async (snap: Snapshot, put: readonly TableLease[], remove: ReadonlySet<string>, epoch: number, note: string): Promise<boolean> => {
+    const folders = new Map([...snap.folders].map(([k, v]) => [k, new Map(v)] as const));
+    const touched = new Set<string>();
+    for (const id of remove) {
+      const fan = fanOutOf(id);
+      if (folders.get(fan)?.delete(`${id}.json`)) touched.add(fan);
+    }
+    for (const file of snap.foreign) {
+      const [top, fan, name] = file.split('/');
+      if (top === LEASES_DIR && fan !== undefined && name !== undefined && remove.has(`foreign:${file}`) && folders.get(fan)?.delete(name)) touched.add(fan);
+    }
+    // The new files: the header and each lease put, written in one hash-object.
+    const texts = [`${JSON.stringify({ v: 1, epoch })}\n`, ...put.map(leaseText)];
+    const tmp = path.join(store, 'waves-tmp', `${process.pid}-${randomBytes(4).toString('hex')}`);
+    await mkdir(tmp, { recursive: true });
+    let blobs: string[];
+    try {
+      const files = texts.map((_, i) => path.join(tmp, `${i}.json`));
+      await Promise.all(texts.map((text, i) => writeFile(files[i]!, text)));
+      blobs = (await local(['hash-object', '-w', '--no-filters', '--stdin-paths'], `${files.join('\n')}\n`)).trim().split('\n');
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+    }
+    put.forEach((lease, i) => {
+      const fan = fanOutOf(lease.id);
+      const folder = folders.get(fan) ?? new Map<string, TreeEntry>();
+      folder.set(`${lease.id}.json`, { mode: '100644', type: 'blob', sha: blobs[i + 1]! });
+      folders.set(fan, folder);
+      touched.add(fan);
+    });
+    const mktree = async (entries: Iterable<[string, TreeEntry]>) =>
+      (await local(['mktree', '-z'], [...entries].map(([name, e]) => `${e.mode} ${e.type} ${e.sha}\t${name}\0`).join(''))).trim();
+    const folderTrees = new Map<string, string>();
+    for (const [fan, sha] of snap.folderTrees) if (!touched.has(fan)) folderTrees.set(fan, sha);
+    for (const fan of touched) {
+      const entries = folders.get(fan)!;
+      if (entries.size > 0) folderTrees.set(fan, await mktree(entries));
+    }
+    const rootEntries: [string, TreeEntry][] = [[TABLE_FILE, { mode: '100644', type: 'blob', sha: blobs[0]! }]];
+    if (folderTrees.size > 0) rootEntries.push([LEASES_DIR, { mode: '040000', type: 'tree', sha: await mktree([...folderTrees].map(([fan, sha]) => [fan, { mode: '040000', type: 'tree', sha }])) }]);
+    const root = await mktree(rootEntries);
+    const commit = (await local(['commit-tree', root, ...(snap.commit ? ['-p', snap.commit] : []), '-m', `waves leases: epoch ${epoch}\n\n${note}`])).trim();
+    const pushed = await git(['push', '--atomic', '--porcelain', '--no-verify', url, `${commit}:${ref}`, `--force-with-lease=${ref}:${snap.commit ?? ''}`], { remote: true });
+    const status = pushed.stdout.split('\n').find((line) => line.endsWith(`:${ref}`) || line.includes(`:${ref}\t`));
+    if (status !== undefined && pushed.exitCode === 0 && !status.startsWith('!')) return true;
+    // Lost to another writer: refused before the swap (the advertised ref moved), or by the remote
+    // under its ref lock (another receive-pack updated it first, or holds the lock right now).
+    if (status?.startsWith('!') && LOST_SWAP.test(status)) return false;
+    const why = status?.split('\t').slice(2).join(' ') || firstLine(pushed.stderr);
+    throw new LeaseRemoteError(`${where} could not be written to ${redactUrl(url)}: ${redact(why, url)}`);
+  };
+
+  /** Drops the `seen` refs of processes that are gone (each process fetches into its own). */
+  const pruneSeen = async () => {
+    await ensureStore();
+    const refs = (await local(['for-each-ref', '--format=%(refname)', 'refs/waves/seen/'])).split('\n').filter(Boolean);
+    const dead = refs.filter((name) => {
+      const pid = Number(name.slice('refs/waves/seen/'.length));
+      if (!Number.isSafeInteger(pid) || pid === process.pid) return false;
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch (error) {
+        return (error as NodeJS.ErrnoException).code === 'ESRCH';
+      }
+    });
+    if (dead.length > 0) await local(['update-ref', '--stdin'], dead.map((name) => `delete ${name}\n`).join(''));
+  };
+
+  /** Reads, decides and swaps, again and again while another writer wins, up to the bound. */
+  const change = <T>(decide: (snap: Snapshot, at: number) => Change<T>): Promise<T> =>
+    serialized(store, async () => {
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const snap = await read();
+        const at = now().getTime();
+        const decided = decide(snap, at);
+        const remove = new Set(decided.remove ?? []);
+        const put = decided.put ?? [];
+        if (put.length === 0 && remove.size === 0) return answer(decided.result, snap.epoch);
+        // Whoever writes drops what expired (with the margin).
+        for (const lease of snap.leases.values()) if (!holdsForOthers(lease, at, skewMs)) remove.add(lease.id);
+        const epoch = snap.epoch + 1;
+        const stamped = put.map((lease) => (lease.epoch === 0 ? { ...lease, epoch } : lease));
+        if (await write(snap, stamped, remove, epoch, decided.note)) {
+          return answer(decided.result, epoch);
+        }
+        await sleep(Math.min(1_500, 25 * 2 ** attempt) * (0.5 + Math.random()));
+      }
+      throw new LeaseBusyError(`${where}: ${MAX_ATTEMPTS} attempts to change it lost to other writers; try again`);
+    });
+
+  const liveOf = (snap: Snapshot, at: number) => [...snap.leases.values()].filter((lease) => holdsForOthers(lease, at, skewMs));
+
+  return {
+    kind: 'git',
+    where,
+    list: () =>
+      serialized(store, async (): Promise<LeaseListing> => {
+        const snap = await read();
+        const at = now().getTime();
+        return {
+          leases: liveOf(snap, at).sort((a, b) => a.epoch - b.epoch || a.id.localeCompare(b.id)).map(toLease),
+          warnings: snap.foreign.map((file) => `${where}: ${file} is not a lease (torn, edited or foreign), skipped`),
+        };
+      }),
+    acquire(lanes, request) {
+      const canonical = lanes.map(canonicalLane);
+      return change<AcquireResult[]>((snap, at) => {
+        const active: Lease[] = liveOf(snap, at).map(toLease);
+        const verdict = decideLanes(active, canonical, request.holder, request.rules);
+        if (verdict.status === 'refused') return { result: [refusalOf(verdict)], note: '' };
+        const acquired = new Date(at).toISOString();
+        const expires = new Date(at + request.ttlMs).toISOString();
+        const { run, issue } = runAndIssueOf(request.holder);
+        // epoch 0: stamped with the table's next epoch when written.
+        const put: TableLease[] = canonical.map((lane) => ({ v: 1, id: newLeaseId(), path: lane, holder: request.holder, run, issue, acquired, expires, epoch: 0 }));
+        const result = (epoch: number): AcquireResult[] => put.map((lease) => ({ status: 'acquired', id: lease.id, lane: lease.path, holder: lease.holder, until: expires, epoch }));
+        return { result, put, note: `acquire ${canonical.join(', ')} for ${request.holder}` };
+      });
+    },
+    release(ids) {
+      return change<ChangeResult[]>((snap) => {
+        const results: ChangeResult[] = ids.map((id) => {
+          const lease = snap.leases.get(id);
+          return lease ? { status: 'done', lease: toLease(lease) } : { status: 'not-active', id };
+        });
+        const remove = ids.filter((id) => snap.leases.has(id));
+        return { result: results, remove, note: `release ${remove.join(', ')}` };
+      });
+    },
+    renew(ids, ttlMs) {
+      return change<ChangeResult[]>((snap, at) => {
+        const put: TableLease[] = [];
+        const results: ChangeResult[] = ids.map((id) => {
+          const lease = snap.leases.get(id);
+          // An ended lease stays ended: another holder may have been granted its lane meanwhile.
+          if (!lease || !renewable(lease, at)) return { status: 'not-active', id };
+          const renewed = { ...lease, expires: new Date(Math.max(Date.parse(lease.expires), at + ttlMs)).toISOString() };
+          put.push(renewed);
+          return { status: 'done', lease: toLease(renewed) };
+        });
+        return { result: results, put, note: `renew ${put.map((l) => l.id).join(', ')}` };
+      });
+    },
+    async gc() {
+      await pruneSeen();
+      return change<Lease[]>((snap, at) => {
+        const expired = [...snap.leases.values()].filter((lease) => !holdsForOthers(lease, at, skewMs));
+        const foreign = snap.foreign.map((file) => `foreign:${file}`);
+        return { result: expired.map(toLease), remove: [...expired.map((l) => l.id), ...foreign], note: `gc ${expired.length} expired, ${foreign.length} foreign` };
+      });
+    },
+  };
+}
+
+/** How git says a compare-and-swap push lost to another writer (LC_ALL=C). */
+const LOST_SWAP = /\[rejected\]|stale info|fetch first|non-fast-forward|already exists|atomic transaction failed|failed to (?:update|lock) ref|cannot lock ref|incorrect old value|unable to lock/;
+
+function answer<T>(result: T | ((epoch: number) => T), epoch: number): T {
+  return typeof result === 'function' ? (result as (epoch: number) => T)(epoch) : result;
+}
+
+function parseBatch(out: string): { sha: string; type: string; content: string }[] {
+  // NOTE: lease files and commits are ASCII JSON and text; sizes are bytes, so the text is read as bytes.
+  const buffer = Buffer.from(out, 'utf8');
+  const objects: { sha: string; type: string; content: string }[] = [];
+  let at = 0;
+  while (at < buffer.length) {
+    const end = buffer.indexOf(10, at);
+    if (end < 0) break;
+    const header = buffer.subarray(at, end).toString('utf8');
+    const [sha, type, size] = header.split(' ');
+    if (type === 'missing' || size === undefined) {
+      objects.push({ sha: sha ?? '', type: 'missing', content: '' });
+      at = end + 1;
+      continue;
+    }
+    const length = Number(size);
+    objects.push({ sha: sha!, type: type!, content: buffer.subarray(end + 1, end + 1 + length).toString('utf8') });
+    at = end + 1 + length + 1;
+  }
+  return objects;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+function firstLine(text: string): string {
+  return text.split('\n').map((l) => l.replace(/^(fatal|error): /, '').trim()).find((l) => l !== '') ?? 'no answer';
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+

@@ -1,0 +1,209 @@
+/**
+ * Leases across machines on the git remote, end to end: a bare repository stands for the team's
+ * remote and clones of it for machines. The race of six orchestrators in three clones, replayed
+ * from the ref's history; `waves lease` on the git backend; a remote out of reach at dispatch and
+ * at plan time; a remote that goes away while a run works; a lease lost under a run, which its
+ * harvest refuses.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { rename } from 'node:fs/promises';
+import path from 'node:path';
+import { execa } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { lanesOverlap } from '@waves/planner';
+import { exampleRepo, FAKE_AGENT_CONFIG, ROOT, TEST_STATE_DIR, waves } from '../helpers/example-repo.js';
+import { LeaseRemote, overlapIn } from '../helpers/lease-remote.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
+
+const RACER = path.join(ROOT, 'test/fixtures/lease-racer.mjs');
+const GIT_LEASES = { leases: { backend: 'git', clockSkew: '0s' } };
+
+let remote: LeaseRemote | null = null;
+let repo: TempRepo | null = null;
+afterEach(async () => {
+  await remote?.dispose();
+  await repo?.dispose();
+  remote = null;
+  repo = null;
+});
+
+/** The example repository pushed to a bare remote, with the git backend configured (and `config` over it). */
+async function exampleOnRemote(config: object = {}) {
+  repo = await exampleRepo({ agents: FAKE_AGENT_CONFIG, ...GIT_LEASES, ...config });
+  remote = await LeaseRemote.create();
+  await repo.git('remote', 'add', 'origin', remote.bare);
+  await repo.git('push', '-q', 'origin', 'main');
+  return repo.root;
+}
+
+async function waitFor(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const recordsOf = (root: string) => {
+  const dir = path.join(root, '.dispatch-runs');
+  return execa('ls', [dir], { reject: false }).then((r) =>
+    r.stdout
+      .split('\n')
+      .filter((n) => /^resolve-.*\.json$/.test(n))
+      .map((n) => JSON.parse(readFileSync(path.join(dir, n), 'utf8')) as { id: string; status: string; reason: string | null; leaseIds: string[]; leaseEpochs?: Record<string, number>; log: string; issue: { number: number } }),
+  );
+};
+
+describe('leases on the git remote', () => {
+  it('never lets two of six orchestrators in three clones hold overlapping paths, replayed from the ref history', async () => {
+    remote = await LeaseRemote.create();
+    const clones = [await remote.clone('laptop'), await remote.clone('ci'), await remote.clone('buildbox')];
+    const racers = clones.flatMap((clone, i) => [0, 1].map((j) => execa(process.execPath, [RACER, clone, `machine-${i}-${j}`, '10'], { env: { WAVES_STATE_DIR: TEST_STATE_DIR } })));
+    const tallies = (await Promise.all(racers)).map((r) => JSON.parse(r.stdout) as { acquired: number; refused: number; busy: number; ids: string[] });
+    const acquired = tallies.reduce((n, t) => n + t.acquired, 0);
+    expect(acquired).toBeGreaterThan(0);
+    const tables = await remote.history();
+    // Every acquisition and its release is one table each.
+    expect(tables.length).toBe(acquired * 2);
+    tables.forEach((table, i) => {
+      expect(table.epoch).toBe(i + 1);
+      expect(overlapIn(table.leases, table.at), `table ${i + 1}`).toBeNull();
+    });
+    // Every lease a racer was granted is in the history, with the epoch of the table that took it.
+    const seen = new Map(tables.flatMap((t) => t.leases.map((l) => [l.id, l.epoch] as const)));
+    for (const id of tallies.flatMap((t) => t.ids)) expect(seen.has(id), id).toBe(true);
+    expect(tables.at(-1)!.leases).toEqual([]);
+  }, 240_000);
+
+  it('acquires, refuses (exit 3), lists, renews, releases and collects on the git backend from two clones', async () => {
+    remote = await LeaseRemote.create();
+    const files = { 'src/a/x.ts': '', 'src/b.ts': '', 'waves.config.json': JSON.stringify(GIT_LEASES) };
+    const laptop = await remote.clone('laptop', files);
+    const ci = await remote.clone('ci');
+    const acquired = await waves(['lease', 'acquire', 'src/a', '--holder', 'alice', '--ttl', '30m', '--json'], laptop);
+    expect(acquired.exitCode, acquired.stderr).toBe(0);
+    const lease = JSON.parse(acquired.stdout);
+    expect(lease).toMatchObject({ status: 'acquired', lane: 'src/a', holder: 'alice', epoch: 1 });
+    const refused = await waves(['lease', 'acquire', 'src/a/x.ts', '--holder', 'bob', '--json'], ci);
+    expect(refused.exitCode).toBe(3);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ status: 'refused', holder: 'alice', heldLane: 'src/a' });
+    expect(JSON.parse((await waves(['lease', 'list', '--json'], ci)).stdout)).toEqual([expect.objectContaining({ id: lease.id, lane: 'src/a', epoch: 1 })]);
+    expect((await waves(['lease', 'renew', lease.id, '--ttl', '2h'], ci)).exitCode).toBe(0);
+    expect((await waves(['lease', 'release', lease.id], ci)).exitCode).toBe(0);
+    expect((await waves(['lease', 'renew', lease.id], laptop)).exitCode).toBe(3);
+    expect((await waves(['lease', 'acquire', 'src/a/x.ts', '--holder', 'bob', '--ttl', '1s'], ci)).exitCode).toBe(0);
+    await new Promise((r) => setTimeout(r, 1_500));
+    const gc = await waves(['lease', 'gc', '--json'], laptop);
+    expect(JSON.parse(gc.stdout).dropped).toEqual([expect.objectContaining({ lane: 'src/a/x.ts', holder: 'bob' })]);
+    expect((await remote.history()).at(-1)!.leases).toEqual([]);
+  }, 120_000);
+
+  it('refuses to dispatch with one line (exit 1) when the remote is out of reach, and plan warns that held is unknown', async () => {
+    const root = await exampleOnRemote();
+    await rename(remote!.bare, `${remote!.bare}.away`);
+    const dispatch = await waves(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake'], root);
+    expect(dispatch.exitCode).toBe(1);
+    const lines = dispatch.stderr.trim().split('\n').filter((l) => !l.includes('could not read the remote leases'));
+    expect(lines).toEqual([expect.stringMatching(/^waves: dispatch refused: the remote leases could not be read \(the lease table refs\/waves\/leases on origin could not be read/)]);
+    expect(await recordsOf(root)).toEqual([]);
+    const plan = await waves(['plan', '--from-issues', 'backlog.json', '--json'], root);
+    expect(plan.exitCode).toBe(0);
+    expect(JSON.parse(plan.stdout).heldUnknown).toMatch(/could not be read/);
+    expect(plan.stderr).toMatch(/could not read the remote leases .*held is unknown/);
+    const list = await waves(['lease', 'acquire', 'packages/web', '--holder', 'me'], root);
+    expect(list.exitCode).toBe(1);
+    expect(list.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^waves: the lease table refs\/waves\/leases on origin could not be read from /)]);
+  }, 60_000);
+
+  it('holds back in plan, and never dispatches, an issue whose paths another clone leases', async () => {
+    const root = await exampleOnRemote();
+    const other = await remote!.clone('other');
+    writeFileSync(path.join(other, 'waves.config.json'), JSON.stringify(GIT_LEASES));
+    expect((await waves(['lease', 'acquire', 'packages/payments', '--holder', 'other-machine'], other)).exitCode).toBe(0);
+    const plan = JSON.parse((await waves(['plan', '--from-issues', 'backlog.json', '--json'], root)).stdout);
+    expect(plan.held.map((h: { number: number }) => h.number)).toEqual(expect.arrayContaining([101, 103]));
+    const scripts = path.join(remote!.dir, 'script.json');
+    writeFileSync(scripts, JSON.stringify({ default: { sleepMs: 100 } }));
+    const dispatch = await waves(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake'], root, { FAKE_AGENT_SCRIPT: scripts });
+    expect(dispatch.exitCode, dispatch.stderr).toBe(0);
+    const records = await recordsOf(root);
+    expect(records.length).toBeGreaterThan(0);
+    const tables = await remote!.history();
+    for (const table of tables) {
+      for (const lease of table.leases.filter((l) => l.holder !== 'other-machine')) expect(lanesOverlap(lease.path, 'packages/payments'), lease.path).toBe(false);
+    }
+  }, 120_000);
+
+  it('stops a run whose renewals fail for the lease time once the remote goes away, and its log says the lease was lost', async () => {
+    const root = await exampleOnRemote({ leases: { backend: 'git', clockSkew: '0s', ttl: '3s' } });
+    const script = path.join(remote!.dir, 'script.json');
+    writeFileSync(script, JSON.stringify({ default: { sleepMs: 60_000 } }));
+    const dispatch = waves(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake', '--concurrency', '1'], root, { FAKE_AGENT_SCRIPT: script });
+    try {
+      await waitFor('a running run', async () => (await recordsOf(root)).some((r) => r.status === 'running'));
+      await rename(remote!.bare, `${remote!.bare}.away`);
+      await waitFor('the run to stop', async () => (await recordsOf(root)).some((r) => r.status === 'failed'), 40_000);
+    } finally {
+      dispatch.kill('SIGTERM');
+      await dispatch;
+      await rename(`${remote!.bare}.away`, remote!.bare).catch(() => undefined);
+    }
+    const [run] = (await recordsOf(root)).filter((r) => r.status === 'failed');
+    expect(run!.reason).toMatch(/^its lease on .* was lost \(not renewed for \d+ s/);
+    expect(readFileSync(run!.log, 'utf8')).toMatch(/\[waves\] its lease on .* was lost .*stopping the agent/);
+  }, 90_000);
+
+  it('settles a run whose lease another machine took meanwhile as failed, and its harvest needs a person (stale fencing token)', async () => {
+    const root = await exampleOnRemote();
+    const other = await remote!.clone('other');
+    writeFileSync(path.join(other, 'waves.config.json'), JSON.stringify(GIT_LEASES));
+    const script = path.join(remote!.dir, 'script.json');
+    writeFileSync(script, JSON.stringify({ default: { sleepMs: 6_000, edit: { 'packages/payments/src/stripe.ts': 'export const charge = 2;\n' } } }));
+    const dispatch = waves(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake', '--concurrency', '1'], root, { FAKE_AGENT_SCRIPT: script });
+    let stolen: { id: string; lane: string; epoch: number } | null = null;
+    try {
+      await waitFor('a running run', async () => (await recordsOf(root)).some((r) => r.status === 'running'));
+      const [running] = (await recordsOf(root)).filter((r) => r.status === 'running');
+      const leases = JSON.parse((await waves(['lease', 'list', '--json'], other)).stdout) as { id: string; lane: string; epoch: number }[];
+      stolen = leases.find((l) => running!.leaseIds.includes(l.id))!;
+      expect(stolen.epoch).toBe(running!.leaseEpochs![stolen.id]);
+      // Another machine drops it (a person's mistake, a clock far off) and takes the path.
+      expect((await waves(['lease', 'release', stolen.id], other)).exitCode).toBe(0);
+      expect((await waves(['lease', 'acquire', stolen.lane, '--holder', 'thief'], other)).exitCode).toBe(0);
+      await dispatch;
+    } finally {
+      dispatch.kill('SIGTERM');
+    }
+    const run = (await recordsOf(root)).find((r) => r.leaseIds.includes(stolen!.id))!;
+    expect(run.status).toBe('failed');
+    expect(run.reason).toMatch(/lease .* (no longer held|was lost)/);
+    const harvest = await waves(['harvest', '--run', run.id, '--json', '--commit'], root);
+    const report = JSON.parse(harvest.stdout) as { runs: { witness: { status: string; reasons: string[]; commit: unknown } }[] };
+    const witness = report.runs[0]!.witness;
+    expect(witness.status).toBe('needs_person');
+    expect(witness.commit).toBeNull();
+    expect(witness.reasons.join('\n')).toMatch(/its lease was lost before the agent ended \(lease .* is no longer held\): another machine may have worked on the same paths/);
+  }, 120_000);
+
+  it('never has two clones dispatching the same backlog at once run conflicting issues at the same time', async () => {
+    const root = await exampleOnRemote();
+    const second = path.join(remote!.dir, 'second');
+    await execa('git', ['clone', '-q', remote!.bare, second]);
+    const script = path.join(remote!.dir, 'script.json');
+    const trace = path.join(remote!.dir, 'trace.jsonl');
+    writeFileSync(script, JSON.stringify({ default: { sleepMs: 2_000 } }));
+    const env = { FAKE_AGENT_SCRIPT: script, FAKE_AGENT_TRACE: trace };
+    const both = await Promise.all([root, second].map((dir) => waves(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake'], dir, env)));
+    for (const result of both) expect([0, 1], result.stderr).toContain(result.exitCode);
+    // Each machine saw the other's leases: an issue one runs is skipped by the other.
+    expect(both.map((r) => r.stderr).join('\n')).toMatch(/skipped: .* is leased by .*\/resolve-/);
+    const events = readFileSync(trace, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; issue: number; cwd: string; at: number });
+    const runs = events.filter((e) => e.event === 'start').map((start) => ({ ...start, end: events.find((e) => e.event === 'end' && e.issue === start.issue && e.cwd === start.cwd && e.at >= start.at)?.at ?? Infinity }));
+    expect(new Set(runs.map((r) => r.cwd)).size).toBeGreaterThan(0);
+    // The same issue never runs on both machines at once.
+    for (const a of runs) for (const b of runs) if (a !== b && a.issue === b.issue && a.cwd !== b.cwd) expect(a.end <= b.at || b.end <= a.at, `#${a.issue}`).toBe(true);
+    // And the table never held overlapping leases of two runs.
+    for (const table of await remote!.history()) expect(overlapIn(table.leases, table.at)).toBeNull();
+  }, 180_000);
+});
+

@@ -1,0 +1,164 @@
+/**
+ * The git lease backend against a bare repository standing for the remote: all or nothing,
+ * refusals, expiry and takeover with the clock-skew margin, fencing tokens, a remote out of
+ * reach, transports refused, and random interleavings of several clients checked against a model.
+ */
+import { rename } from 'node:fs/promises';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fenceProblem, gitLeaseBackend, LeaseRemoteError, remoteUrlProblem, resolveLeaseStore, type LeaseBackend } from '@waves/dispatch';
+import { lanesOverlap } from '@waves/planner';
+import { LeaseRemote, overlapIn } from '../helpers/lease-remote.js';
+
+let remote: LeaseRemote | null = null;
+afterEach(async () => {
+  await remote?.dispose();
+  remote = null;
+});
+
+const clockAt = (start: number) => {
+  const clock = { ms: start, now: () => new Date(clock.ms) };
+  return clock;
+};
+
+async function setUp(skewMs = 1_000) {
+  remote = await LeaseRemote.create();
+  const clock = clockAt(Date.parse('2026-12-01T10:00:00.000Z'));
+  const open = (store = 'a'): LeaseBackend =>
+    gitLeaseBackend({ url: remote!.bare, remoteName: 'origin', ref: 'refs/waves/leases', skewMs, now: clock.now, storeDir: path.join(remote!.dir, `store-${store}.git`) });
+  return { clock, open };
+}
+
+describe('the git lease backend', () => {
+  it('takes several paths all or nothing: a request with one held path leaves none of its others taken', async () => {
+    const { open } = await setUp();
+    const alice = open('alice');
+    const bob = open('bob');
+    expect((await alice.acquire(['src/a'], { holder: 'alice', ttlMs: 60_000 }))[0]).toMatchObject({ status: 'acquired', lane: 'src/a', epoch: 1 });
+    const refused = await bob.acquire(['src/b', 'src/c/x.ts', 'src/a/deep/file.ts'], { holder: 'bob', ttlMs: 60_000 });
+    expect(refused).toEqual([expect.objectContaining({ status: 'refused', lane: 'src/a/deep/file.ts', holder: 'alice', heldLane: 'src/a' })]);
+    expect((await bob.list()).leases.map((l) => [l.lane, l.holder])).toEqual([['src/a', 'alice']]);
+    const granted = await bob.acquire(['src/b', 'src/c/x.ts'], { holder: 'bob', ttlMs: 60_000 });
+    expect(granted.map((r) => r.status)).toEqual(['acquired', 'acquired']);
+    expect(new Set(granted.map((r) => (r.status === 'acquired' ? r.epoch : null)))).toEqual(new Set([2]));
+    expect((await remote!.history()).map((t) => t.epoch)).toEqual([1, 2]);
+  });
+
+  it('holds an expired lease for the clock-skew margin, then lets another holder take it over and drops it', async () => {
+    const { clock, open } = await setUp(5_000);
+    const alice = open('alice');
+    const bob = open('bob');
+    const [taken] = await alice.acquire(['src'], { holder: 'alice', ttlMs: 10_000 });
+    clock.ms += 10_000 + 4_000; // expired by alice's clock, not past the margin
+    expect((await alice.renew([taken!.id], 10_000))[0]).toMatchObject({ status: 'not-active' });
+    expect((await bob.acquire(['src/x.ts'], { holder: 'bob', ttlMs: 10_000 }))[0]).toMatchObject({ status: 'refused', holder: 'alice' });
+    clock.ms += 2_000; // past expiry plus the margin
+    const [takeover] = await bob.acquire(['src/x.ts'], { holder: 'bob', ttlMs: 10_000 });
+    expect(takeover).toMatchObject({ status: 'acquired', epoch: 2 });
+    const tables = await remote!.history();
+    expect(tables.at(-1)!.leases.map((l) => l.holder)).toEqual(['bob']); // dropped by bob's write
+    expect((await alice.renew([taken!.id], 10_000))[0]).toMatchObject({ status: 'not-active' });
+  });
+
+  it('renews a live lease without changing its fencing token, and a renewed lease outlives its first expiry', async () => {
+    const { clock, open } = await setUp();
+    const alice = open();
+    const [taken] = await alice.acquire(['src'], { holder: 'alice', ttlMs: 10_000 });
+    await open('other').acquire(['docs'], { holder: 'bob', ttlMs: 10_000 }); // epoch 2
+    clock.ms += 6_000;
+    const [renewed] = await alice.renew([taken!.id], 10_000);
+    expect(renewed).toMatchObject({ status: 'done', lease: { epoch: 1, until: new Date(clock.ms + 10_000).toISOString() } });
+    clock.ms += 8_000;
+    const { leases } = await alice.list();
+    expect(fenceProblem(leases, [taken!.id], { [taken!.id]: 1 }, clock.ms)).toBeNull();
+    expect(fenceProblem(leases, [taken!.id], { [taken!.id]: 3 }, clock.ms)).toMatch(/fencing token 1, not 3/);
+    await alice.release([taken!.id]);
+    expect(fenceProblem((await alice.list()).leases, [taken!.id], { [taken!.id]: 1 }, clock.ms)).toMatch(/no longer held/);
+  });
+
+  it('fails closed with LeaseRemoteError when the remote is out of reach, and works again once it is back', async () => {
+    const { open } = await setUp();
+    const alice = open();
+    await alice.acquire(['src'], { holder: 'alice', ttlMs: 60_000 });
+    const away = `${remote!.bare}.away`;
+    await rename(remote!.bare, away);
+    await expect(alice.list()).rejects.toBeInstanceOf(LeaseRemoteError);
+    await expect(alice.acquire(['docs'], { holder: 'alice', ttlMs: 60_000 })).rejects.toThrow(/could not be read/);
+    await rename(away, remote!.bare);
+    expect((await alice.list()).leases).toHaveLength(1);
+  });
+
+  it('refuses remotes whose transport could run a program or carries no integrity', async () => {
+    for (const url of ['ext::sh -c touch% /tmp/pwned', 'fd::3', 'git://example.com/x.git', 'http://example.com/x.git', '-uhelp', 'foo::bar']) {
+      expect(remoteUrlProblem(url), url).not.toBeNull();
+    }
+    for (const url of ['/srv/git/x.git', 'file:///srv/x.git', 'ssh://git@example.com/x.git', 'git@example.com:x.git', 'https://example.com/x.git']) {
+      expect(remoteUrlProblem(url), url).toBeNull();
+    }
+    remote = await LeaseRemote.create();
+    const root = await remote.clone('machine');
+    const { execa } = await import('execa');
+    await execa('git', ['remote', 'set-url', 'origin', 'ext::sh -c touch% pwned'], { cwd: root });
+    await expect(resolveLeaseStore(root, '.waves/leases.jsonl', { backend: 'git' })).rejects.toThrow(/remote helper/);
+    const backend = gitLeaseBackend({ url: 'ext::sh -c touch% pwned', remoteName: 'origin', ref: 'refs/waves/leases', skewMs: 0, now: () => new Date(), storeDir: path.join(remote.dir, 's.git') });
+    await expect(backend.list()).rejects.toThrow(/remote helper/);
+    // A local remote inside the repository: an agent could plant the hooks a push there runs.
+    await execa('git', ['init', '-q', '--bare', path.join(root, '.waves', 'planted.git')]);
+    await execa('git', ['remote', 'set-url', 'origin', '.waves/planted.git'], { cwd: root });
+    await expect(resolveLeaseStore(root, '.waves/leases.jsonl', { backend: 'git' })).rejects.toThrow(/lies inside the repository/);
+    await execa('git', ['remote', 'set-url', 'origin', remote.bare], { cwd: root });
+    expect(await resolveLeaseStore(root, '.waves/leases.jsonl', { backend: 'git' })).toMatchObject({ backend: 'git', url: remote.bare, remote: 'origin' });
+  });
+
+  it('should always agree with a model of the table under random interleavings of acquire, renew and release by several clients', async () => {
+    remote = await LeaseRemote.create();
+    const dir = remote.dir;
+    let round = 0;
+    const LANES = ['src', 'src/a', 'src/a/x.ts', 'src/b.ts', 'docs'];
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('acquire' as const), client: fc.nat(2), lanes: fc.uniqueArray(fc.constantFrom(...LANES), { minLength: 1, maxLength: 2 }) }),
+      fc.record({ kind: fc.constant('release' as const), client: fc.nat(2), pick: fc.nat() }),
+      fc.record({ kind: fc.constant('renew' as const), client: fc.nat(2), pick: fc.nat() }),
+      fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 1_000, max: 8_000 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 3, maxLength: 8 }), async (ops) => {
+        round += 1;
+        const clock = clockAt(Date.parse('2026-12-01T10:00:00.000Z'));
+        const ref = `refs/waves/prop-${round}`;
+        const clients = [0, 1, 2].map((i) => gitLeaseBackend({ url: remote!.bare, remoteName: 'origin', ref, skewMs: 0, now: clock.now, storeDir: path.join(dir, `prop-${i}.git`) }));
+        // The model: id → lane, holder, expiry.
+        const model = new Map<string, { lane: string; holder: string; expires: number }>();
+        const liveModel = () => [...model.entries()].filter(([, l]) => l.expires > clock.ms);
+        for (const step of ops) {
+          if (step.kind === 'tick') {
+            clock.ms += step.ms;
+            continue;
+          }
+          const holder = `client-${step.client}`;
+          const backend = clients[step.client]!;
+          if (step.kind === 'acquire') {
+            const blocked = step.lanes.some((lane) => liveModel().some(([, l]) => l.holder !== holder && lanesOverlap(l.lane, lane)));
+            const results = await backend.acquire(step.lanes, { holder, ttlMs: 10_000 });
+            expect(results.every((r) => r.status === 'refused')).toBe(blocked);
+            if (!blocked) for (const r of results) model.set(r.id, { lane: r.lane, holder, expires: clock.ms + 10_000 });
+          } else {
+            const own = [...model.entries()].filter(([, l]) => l.holder === holder);
+            if (own.length === 0) continue;
+            const [id, lease] = own[step.pick % own.length]!;
+            const live = lease.expires > clock.ms;
+            const [result] = step.kind === 'release' ? await backend.release([id]) : await backend.renew([id], 10_000);
+            expect(result!.status).toBe(live ? 'done' : 'not-active');
+            if (step.kind === 'release' || !live) model.delete(id);
+            else lease.expires = Math.max(lease.expires, clock.ms + 10_000);
+          }
+          const listed = (await backend.list()).leases.map((l) => l.id).sort();
+          expect(listed).toEqual(liveModel().map(([id]) => id).sort());
+        }
+        for (const table of await remote!.history(ref)) expect(overlapIn(table.leases, table.at)).toBeNull();
+      }),
+      { numRuns: 12 },
+    );
+  }, 240_000);
+});
