@@ -166,11 +166,11 @@ function matchNames(signals: IssueSignals, index: InferenceIndex, scores: Scores
     if (dirs && dirs.length <= 4) {
       // A directory named so (`CartView/`): its index file, else its files, share the weight.
       for (const dir of dirs) {
-        const inside = index.files.filter((f) => parentDir(f) === dir);
-        const entry = inside.filter((f) => /^index\./.test(baseName(f)));
+        const inside = index.filesIn.get(dir) ?? [];
+        const entry = inside.filter((id) => baseName(index.files[id]!).startsWith('index.'));
         const chosen = entry.length > 0 ? entry : inside.slice(0, 5);
-        for (const file of chosen) {
-          scores.add(index.fileId.get(file)!, (name.code ? W.filenameCode : W.filenameProse) / (2 * dirs.length * chosen.length), { kind: 'filename', text: name.text, where, matched: `${dir}/` });
+        for (const id of chosen) {
+          scores.add(id, (name.code ? W.filenameCode : W.filenameProse) / (2 * dirs.length * chosen.length), { kind: 'filename', text: name.text, where, matched: `${dir}/` });
         }
       }
     }
@@ -248,6 +248,7 @@ function matchScopes(signals: IssueSignals, index: InferenceIndex, scores: Score
       for (const { count, recent } of past.values()) max = Math.max(max, count * (1 - W.scopeRecency) + recent * W.scopeRecency);
       for (const [id, { count, recent }] of past) {
         const weight = (W.scope * (count * (1 - W.scopeRecency) + recent * W.scopeRecency)) / max;
+        if (weight < W.scope * 0.05) continue; // a long tail of files the scope once touched: no evidence worth its cost
         scores.add(id, weight, { kind: 'scope', text: evidenceText, where: { field: 'title' }, matched: `changed by ${count} past ${scope} commit(s)` });
       }
     }
@@ -324,11 +325,18 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
   }
   let maxVote = 0;
   for (const v of votes.values()) maxVote = Math.max(maxVote, v.vote);
+  // One piece of evidence per past commit, shared by the files it votes for.
+  const said = new Map<number, Evidence>();
   for (const [id, v] of votes) {
-    const subject = index.history[v.commit]!.subject;
-    const words = new Set(matchWords(subject));
-    const common = terms.filter((t) => words.has(t));
-    scores.add(id, (W.history * v.vote) / maxVote, { kind: 'words', text: common.join(' '), where: where(common[0] ?? ''), matched: `past commit: ${shown(subject)}` });
+    if (v.vote < maxVote * 0.05) continue;
+    let evidence = said.get(v.commit);
+    if (!evidence) {
+      const subject = index.history[v.commit]!.subject;
+      const words = new Set(matchWords(subject));
+      const common = terms.filter((t) => words.has(t));
+      said.set(v.commit, (evidence = { kind: 'words', text: common.join(' '), where: where(common[0] ?? ''), matched: `past commit: ${shown(subject)}` }));
+    }
+    scores.add(id, (W.history * v.vote) / maxVote, evidence);
   }
 }
 

@@ -29,6 +29,8 @@ export interface InferenceIndex {
   namesLower: Map<string, number[]>;
   /** Base name without extension(s), lower-cased, `-`/`_`/`.` taken out → files. */
   stems: Map<string, number[]>;
+  /** Directory → the candidate files directly in it. */
+  filesIn: Map<RepoPath, number[]>;
   /** Directory base name, lower-cased, `-`/`_` taken out → directories. */
   dirs: Map<string, RepoPath[]>;
   literals: LiteralEntry[];
@@ -132,8 +134,10 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
   const seenDirs = new Set<RepoPath>();
   const docs: [string, number][][] = [];
 
+  const filesIn = new Map<RepoPath, number[]>();
   files.forEach((file, id) => {
     push(stems, stemOf(file), id);
+    push(filesIn, parentDir(file), id);
     let dir = parentDir(file);
     while (dir !== '' && !seenDirs.has(dir)) {
       seenDirs.add(dir);
@@ -226,6 +230,7 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
     namesLower,
     importers,
     stems,
+    filesIn,
     dirs,
     literals,
     literalWords,
