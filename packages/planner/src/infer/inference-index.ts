@@ -223,6 +223,8 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
   const kindFactor = Float64Array.from(kinds, (kind) => factorOf.get(kind)!);
 
   const graph = repo.graph;
+  let fileText: Bm25 | undefined;
+  let commitText: Bm25 | undefined;
   return {
     files,
     fileId,
@@ -234,8 +236,13 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
     dirs,
     literals,
     literalWords,
-    fileText: new Bm25(docs),
-    commitText: new Bm25(commitDocs),
+    // The rankings are built on first use: a plan whose issues all name their files needs neither.
+    get fileText() {
+      return (fileText ??= new Bm25(docs));
+    },
+    get commitText() {
+      return (commitText ??= new Bm25(commitDocs));
+    },
     history,
     commitFiles,
     churn,
