@@ -37,8 +37,8 @@ export const INFER_WEIGHTS = {
   /** 0: files past commits of the title's scope changed count by how often; 1: by how recently. */
   scopeRecency: 1,
   lane: 2.5,
-  words: 3,
-  history: 3,
+  words: 5,
+  history: 5,
   neighbour: 1.5,
   /** Files that changed together with a top candidate in past commits. */
   cochange: 1,
@@ -48,6 +48,10 @@ export const INFER_WEIGHTS = {
   /** Lowest BM25 score of a past commit, against the best, that still votes. */
   similarFloor: 0.35,
   similarCommits: 25,
+  /** BM25 score of the best path match at which the words count half (0: the best match always counts fully). */
+  wordsSaturation: 5,
+  /** The same for the best past commit alike. */
+  historySaturation: 5,
 };
 const W = INFER_WEIGHTS;
 
@@ -299,7 +303,7 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
     const pathWords = new Set(matchWords(file));
     const matched = terms.filter((t) => pathWords.has(t));
     const shownWords = matched.length > 0 ? matched : terms.filter((t) => index.fileText.has(t)).slice(0, 3);
-    scores.add(hit.doc, (W.words * hit.score) / best, {
+    scores.add(hit.doc, ((W.words * hit.score) / best) * (W.wordsSaturation > 0 ? best / (best + W.wordsSaturation) : 1), {
       kind: 'words',
       text: shownWords.join(' '),
       where: where(shownWords[0] ?? ''),
@@ -310,6 +314,7 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
   if (index.commitText.size === 0) return;
   const similar = index.commitText.search(terms, W.similarCommits);
   const top = similar[0]?.score ?? 0;
+  const historyWeight = W.history * (W.historySaturation > 0 ? top / (top + W.historySaturation) : 1);
   const votes = new Map<number, { vote: number; commit: number }>();
   for (const hit of similar) {
     if (hit.score < top * W.similarFloor) break;
@@ -336,7 +341,7 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
       const common = terms.filter((t) => words.has(t));
       said.set(v.commit, (evidence = { kind: 'words', text: common.join(' '), where: where(common[0] ?? ''), matched: `past commit: ${shown(subject)}` }));
     }
-    scores.add(id, (W.history * v.vote) / maxVote, evidence);
+    scores.add(id, (historyWeight * v.vote) / maxVote, evidence);
   }
 }
 
