@@ -106,6 +106,9 @@ function stemOf(path: RepoPath): string {
 /** Past commits this many back weigh half as much as the newest in the churn prior. */
 const CHURN_HALF_LIFE = 300;
 /** Past commits of each file that describe it in the file documents. */
+/** File names that say nothing of their own: the folder names the module. */
+const INDEX_STEMS = new Set(['index', 'main', 'mod']);
+
 /** Weights of the words of a file's document (exported for the benchmarks' tuning runs). */
 export const DOC_WEIGHTS = { path: 1, base: 1, name: 0.25, literal: 0.2, names: 60 };
 
@@ -138,15 +141,17 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
   files.forEach((file, id) => {
     push(stems, stemOf(file), id);
     push(filesIn, parentDir(file), id);
-    let dir = parentDir(file);
-    while (dir !== '' && !seenDirs.has(dir)) {
-      seenDirs.add(dir);
-      push(dirs, squash(baseName(dir)), dir);
-      dir = parentDir(dir);
+    for (let up = parentDir(file); up !== '' && !seenDirs.has(up); up = parentDir(up)) {
+      seenDirs.add(up);
+      push(dirs, squash(baseName(up)), up);
     }
     const doc: [string, number][] = [];
-    for (const word of matchWords(parentDir(file))) doc.push([word, DOC_WEIGHTS.path]);
-    for (const word of matchWords(baseName(file).replace(/\.[^.]+$/, ''))) doc.push([word, DOC_WEIGHTS.path + DOC_WEIGHTS.base]);
+    // The file's own name, or for an index file (`DocumentControls/index.tsx`) its folder's.
+    const dir = parentDir(file);
+    const stem = baseName(file).replace(/\.[^.]+$/, '');
+    const named = INDEX_STEMS.has(stem.replace(/\..*$/, '')) && dir !== '' ? baseName(dir) : null;
+    for (const word of matchWords(named !== null ? parentDir(dir) : dir)) doc.push([word, DOC_WEIGHTS.path]);
+    for (const word of matchWords(named ?? stem)) doc.push([word, DOC_WEIGHTS.path + DOC_WEIGHTS.base]);
     const own = symbols.get(file);
     if (own) {
       own.names.forEach((name, i) => {
