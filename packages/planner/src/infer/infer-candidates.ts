@@ -211,8 +211,11 @@ function matchMessages(signals: IssueSignals, index: InferenceIndex, scores: Sco
         if (checked.has(id)) continue;
         checked.add(id);
         const literal = index.literals[id]!;
-        const exact = message.text.includes(literal.text) || literal.text.includes(message.text);
-        const loose = literal.norm.length >= 8 && (norm.includes(literal.norm) || literal.norm.includes(norm));
+        // A literal inside the message must be a good part of it (not a word like "install"); the message inside a literal, a phrase.
+        const partOf = literal.norm.length >= Math.max(12, norm.length * 0.3) && literal.norm.includes(' ');
+        const holds = norm.length >= 12;
+        const exact = (partOf && message.text.includes(literal.text)) || (holds && literal.text.includes(message.text));
+        const loose = (partOf && norm.includes(literal.norm)) || (holds && literal.norm.includes(norm));
         if (!exact && !loose) continue;
         const previous = hits.get(literal.file);
         if (!previous || (exact && !previous.exact)) hits.set(literal.file, { exact, literal: literal.text });

@@ -110,7 +110,7 @@ const CHURN_HALF_LIFE = 300;
 const INDEX_STEMS = new Set(['index', 'main', 'mod']);
 
 /** Weights of the words of a file's document (exported for the benchmarks' tuning runs). */
-export const DOC_WEIGHTS = { path: 1, base: 1, name: 0.25, literal: 0.2, names: 60 };
+export const DOC_WEIGHTS = { path: 1, base: 1, name: 0.25, literal: 0.2, names: 60, literals: 24 };
 
 const built = new WeakMap<readonly RepoPath[], { symbols: unknown; history: unknown; index: InferenceIndex }>();
 
@@ -160,13 +160,13 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
         if (i < DOC_WEIGHTS.names) for (const word of matchWords(name)) doc.push([word, DOC_WEIGHTS.name]);
       });
       for (const pkg of own.packages ?? []) push(importers, pkg.toLowerCase(), id);
-      for (const text of own.literals) {
+      own.literals.forEach((text, i) => {
         const entry = literals.length;
         const norm = normaliseMessage(text);
         literals.push({ text, norm, file: id });
-        if (DOC_WEIGHTS.literal > 0) for (const word of matchWords(text, 16)) doc.push([word, DOC_WEIGHTS.literal]);
+        if (DOC_WEIGHTS.literal > 0 && i < DOC_WEIGHTS.literals) for (const word of matchWords(text, 16)) doc.push([word, DOC_WEIGHTS.literal]);
         for (const word of new Set(splitPieces(norm))) if (word.length >= 4) push(literalWords, word, entry);
-      }
+      });
     }
     docs.push(doc);
   });
