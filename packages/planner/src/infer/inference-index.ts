@@ -52,8 +52,8 @@ export interface InferenceIndex {
   /** Recency-weighted count of past changes per file. */
   churn: Float64Array;
   maxChurn: number;
-  /** Past conventional-commit scope (lower-cased) → file id → times changed under it, and that count weighted by recency. */
-  scopeFiles: Map<string, Map<number, { count: number; recent: number }>>;
+  /** Past conventional-commit scope (lower-cased) → file id → times changed under it, that count shared among each commit's files, and weighted by recency too. */
+  scopeFiles: Map<string, Map<number, { count: number; share: number; recent: number }>>;
   packages: readonly WorkspacePackage[];
   /** Out and in neighbours in the import graph. */
   neighbours: (file: RepoPath) => { imports: RepoPath[]; importers: RepoPath[] };
@@ -176,7 +176,7 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
   const churn = new Float64Array(files.length);
   const changes = new Uint32Array(files.length);
   const commitsOf: number[][] = files.map(() => []);
-  const scopeFiles = new Map<string, Map<number, { count: number; recent: number }>>();
+  const scopeFiles = new Map<string, Map<number, { count: number; share: number; recent: number }>>();
   const commitFiles: number[][] = [];
   const commitDocs: [string, number][][] = [];
   history.forEach((commit, age) => {
@@ -196,12 +196,15 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
       const key = scope.toLowerCase();
       let counts = scopeFiles.get(key);
       if (!counts) scopeFiles.set(key, (counts = new Map()));
+      // A commit of many files (a version bump across packages) says less about each of them.
+      const share = 1 / Math.sqrt(Math.max(1, ids.length));
       for (const id of ids) {
         const entry = counts.get(id);
         if (entry) {
           entry.count++;
-          entry.recent += weight;
-        } else counts.set(id, { count: 1, recent: weight });
+          entry.share += share;
+          entry.recent += weight * share;
+        } else counts.set(id, { count: 1, share, recent: weight * share });
       }
     }
   });
