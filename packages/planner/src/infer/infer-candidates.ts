@@ -44,7 +44,7 @@ export const INFER_WEIGHTS = {
   neighbour: 1.5,
   /** Files that changed together with a top candidate in past commits. */
   cochange: 1,
-  churn: 1.5,
+  churn: 0.8,
   /** How much a file's share of a past commit's vote shrinks with how often it changes (popular files vote less per commit). */
   popularity: 0.5,
   /** Lowest BM25 score of a past commit, against the best, that still votes. */

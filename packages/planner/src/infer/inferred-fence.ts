@@ -34,7 +34,7 @@ export interface InferredLeaf {
 export function strongCandidates(candidates: readonly Candidate[], threshold: number): Candidate[] {
   const best = candidates[0]?.confidence ?? 0;
   if (best < threshold) return [];
-  const floor = Math.max(threshold * 0.85, best * 0.75);
+  const floor = Math.max(threshold * 0.85, best * 0.6);
   return candidates.filter((c) => c.confidence >= floor).slice(0, MAX_FENCE);
 }
 
