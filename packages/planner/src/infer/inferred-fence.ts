@@ -18,9 +18,9 @@ import type { RepoPath } from '../types.js';
  */
 export const SURE = 0.9;
 /**
- * Most candidates a fence is made of. Five, with a floor at 85 % of the threshold: replayed on
- * commit subjects (zod, astro, payload at 0.7), violations fell from 4.5–8 % of the dispatched
- * issues with three to 0.9–2.9 %, for more waves.
+ * Most candidates a fence is made of. Five, down to 60 % of the best's confidence and 85 % of the
+ * threshold: replayed on commit subjects (zod, trpc, astro, payload at 0.7), violations fell from
+ * 4.5–8 % of the dispatched issues with three to 1.1–3.8 %, for more waves.
  */
 const MAX_FENCE = 5;
 
@@ -30,7 +30,7 @@ export interface InferredLeaf {
   evidence: ScopeEvidence;
 }
 
-/** The candidates strong enough to fence: the best, and those within reach of it and the threshold. */
+/** The candidates strong enough to fence: the best, and those with 60 % of its confidence and 85 % of the threshold. */
 export function strongCandidates(candidates: readonly Candidate[], threshold: number): Candidate[] {
   const best = candidates[0]?.confidence ?? 0;
   if (best < threshold) return [];
