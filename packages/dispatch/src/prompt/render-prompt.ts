@@ -100,9 +100,8 @@ export function inferredFenceNote(candidates: NonNullable<PromptContext['inferre
     'The issue names no files: waves inferred this fence from its text (the likely files, with how sure',
     'it was and from what kind of evidence):',
     from,
-    'If the work needs files outside the fence, ask for them before you edit them:',
-    `${widen} PATH… (a path another run holds is refused: work around it, or stop and say in your`,
-    'receipt which files you need and why).',
+    'The inference may be wrong: if the work needs files outside the fence, ask for them before you',
+    `edit them (${widen} PATH…), or stop and say in your receipt which files you need and why.`,
   ].join('\n');
 }
 
