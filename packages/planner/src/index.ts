@@ -32,9 +32,15 @@ export type { Violation } from './backtest/find-violations.js';
 export { measureRuleEffects, RULE_IDS } from './backtest/rule-effects.js';
 export type { RuleEffect, RuleEffectsInput, RuleId } from './backtest/rule-effects.js';
 export { truthEdgesFromJson } from './backtest/truth-edges.js';
+export { bm25Baseline, pathWords } from './backtest/bm25-baseline.js';
+export type { Bm25Query } from './backtest/bm25-baseline.js';
+export { fencePath, fenceRecall, firstHit, locatableFiles, localisationFigures } from './backtest/localisation.js';
+export type { AccuracyAtK, FenceCase, FenceRecall, LocalisationCase, LocalisationFigures } from './backtest/localisation.js';
+export { holderOf, simulateLiveFences } from './backtest/live-fences.js';
+export type { DecideLeases, FenceCollision, FenceEvent, FenceOutcome, FenceRules, FenceVerdict, LiveFenceInput, LiveFenceReport } from './backtest/live-fences.js';
 export type { TruthEdges, TruthGraphFormat } from './backtest/truth-edges.js';
-export { BacktestReportSchema, BacktestRuleSchema, BACKTEST_SCHEMA_VERSION } from './schema/backtest-schema.js';
-export type { BacktestReport, BacktestRule } from './schema/backtest-schema.js';
+export { BacktestLiveFencesSchema, BacktestLocalisationSchema, BacktestReportSchema, BacktestRuleSchema, BACKTEST_SCHEMA_VERSION } from './schema/backtest-schema.js';
+export type { BacktestLiveFences, BacktestLocalisation, BacktestReport, BacktestRule } from './schema/backtest-schema.js';
 
 export { parseIssues, IssuesFileSchema, IssueRecordSchema, isPullRequest, cutText, MAX_TITLE_CHARS, MAX_BODY_CHARS } from './schema/issues-schema.js';
 export type { IssueRecord } from './schema/issues-schema.js';
