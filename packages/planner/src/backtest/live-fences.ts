@@ -5,7 +5,8 @@
  * order — the wave's issues in the plan's order, each one's files sorted, round robin one file
  * per run per step — and each write outside the writer's fence (with what it was granted so far)
  * is a request decided by the same rule as `waves fence check` and dispatch (`decideLeases`, with
- * the plan's contention depth and serial paths):
+ * the plan's contention depth and serial paths, as an extension). A run the plan makes serial holds
+ * the whole repository, as dispatch leases it:
  *
  * - **granted**: the fence widens to that file (a lease in the run's name);
  * - **refused** (`overlap`, `import`): another run holds the path or a file it imports or is
@@ -31,6 +32,8 @@ export interface FenceRules {
   tree: RepoTree | null;
   contentionDepth: number;
   serial: readonly string[];
+  /** Set by the replay: the lanes widen a running run's fence. */
+  extension?: boolean;
 }
 
 export type FenceVerdict =
@@ -64,6 +67,8 @@ export interface LiveFenceInput {
   waves: readonly (readonly IssueNumber[])[];
   /** Each dispatched issue's fence, as repository paths (`''`: the whole repository). */
   fences: ReadonlyMap<IssueNumber, readonly RepoPath[]>;
+  /** Issues that run alone (the plan's `serial`): dispatch leases the whole repository for them. */
+  serialIssues?: ReadonlySet<IssueNumber>;
   /** The commits replayed: their files are what each run writes. */
   issues: readonly CommitIssue[];
   rules: FenceRules;
@@ -106,7 +111,8 @@ export function simulateLiveFences(input: LiveFenceInput): LiveFenceReport {
     for (const number of members) {
       const fence = [...(input.fences.get(number) ?? [])];
       own.set(number, fence);
-      for (const lane of fence) leases.push({ id: `${number}:${leases.length}`, lane: lane === '' ? '.' : lane, holder: holderOf(number), since: SINCE, until: FAR_FUTURE });
+      const lanes = input.serialIssues?.has(number) ? ['.'] : fence.map((lane) => (lane === '' ? '.' : lane));
+      for (const lane of lanes) leases.push({ id: `${number}:${leases.length}`, lane, holder: holderOf(number), since: SINCE, until: FAR_FUTURE });
     }
     const queues = members.map((number) => ({ number, files: (byNumber.get(number)?.files ?? []).map((f) => f.path).sort() }));
     const written = new Map<IssueNumber, Set<RepoPath>>(members.map((n) => [n, new Set()]));
@@ -121,7 +127,7 @@ export function simulateLiveFences(input: LiveFenceInput): LiveFenceReport {
           written.get(number)!.add(path);
           continue;
         }
-        const verdict = input.decide(leases, [path], holderOf(number), input.rules);
+        const verdict = input.decide(leases, [path], holderOf(number), { ...input.rules, extension: true });
         if (verdict.status === 'granted') {
           fence.push(path);
           leases.push({ id: `${number}:${leases.length}`, lane: path, holder: holderOf(number), since: SINCE, until: FAR_FUTURE });

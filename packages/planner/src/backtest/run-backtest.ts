@@ -138,6 +138,7 @@ export function runBacktest(input: BacktestInput): BacktestReport {
     ? simulateLiveFences({
         waves,
         fences,
+        serialIssues: new Set(analysis.plan.waves.flatMap((wave) => wave.issues.filter((entry) => entry.serial !== null).map((entry) => entry.number))),
         issues: backlog.issues,
         rules: { graph, tree: analysis.tree, contentionDepth: analysis.options.contentionDepth, serial: analysis.options.serial },
         base: truthBase,
