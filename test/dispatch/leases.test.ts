@@ -8,6 +8,7 @@ import { acquireLease, acquireLeases, listLeases, readJournal, releaseLease, rel
 import { foldLeases, lanesOverlap, LeaseEventSchema, type LeaseEvent } from '@waves/planner';
 
 const RACER = fileURLToPath(new URL('../fixtures/agents/lease-racer.mjs', import.meta.url));
+const IMPORT_RACER = fileURLToPath(new URL('../fixtures/agents/import-racer.mjs', import.meta.url));
 const STALLER = fileURLToPath(new URL('../fixtures/agents/lock-staller.mjs', import.meta.url));
 let dir: string;
 let journal: string;
@@ -169,6 +170,21 @@ describe('the lease journal', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^WavesError: lease journal .*: its lock was taken over while this process was stalled/)]);
   }, 60_000);
+
+  it('never starts two issues one import apart when two orchestrators take their leases at the same instant', async () => {
+    const startAt = String(Date.now() + 1_500);
+    const [a, b] = await Promise.all([
+      execa('node', [IMPORT_RACER, journal, 'alice/resolve-1-20261129T120000000Z', 'src/a.ts', startAt], { reject: false }),
+      execa('node', [IMPORT_RACER, journal, 'bob/resolve-2-20261129T120000000Z', 'src/b.ts', startAt], { reject: false }),
+    ]);
+    expect(a.exitCode, a.stderr).toBe(0);
+    expect(b.exitCode, b.stderr).toBe(0);
+    const results = [JSON.parse(a.stdout), JSON.parse(b.stdout)];
+    expect(results.map((r) => r.status).sort()).toEqual(['acquired', 'refused']);
+    const refused = results.find((r) => r.status === 'refused');
+    expect(refused).toMatchObject({ reason: 'import', via: 'src/a.ts imports src/b.ts' });
+    expect((await listLeases(journal, () => new Date())).leases).toHaveLength(1);
+  });
 
   it('never lets two holders own overlapping scopes at once, with 8 processes racing', async () => {
     // Built package: the racers are plain Node processes.

@@ -215,6 +215,8 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
       agentName: agent.name,
       analysis,
       plan,
+      // The plan's own rule decides each run's leases, inside the journal's lock.
+      rules: { graph: input.repo.graph, tree: analysis.tree, contentionDepth: analysis.options.contentionDepth, serial: analysis.options.serial },
       waveIndex: index,
       dispatch: dispatchOptions,
       worktreeBase: values.worktree ? (stringFlag(values, 'base') ?? 'HEAD') : null,
@@ -277,6 +279,7 @@ const SUPERVISOR_BIN = fileURLToPath(new URL('../../bin/waves.js', import.meta.u
 function describeEvent(event: RunEvent): string {
   switch (event.type) {
     case 'refused':
+      if (event.reason !== 'overlap') return `waves: #${event.number} skipped: ${safeText(event.message)}`;
       return `waves: #${event.number} skipped: ${safeText(event.lane)} is leased by ${safeText(event.holder)} until ${event.until}`;
     case 'skipped':
       return `waves: #${event.number} skipped: ${safeText(event.reason)}`;

@@ -12,7 +12,7 @@ import { lstat, mkdir, open, readdir, writeFile } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { canonicalLane, decideAcquire, foldLeases, InputError, LeaseEventSchema, MAX_LEASE_TTL_MS, readRegularFile, WavesError, type Lease, type LeaseEvent } from '@waves/planner';
+import { canonicalLane, decideLeases, foldLeases, InputError, LeaseEventSchema, MAX_LEASE_TTL_MS, readRegularFile, WavesError, type Lease, type LeaseEvent, type LeaseRefusalReason, type LeaseRules } from '@waves/planner';
 
 export const DEFAULT_JOURNAL = '.waves/leases.jsonl';
 
@@ -220,7 +220,21 @@ export async function appendEvent(file: string, event: LeaseEvent): Promise<void
 
 export type AcquireResult =
   | { status: 'acquired'; id: string; lane: string; holder: string; until: string }
-  | { status: 'refused'; lane: string; holder: string; until: string; id: string; heldLane: string };
+  | {
+      status: 'refused';
+      lane: string;
+      /** Who is in the way, until when, and the lease's id and lane (empty for an extension onto a root file or a serial path). */
+      holder: string;
+      until: string;
+      id: string;
+      heldLane: string;
+      /** Why (decide-lease.ts): the same path, an import within the contention depth, root files, a serial path. */
+      reason: LeaseRefusalReason;
+      /** For `import`: the chain of files. */
+      via?: string;
+      /** One line for people. */
+      message: string;
+    };
 
 function newLeaseId(): string {
   return `l-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
@@ -231,12 +245,35 @@ export interface LeaseRequest {
   holder: string;
   ttlMs: number;
   now: () => Date;
+  /**
+   * The plan's rule beside the paths (its graph, tree, contention depth and serial globs): decided
+   * inside the journal's lock, so two orchestrators planning at the same instant cannot take two
+   * lanes one import apart. Absent: paths only.
+   */
+  rules?: LeaseRules;
+}
+
+/** A refusal of decide-lease.ts as `acquireLeases` returns it. */
+export function refusalOf(verdict: Exclude<ReturnType<typeof decideLeases>, { status: 'granted' }>): Extract<AcquireResult, { status: 'refused' }> {
+  const { lease } = verdict;
+  return {
+    status: 'refused',
+    lane: verdict.lane,
+    holder: lease?.holder ?? '',
+    until: lease?.until ?? '',
+    id: lease?.id ?? '',
+    heldLane: lease?.lane ?? '',
+    reason: verdict.reason,
+    ...(verdict.via !== undefined ? { via: verdict.via } : {}),
+    message: verdict.message,
+  };
 }
 
 /**
- * Takes several lanes at once, or none: all are acquired, or the first refusal is returned. Every
- * lane is canonicalised first (an `InputError` for one that has no canonical spelling, before the
- * journal is touched): the journal only ever holds canonical lanes.
+ * Takes several lanes at once, or none: all are acquired, or the first refusal is returned, by
+ * the one lease rule (decide-lease.ts) applied inside the journal's lock. Every lane is
+ * canonicalised first (an `InputError` for one that has no canonical spelling, before the journal
+ * is touched): the journal only ever holds canonical lanes.
  */
 export async function acquireLeases(file: string, lanes: readonly string[], request: Omit<LeaseRequest, 'lane'>): Promise<AcquireResult[]> {
   const canonical = lanes.map(canonicalLane);
@@ -244,13 +281,8 @@ export async function acquireLeases(file: string, lanes: readonly string[], requ
     const { events } = await readJournal(file);
     const now = request.now();
     const active = foldLeases(events, now.getTime());
-    for (const lane of canonical) {
-      const decision = decideAcquire(active, lane, request.holder);
-      if (decision.status === 'refused') {
-        const { lease } = decision;
-        return [{ status: 'refused', lane, holder: lease.holder, until: lease.until, id: lease.id, heldLane: lease.lane }];
-      }
-    }
+    const verdict = decideLeases(active, canonical, request.holder, request.rules);
+    if (verdict.status === 'refused') return [refusalOf(verdict)];
     const results: AcquireResult[] = [];
     for (const lane of canonical) {
       const event: LeaseEvent = { v: 1, op: 'acquire', id: newLeaseId(), lane, holder: request.holder, at: now.toISOString(), ttlMs: request.ttlMs };

@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { lstat, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execaGit } from '@waves/planner';
-import { isDirectoryLeaf, nextCandidate, WHOLE_REPOSITORY, type Plan, type PlanAnalysis, type PlanIssue } from '@waves/planner';
+import { isDirectoryLeaf, nextCandidate, WHOLE_REPOSITORY, type LeaseRefusalReason, type LeaseRules, type Plan, type PlanAnalysis, type PlanIssue } from '@waves/planner';
 import { buildIssueDispatch, type DispatchOptions } from '../build-dispatch.js';
 import { checkGitTrust, GitTrustError } from '../git-trust/git-trust.js';
 import { acquireLeases, MAX_DURATION_MS, releaseLeases } from '../leases/lease-journal.js';
@@ -32,7 +32,7 @@ import { gitFailure, worktreeProblem } from './worktree-check.js';
 import { withoutTokens } from './agent-env.js';
 
 export type RunEvent =
-  | { type: 'refused'; number: number; lane: string; holder: string; until: string }
+  | { type: 'refused'; number: number; lane: string; holder: string; until: string; reason: LeaseRefusalReason; message: string }
   | { type: 'skipped'; number: number; reason: string }
   | { type: 'candidate'; number: number; replacing: number }
   | { type: 'reused'; number: number; path: string; branch: string }
@@ -49,6 +49,12 @@ export interface RunWaveOptions {
   agentName: string;
   analysis: PlanAnalysis;
   plan: Plan;
+  /**
+   * The plan's lease rule (its import graph, tree, contention depth, serial globs), applied inside
+   * the journal's lock as each run takes its leases: an issue another orchestrator's run now
+   * contends with through an import is skipped like one whose path is taken. Absent: paths only.
+   */
+  rules?: LeaseRules;
   waveIndex: number;
   dispatch: DispatchOptions;
   /** Create a worktree per issue from this ref. */
@@ -188,7 +194,7 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
     // Each run holds its leases in its own name: another dispatch by the same user is another holder.
     let leases;
     try {
-      leases = await acquireLeases(options.journal, lanes, { holder: `${options.holder}/${id}`, ttlMs: options.ttlMs, now: options.now });
+      leases = await acquireLeases(options.journal, lanes, { holder: `${options.holder}/${id}`, ttlMs: options.ttlMs, now: options.now, ...(options.rules ? { rules: options.rules } : {}) });
     } catch (error) {
       await removeRecord(files.record);
       throw error;
@@ -197,8 +203,8 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
     if (refusal && refusal.status === 'refused') {
       // Not started: no record of it.
       await removeRecord(files.record);
-      emit({ type: 'refused', number, lane: refusal.heldLane, holder: refusal.holder, until: refusal.until });
-      skipped.push({ number, reason: `${refusal.heldLane} is leased by ${refusal.holder} until ${refusal.until}` });
+      emit({ type: 'refused', number, lane: refusal.heldLane, holder: refusal.holder, until: refusal.until, reason: refusal.reason, message: refusal.message });
+      skipped.push({ number, reason: refusal.reason === 'overlap' ? `${refusal.heldLane} is leased by ${refusal.holder} until ${refusal.until}` : refusal.message });
       replace(number);
       return;
     }

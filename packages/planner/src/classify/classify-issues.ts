@@ -6,15 +6,11 @@
  */
 import type { PlanOptions } from '../schema/options-schema.js';
 import type { Leaf } from '../conflicts/roll-up-leaves.js';
-import { graphFiles } from '../conflicts/find-conflicts.js';
-import { chainTo, describeChain, reachImports } from '../graph/graph-queries.js';
 import { isDirectoryLeaf, type IssueScope } from '../scope/extract-scope.js';
-import { containsPath } from '../paths/repo-paths.js';
 import type { RepoTree } from '../scope/repo-tree.js';
-import { canonicalLane, WHOLE_REPOSITORY } from '../leases/canonical-lane.js';
-import { resolveLaneName } from '../scope/resolve-lane.js';
+import { heldBy, heldByImport, heldLeases } from '../leases/decide-lease.js';
 import { matchHub } from '../scope/hub-paths.js';
-import { matchSerial, rootFileOf, rootFilesOf, type SerialMatch } from '../scope/serial-paths.js';
+import { matchSerial, rootFilesOf, type SerialMatch } from '../scope/serial-paths.js';
 import type { ActiveLease, BacklogIssue, IssueNumber, RepoGraph, RepoPath } from '../types.js';
 
 export type Bucket =
@@ -116,58 +112,6 @@ function childBudget(scope: IssueScope, options: ClassifyInput['options']): numb
   );
 }
 
-function leasePath(lease: ActiveLease, tree: RepoTree): RepoPath {
-  const lane = canonicalLane(lease.lane);
-  if (lane === WHOLE_REPOSITORY) return ''; // contains every path
-  if (tree.isFile(lane) || tree.isDir(lane)) return lane;
-  return resolveLaneName(lane, tree) ?? lane;
-}
-
-/**
- * The lease an issue's fence overlaps: a leased path containing, or inside, one of its leaves —
- * or, when the issue touches root files, a lease on root files too (two issues touching root
- * files conflict, so another orchestrator's agent editing one keeps this issue back).
- */
-function heldBy(
-  leaves: readonly Leaf[],
-  leases: readonly { lease: ActiveLease; path: RepoPath; rootFile: boolean }[],
-  touchesRootFiles: boolean,
-): { lease: ActiveLease; path: RepoPath } | null {
-  for (const entry of leases) {
-    if (leaves.some((leaf) => containsPath(entry.path, leaf.path) || containsPath(leaf.path, entry.path))) return entry;
-    if (touchesRootFiles && entry.rootFile) return entry;
-  }
-  return null;
-}
-
-/**
- * A lease the issue contends with through imports, as two issues of one plan would: a file of
- * the issue imports, or is imported by, a leased file within `depth` hops (either direction,
- * since the leased side is not an issue of this plan to search from).
- */
-function heldByImport(
-  leaves: readonly Leaf[],
-  leases: readonly { lease: ActiveLease; path: RepoPath }[],
-  graph: RepoGraph,
-  tree: RepoTree,
-  depth: number,
-): { lease: ActiveLease; path: RepoPath; via: string } | null {
-  if (depth <= 0 || leases.length === 0) return null;
-  const start = graphFiles(leaves, graph, tree);
-  const leaseOf = (file: RepoPath) => leases.find((entry) => containsPath(entry.path, file)) ?? null;
-  for (const direction of ['out', 'in'] as const) {
-    const reached = reachImports(graph, start, depth, direction);
-    for (const file of reached.keys()) {
-      const entry = leaseOf(file);
-      if (!entry) continue;
-      const chain = chainTo(reached, file);
-      if (direction === 'in') chain.reverse();
-      return { ...entry, via: describeChain(chain) };
-    }
-  }
-  return null;
-}
-
 function triageReason(scope: IssueScope): string {
   if (scope.unresolved.length > 0) {
     const names = scope.unresolved.slice(0, 3).map((u) => u.text);
@@ -203,13 +147,12 @@ export function classifyIssues(input: ClassifyInput): Classification {
   const inCycle = new Map<IssueNumber, IssueNumber[]>();
   for (const cycle of dependencyCycles(internalDeps)) for (const n of cycle) inCycle.set(n, cycle);
 
-  const activeLeases = input.leases
-    .filter((lease) => Date.parse(lease.until) > input.now && lease.holder !== options.holder)
-    .map((lease) => {
-      const path = leasePath(lease, tree);
-      return { lease, path, rootFile: path !== '' && rootFileOf({ path, dir: tree.isDir(path) }, tree) !== null };
-    })
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.lease.holder < b.lease.holder ? -1 : 1));
+  // The lease rule is decide-lease.ts's, the one the journal and live fences apply too.
+  const activeLeases = heldLeases(
+    input.leases.filter((lease) => Date.parse(lease.until) > input.now),
+    options.holder,
+    tree,
+  );
 
   const rootLeased = activeLeases.some((entry) => entry.rootFile);
   for (const { issue, scope } of selected) {

@@ -100,15 +100,3 @@ export function foldLeases(events: readonly LeaseEvent[], now: number): Lease[] 
 function isDateMs(ms: number): boolean {
   return Number.isFinite(ms) && Math.abs(ms) <= DATE_LIMIT_MS;
 }
-
-export type AcquireDecision = { status: 'acquired' } | { status: 'refused'; lease: Lease };
-
-/**
- * May `holder` take `lane` now? Refused when another holder's live lease overlaps it; throws
- * `InputError` for a lane with no canonical spelling (never a decision on a guessed lane).
- */
-export function decideAcquire(active: readonly Lease[], lane: string, holder: string): AcquireDecision {
-  canonicalLane(lane);
-  const blocking = active.find((lease) => lease.holder !== holder && lanesOverlap(lease.lane, lane));
-  return blocking ? { status: 'refused', lease: blocking } : { status: 'acquired' };
-}

@@ -1,0 +1,148 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createRepoTree, decideAcquire, decideLeases, dependenciesOf, dependentsOf, lanesOverlap, type Lease, type LeaseRules } from '@waves/planner';
+import { repoArb, type RandomRepo } from '../arbitraries.js';
+import { makeRepo } from '../helpers/repo.js';
+
+const UNTIL = '2026-11-29T13:00:00.000Z';
+const lease = (lane: string, holder: string, id = `l-${holder}-${lane}`): Lease => ({ id, lane, holder, since: '2026-11-29T12:00:00.000Z', until: UNTIL });
+
+const repo = makeRepo({
+  files: ['package.json', 'pnpm-lock.yaml', 'tsconfig.json', 'packages/a/src/x.ts', 'packages/a/src/y.ts', 'packages/b/src/z.ts', 'packages/b/src/w.ts', 'packages/c/src/v.ts', 'db/schema.ts'],
+  imports: [
+    ['packages/a/src/x.ts', 'packages/b/src/z.ts'],
+    ['packages/b/src/z.ts', 'packages/c/src/v.ts'],
+  ],
+  packages: [
+    { name: '@r/a', dir: 'packages/a' },
+    { name: '@r/b', dir: 'packages/b' },
+    { name: '@r/c', dir: 'packages/c' },
+  ],
+});
+const tree = createRepoTree(repo.files, repo.packages);
+const rules = (contentionDepth = 1, extra: Partial<LeaseRules> = {}): LeaseRules => ({ graph: repo.graph, tree, contentionDepth, serial: ['db/**'], ...extra });
+
+describe('decideLeases: the one lease rule', () => {
+  it('grants lanes nobody else holds, and never refuses a holder its own leases', () => {
+    expect(decideLeases([], ['packages/a/src/x.ts'], 'run-1', rules())).toEqual({ status: 'granted' });
+    expect(decideLeases([lease('packages/b', 'run-1')], ['packages/a/src/x.ts', 'packages/b/src/w.ts'], 'run-1', rules())).toEqual({ status: 'granted' });
+  });
+
+  it('refuses a lane another holder\'s lease covers, names the holder and the lease', () => {
+    const verdict = decideLeases([lease('packages/b', 'run-2')], ['packages/a/src/y.ts', 'packages/b/src/w.ts'], 'run-1', rules());
+    expect(verdict).toMatchObject({ status: 'refused', reason: 'overlap', lane: 'packages/b/src/w.ts', lease: { holder: 'run-2', lane: 'packages/b' } });
+    expect(verdict.status === 'refused' && verdict.message).toContain('run-2 holds packages/b until');
+  });
+
+  it('resolves a lane name through the tree: a lease on `@r/b` covers packages/b', () => {
+    expect(decideLeases([lease('@r/b', 'run-2')], ['packages/b/src/w.ts'], 'run-1', rules())).toMatchObject({ status: 'refused', reason: 'overlap' });
+    // Without a tree only the spellings are compared.
+    expect(decideLeases([lease('@r/b', 'run-2')], ['packages/b/src/w.ts'], 'run-1')).toEqual({ status: 'granted' });
+  });
+
+  it('refuses a file one import away from another holder\'s lease, with the import chain as evidence, both directions', () => {
+    const importer = decideLeases([lease('packages/b/src/z.ts', 'run-2')], ['packages/a/src/x.ts'], 'run-1', rules());
+    expect(importer).toMatchObject({ status: 'refused', reason: 'import', lane: 'packages/a/src/x.ts', via: 'packages/a/src/x.ts imports packages/b/src/z.ts' });
+    const imported = decideLeases([lease('packages/a/src/x.ts', 'run-2')], ['packages/b/src/z.ts'], 'run-1', rules());
+    expect(imported).toMatchObject({ status: 'refused', reason: 'import', via: 'packages/a/src/x.ts imports packages/b/src/z.ts' });
+    // Two hops apart: free at depth 1, contended at depth 2, and never with contention off.
+    expect(decideLeases([lease('packages/c/src/v.ts', 'run-2')], ['packages/a/src/x.ts'], 'run-1', rules(1)).status).toBe('granted');
+    expect(decideLeases([lease('packages/c/src/v.ts', 'run-2')], ['packages/a/src/x.ts'], 'run-1', rules(2))).toMatchObject({
+      reason: 'import',
+      via: 'packages/a/src/x.ts → packages/b/src/z.ts → packages/c/src/v.ts',
+    });
+    expect(decideLeases([lease('packages/b/src/z.ts', 'run-2')], ['packages/a/src/x.ts'], 'run-1', rules(0)).status).toBe('granted');
+  });
+
+  it('keeps two root files of two holders apart (they conflict in a plan too)', () => {
+    expect(decideLeases([lease('pnpm-lock.yaml', 'run-2')], ['package.json'], 'run-1', rules())).toMatchObject({ status: 'refused', reason: 'root', lane: 'package.json' });
+    expect(decideLeases([lease('pnpm-lock.yaml', 'run-2')], ['package.json'], 'run-1', { graph: null, tree: null, contentionDepth: 1, serial: [] })).toMatchObject({ status: 'refused', reason: 'root' });
+    // `waves lease acquire` (no rules) compares paths only, as it always did.
+    expect(decideLeases([lease('pnpm-lock.yaml', 'run-2')], ['package.json'], 'run-1').status).toBe('granted');
+  });
+
+  it('makes a serial path wait while anyone else holds anything', () => {
+    expect(decideLeases([lease('packages/a', 'run-2')], ['db/schema.ts'], 'run-1', rules())).toMatchObject({ status: 'refused', reason: 'serial', lane: 'db/schema.ts' });
+    expect(decideLeases([], ['db/schema.ts'], 'run-1', rules()).status).toBe('granted');
+  });
+
+  it('never grows a parallel run\'s fence onto a root file, the whole repository or a serial path', () => {
+    const own = [lease('packages/a/src/x.ts', 'run-1')];
+    expect(decideLeases(own, ['tsconfig.json'], 'run-1', rules(1, { extension: true }))).toMatchObject({ status: 'refused', reason: 'root', lane: 'tsconfig.json' });
+    expect(decideLeases(own, ['.'], 'run-1', rules(1, { extension: true }))).toMatchObject({ status: 'refused', reason: 'root' });
+    expect(decideLeases(own, ['db/schema.ts'], 'run-1', rules(1, { extension: true }))).toMatchObject({ status: 'refused', reason: 'serial' });
+    expect(decideLeases(own, ['packages/c/src/new.ts'], 'run-1', rules(1, { extension: true }))).toEqual({ status: 'granted' });
+    // A serial run holds the whole repository: it may write anywhere.
+    expect(decideLeases([lease('.', 'run-1')], ['tsconfig.json'], 'run-1', rules(1, { extension: true }))).toEqual({ status: 'granted' });
+  });
+
+  it('throws for a lane with no canonical spelling, never deciding on a guess', () => {
+    expect(() => decideLeases([], ['../etc/passwd'], 'run-1', rules())).toThrow(/leaves the repository/);
+    expect(() => decideLeases([], ['/etc/passwd'], 'run-1')).toThrow(/absolute/);
+  });
+});
+
+/** A random repository, leases of other holders on some of its files, and lanes asked for. */
+const caseArb = repoArb.chain((random: RandomRepo) =>
+  fc.record({
+    random: fc.constant(random),
+    held: fc.array(fc.record({ path: fc.constantFrom(...random.files, ...random.packages.map((p) => p.dir)), holder: fc.constantFrom('run-1', 'run-2', 'run-3') }), { maxLength: 4 }),
+    lanes: fc.uniqueArray(fc.constantFrom(...random.files, ...random.packages.map((p) => `${p.dir}/src`), 'packages/p0/src/new.ts'), { minLength: 1, maxLength: 3 }),
+    depth: fc.integer({ min: 0, max: 2 }),
+  }),
+);
+
+describe('decideLeases: properties', () => {
+  it('should never grant a lane that overlaps another holder\'s lease', () => {
+    fc.assert(
+      fc.property(caseArb, ({ random, held, lanes, depth }) => {
+        const index = makeRepo({ files: random.files, imports: random.edges, packages: random.packages });
+        const active = held.map((h, i) => lease(h.path, h.holder, `l${i}`));
+        const verdict = decideLeases(active, lanes, 'run-1', { graph: index.graph, tree: createRepoTree(index.files, index.packages), contentionDepth: depth, serial: [] });
+        fc.pre(verdict.status === 'granted');
+        for (const l of active) if (l.holder !== 'run-1') for (const lane of lanes) expect(lanesOverlap(l.lane, lane)).toBe(false);
+      }),
+    );
+  });
+
+  it('should never grant a file within the contention depth of another holder\'s leased file', () => {
+    fc.assert(
+      fc.property(caseArb, ({ random, held, lanes, depth }) => {
+        const index = makeRepo({ files: random.files, imports: random.edges, packages: random.packages });
+        const active = held.map((h, i) => lease(h.path, h.holder, `l${i}`));
+        const verdict = decideLeases(active, lanes, 'run-1', { graph: index.graph, tree: createRepoTree(index.files, index.packages), contentionDepth: depth, serial: [] });
+        fc.pre(verdict.status === 'granted');
+        const files = lanes.filter((lane) => index.graph.hasNode(lane));
+        const near = new Set([...dependenciesOf(index.graph, files, depth).keys(), ...dependentsOf(index.graph, files, depth).keys()]);
+        for (const l of active) if (l.holder !== 'run-1') expect(near.has(l.lane)).toBe(false);
+      }),
+    );
+  });
+
+  it('should always give an import refusal a chain of real imports from a lane to a leased file', () => {
+    fc.assert(
+      fc.property(caseArb, ({ random, held, lanes, depth }) => {
+        const index = makeRepo({ files: random.files, imports: random.edges, packages: random.packages });
+        const active = held.map((h, i) => lease(h.path, h.holder, `l${i}`));
+        const verdict = decideLeases(active, lanes, 'run-1', { graph: index.graph, tree: createRepoTree(index.files, index.packages), contentionDepth: depth, serial: [] });
+        fc.pre(verdict.status === 'refused' && verdict.reason === 'import');
+        if (verdict.status !== 'refused') return;
+        const chain = verdict.via!.includes(' imports ') ? verdict.via!.split(' imports ') : verdict.via!.split(' → ');
+        expect(chain.length - 1).toBeLessThanOrEqual(depth);
+        for (let i = 0; i + 1 < chain.length; i++) expect(index.graph.hasEdge(chain[i]!, chain[i + 1]!)).toBe(true);
+        expect(verdict.lease!.holder).not.toBe('run-1');
+      }),
+    );
+  });
+
+  it('should decide as the journal always did when given no rules: paths only', () => {
+    fc.assert(
+      fc.property(caseArb, ({ held, lanes }) => {
+        const active = held.map((h, i) => lease(h.path, h.holder, `l${i}`));
+        const verdict = decideLeases(active, lanes, 'run-1');
+        const byPath = lanes.every((lane) => decideAcquire(active, lane, 'run-1').status === 'acquired');
+        expect(verdict.status === 'granted').toBe(byPath);
+      }),
+    );
+  });
+});
