@@ -20,28 +20,15 @@
  * violations, beside them, are what the plan alone would have let through. Pure, given `decide`.
  */
 import type { Lease } from '../leases/fold-leases.js';
+import type { decideLeases, LeaseRules } from '../leases/decide-lease.js';
 import type { IssueNumber, RepoGraph, RepoPath } from '../types.js';
 import type { RepoTree } from '../scope/repo-tree.js';
 import { containsPath } from '../paths/repo-paths.js';
 import type { CommitIssue } from './backlog-from-commits.js';
 import { findTrueConflicts, type TruthBase, type TruthEvidence } from './true-conflicts.js';
 
-/** The rules `decideLeases` applies beyond path overlap (the fence helper's `LeaseRules`). */
-export interface FenceRules {
-  graph: RepoGraph | null;
-  tree: RepoTree | null;
-  contentionDepth: number;
-  serial: readonly string[];
-  /** Set by the replay: the lanes widen a running run's fence. */
-  extension?: boolean;
-}
-
-export type FenceVerdict =
-  | { status: 'granted' }
-  | { status: 'refused'; reason: 'overlap' | 'import' | 'root' | 'serial'; lane: string; lease?: Lease; via?: string; message: string };
-
-/** `decideLeases(active, lanes, holder, rules)`: the one rule of `waves fence check` and dispatch. */
-export type DecideLeases = (active: readonly Lease[], lanes: readonly string[], holder: string, rules?: FenceRules) => FenceVerdict;
+/** The lease rule the replay applies: `decideLeases` (leases/decide-lease.ts), the one of `waves fence check` and dispatch. */
+export type DecideLeases = typeof decideLeases;
 
 export type FenceOutcome = 'granted' | 'refused' | 'person';
 
@@ -71,8 +58,10 @@ export interface LiveFenceInput {
   serialIssues?: ReadonlySet<IssueNumber>;
   /** The commits replayed: their files are what each run writes. */
   issues: readonly CommitIssue[];
-  rules: FenceRules;
+  /** The plan's graph, tree, contention depth and serial globs (`extension` is set by the replay). */
+  rules: Omit<LeaseRules, 'extension'>;
   base: TruthBase;
+  /** Default: `decideLeases`; a test may count the calls. */
   decide: DecideLeases;
 }
 

@@ -23,6 +23,7 @@ import type { TruthEdges } from './truth-edges.js';
 import { bm25Baseline } from './bm25-baseline.js';
 import { fencePath, fenceRecall, firstHit, locatableFiles, localisationFigures, type LocalisationCase } from './localisation.js';
 import { simulateLiveFences, type DecideLeases } from './live-fences.js';
+import { decideLeases } from '../leases/decide-lease.js';
 
 export interface BacktestInput {
   /** The first-parent commits of the range, oldest first (merges included: they are skipped). */
@@ -37,7 +38,7 @@ export interface BacktestInput {
   options?: PlanOptionsInput;
   /** Import edges of an independent judge (default: the repository graph's own). */
   truthEdges?: (TruthEdges & { file: string }) | null;
-  /** The lease rule of `waves fence check` (`decideLeases`), for the live-fence replay; none: no replay. */
+  /** The lease rule of the live-fence replay (default `decideLeases`, the rule of `waves fence check` and dispatch); null: no replay. */
   decide?: DecideLeases | null;
 }
 
@@ -134,7 +135,8 @@ export function runBacktest(input: BacktestInput): BacktestReport {
   // Live fences, replayed wave by wave.
   const fences = new Map<IssueNumber, string[]>();
   for (const wave of analysis.plan.waves) for (const entry of wave.issues) fences.set(entry.number, entry.paths.map(fencePath));
-  const live = input.decide
+  const decide = input.decide === undefined ? decideLeases : input.decide;
+  const live = decide
     ? simulateLiveFences({
         waves,
         fences,
@@ -142,7 +144,7 @@ export function runBacktest(input: BacktestInput): BacktestReport {
         issues: backlog.issues,
         rules: { graph, tree: analysis.tree, contentionDepth: analysis.options.contentionDepth, serial: analysis.options.serial },
         base: truthBase,
-        decide: input.decide,
+        decide,
       })
     : null;
   const liveFences = live && {
