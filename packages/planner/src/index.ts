@@ -39,6 +39,8 @@ export type { Bm25Query } from './backtest/bm25-baseline.js';
 export { fencePath, fenceRecall, firstHit, locatableFiles, localisationFigures } from './backtest/localisation.js';
 export type { AccuracyAtK, FenceCase, FenceRecall, LocalisationCase, LocalisationFigures } from './backtest/localisation.js';
 export { holderOf, simulateLiveFences } from './backtest/live-fences.js';
+export { EVIDENCE_KINDS, judgeReports } from './backtest/judge-reports.js';
+export type { EvidenceKind, IssueReport, JudgedReport, ReportsJudgement } from './backtest/judge-reports.js';
 export type { DecideLeases, FenceCollision, FenceEvent, FenceOutcome, LiveFenceInput, LiveFenceReport } from './backtest/live-fences.js';
 export type { TruthEdges, TruthGraphFormat } from './backtest/truth-edges.js';
 export { BacktestLiveFencesSchema, BacktestLocalisationSchema, BacktestReportSchema, BacktestRuleSchema, BACKTEST_SCHEMA_VERSION } from './schema/backtest-schema.js';
