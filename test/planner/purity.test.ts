@@ -21,6 +21,7 @@ const ADAPTERS = new Set([
   'graph/files-to-read.ts',
   'graph/tsconfig-chain.ts',
   'graph/read-regular-file.ts',
+  'graph/read-history-prior.ts',
 ]);
 
 const FORBIDDEN: [RegExp, string][] = [

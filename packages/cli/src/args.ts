@@ -130,6 +130,15 @@ export function intFlag(values: ParsedArgs['values'], name: string, min: number)
   return value;
 }
 
+/** A number flag within bounds (`--inference-threshold 0.6`): anything else is a usage error. */
+export function fractionFlag(values: ParsedArgs['values'], name: string, min: number, max: number): number | undefined {
+  const raw = stringFlag(values, name);
+  if (raw === undefined) return undefined;
+  const value = /^\s*\d*\.?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isFinite(value) || value < min || value > max) throw new UsageError(`--${name}: expected a number from ${min} to ${max}, got ${JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw)}`);
+  return value;
+}
+
 /**
  * A duration from a flag or the config (`--timeout`, `leases.ttl`), in milliseconds: one that is not
  * a duration, or is longer than a timer can wait (2^31−1 ms, 24.8 days), is an error naming where it

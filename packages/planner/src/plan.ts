@@ -2,7 +2,7 @@
  * `planWaves(input) → Plan`: the whole pipeline, pure. Reading the backlog, the repository, the
  * leases and the clock happens before (adapters); this composes the stages:
  *
- *   select → scope → classify → conflicts → partition → (verify, by the caller or the tests)
+ *   select → scope (+ infer) → classify → conflicts → partition → (verify, by the caller or the tests)
  */
 import { priorityLabel } from './backlog/priority.js';
 import { inferRepoSlug } from './backlog/infer-repo-slug.js';
@@ -12,7 +12,9 @@ import { findConflicts, serialConflicts, type Conflict, type ConflictUnit } from
 import { leafLabel, rollUpLeaves, type Leaf } from './conflicts/roll-up-leaves.js';
 import { InputError } from './errors.js';
 import { PlanOptionsSchema, type PlanOptions, type PlanOptionsInput } from './schema/options-schema.js';
-import { PLAN_SCHEMA_VERSION, type Plan, type PlanIssue } from './schema/plan-schema.js';
+import { PLAN_SCHEMA_VERSION, type Candidate, type Plan, type PlanIssue } from './schema/plan-schema.js';
+import { inferScopes } from './infer/infer-scopes.js';
+import { likelyText } from './infer/inferred-fence.js';
 import { problemsOf } from './schema/schema-errors.js';
 import { extractScope, type IssueScope, type ScopeOptions } from './scope/extract-scope.js';
 import { createRepoTree, type RepoTree } from './scope/repo-tree.js';
@@ -48,6 +50,10 @@ export interface PlanAnalysis {
   conflicts: Conflict[];
   /** The dispatchable issues as the conflict search saw them (leaves, dependencies, serial rule). */
   units: ConflictUnit[];
+  /** Scope inference: each issue's candidates (absent when inference is off or found none). */
+  candidates: Map<IssueNumber, Candidate[]>;
+  /** Issues whose fence came from inference (plan mode). */
+  inferred: Set<IssueNumber>;
 }
 
 const CONFLICT_ORDER = ['dependency', 'serial', 'path', 'import'];
@@ -96,10 +102,11 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
   const selected = selectIssues([...backlog.values()], options.top, options.priorityLabels);
   const rankOf = new Map(selected.map((issue, i) => [issue.number, i]));
 
-  // 2. scope
+  // 2. scope, and (unless off) inference for what the issue points at without naming it
   const scopes = new Map<IssueNumber, IssueScope>();
   const scopeOptions = scopeOptionsFor(options, input.issues);
-  for (const issue of selected) scopes.set(issue.number, extractScope(issue, tree, scopeOptions));
+  const inference = inferScopes(selected, input.repo, tree, options, scopeOptions);
+  for (const issue of selected) scopes.set(issue.number, inference.scopes.get(issue.number)!);
 
   // The leaves after the granularity roll-up: what each agent may edit (and its dispatch leases).
   const leaves = new Map<IssueNumber, Leaf[]>();
@@ -162,8 +169,14 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
       tierRule: tiers[n]!.rule,
       serial: unit.serial ? unit.serial.reason : null,
       dependsOn: [...unit.dependsOn].sort((a, b) => a - b),
+      ...inferredFields(issue.number),
     };
   };
+  function inferredFields(n: IssueNumber): { candidates?: Candidate[]; inferred?: boolean } {
+    const candidates = inference.candidates.get(n);
+    if (!candidates) return {};
+    return { candidates, inferred: inference.inferred.has(n) };
+  }
   const waves: Plan['waves'] = [];
   const deferred: Plan['deferred'] = [];
   partition.waves.forEach((members, i) => {
@@ -188,7 +201,11 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
     const bucket = buckets.get(issue.number)!;
     if (bucket.bucket === 'subdivide') {
       subdivide.push({ ...ref(issue), reason: bucket.reason, childBudget: bucket.childBudget, paths: leaves.get(issue.number)!.map(leafLabel) });
-    } else if (bucket.bucket === 'triage') triage.push({ ...ref(issue), reason: bucket.reason });
+    } else if (bucket.bucket === 'triage') {
+      const candidates = inference.candidates.get(issue.number);
+      const likely = candidates && scopes.get(issue.number)!.leaves.length === 0 ? likelyText(candidates) : '';
+      triage.push({ ...ref(issue), reason: likely ? `${bucket.reason}; ${likely}` : bucket.reason, ...inferredFields(issue.number) });
+    }
     else if (bucket.bucket === 'held') {
       const lease = { id: bucket.lease.id ?? null, lane: bucket.lease.lane, holder: bucket.lease.holder, until: bucket.lease.until };
       held.push({ ...ref(issue), lease, reason: heldReason(lease, leaves.get(issue.number)!.map((leaf) => leaf.path), bucket.via) });
@@ -226,6 +243,8 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
     generatedAt: new Date(now).toISOString(),
     repo: { root: input.repo.root, head: input.repo.head, files: input.repo.files.length, imports: input.repo.graph.size },
     options: {
+      inference: options.inference,
+      inferenceThreshold: options.inferenceThreshold,
       top: options.top,
       waveSize: options.waveSize,
       maxWaves: options.maxWaves,
@@ -242,7 +261,7 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
     conflicts: listed.map(({ a, b, kind, detail }) => ({ a, b, kind, detail })),
     warnings,
   };
-  return { plan, options, tree, selected, scopes, leaves, buckets, conflicts: listed, units };
+  return { plan, options, tree, selected, scopes, leaves, buckets, conflicts: listed, units, candidates: inference.candidates, inferred: inference.inferred };
 }
 
 /** Plans the waves of a backlog. Pure: the same input gives the same plan, whatever its order. */

@@ -68,6 +68,18 @@ export interface SkippedFile {
 /** File-level import graph: one node per source file and per imported JSON file, one edge per importing pair. */
 export type RepoGraph = DirectedGraph<FileNodeAttributes, ImportEdgeAttributes, RepoGraphAttributes>;
 
+/** What one source file declares and the messages it holds (see graph/scan-symbols.ts). */
+export interface FileSymbols {
+  names: readonly string[];
+  literals: readonly string[];
+}
+
+/** One commit of the history before the planned commit: its subject and the files it changed. */
+export interface PastCommit {
+  subject: string;
+  files: readonly RepoPath[];
+}
+
 /** Everything the planner needs to know about the repository. Built by `loadRepo`. */
 export interface RepoIndex {
   /** The root as the caller named it (reported in the plan, never read by the planner). */
@@ -77,6 +89,10 @@ export interface RepoIndex {
   files: readonly RepoPath[];
   packages: readonly WorkspacePackage[];
   graph: RepoGraph;
+  /** What each source file declares and its message literals, for scope inference (absent: names are not used). */
+  symbols?: ReadonlyMap<RepoPath, FileSymbols>;
+  /** The most recent commits before the planned one, newest first, for scope inference's history prior (absent: none). */
+  history?: readonly PastCommit[];
 }
 
 /** An active lease held by some orchestrator (the fold of the lease journal at `now`). */

@@ -27,7 +27,7 @@ import { renderBacktestMarkdown, renderBacktestTable } from '../render/backtest-
 import { withBaseWorktree } from '../sources/base-worktree.js';
 import { readHistory, type HistoryRange } from '../sources/git-history.js';
 import { rootFlag } from '../root-flag.js';
-import { warnSkipped } from './plan-input.js';
+import { applyInferenceFlags, INFERENCE_FLAGS, warnSkipped } from './plan-input.js';
 
 const FORMATS = ['table', 'json', 'markdown'] as const;
 const DEFAULT_LAST = 100;
@@ -47,6 +47,7 @@ export const BACKTEST_FLAGS: FlagSpecs = {
     description: 'Import edges of the truth from dependency-cruiser --output-type json, or waves graph --json --edges (made at the base)',
     default: "waves' own graph at the base",
   },
+  ...INFERENCE_FLAGS,
   format: { type: 'string', value: 'table|json|markdown', description: 'Output: tables, JSON (waves schema backtest), or markdown for a pull request', default: 'table' },
   json: { type: 'boolean', description: 'Same as --format json' },
   'no-cache': { type: 'boolean', description: 'Neither read nor write the import-graph cache' },
@@ -56,6 +57,7 @@ export const BACKTEST_FLAGS: FlagSpecs = {
 
 export const BACKTEST_HELP = `Usage: waves backtest [--root DIR] [--last N | --since REF] [--until REF] [--grade files|dirs|title]
                       [--wave-size N] [--max-files N] [--config FILE] [--truth-graph FILE] [--format table|json|markdown]
+                      [--inference off|suggest|plan] [--inference-threshold X]
 
 Measures how good the plans are on the repository's own history. The first-parent commits of a
 range become a backlog — one issue per commit that changes 1 to --max-files files once docs,
@@ -136,6 +138,7 @@ export async function runBacktestCommand(argv: readonly string[], io: CliIo): Pr
   // Before any git command: git would run a program an agent planted in its config.
   await checkGitTrust(root, io.now());
   if (waveSize !== undefined) options.waveSize = waveSize;
+  applyInferenceFlags(values, options);
   const truthFile = stringFlag(values, 'truth-graph');
   const truthEdges = truthFile !== undefined ? await readTruthGraph(truthFile, io.cwd) : null;
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { execaGit } from '@waves/planner';
 import { checkGitTrust, DEFAULT_JOURNAL, defaultHolder, listLeases, parseDuration, tokensOf } from '@waves/dispatch';
 import { ConfigError, loadRepo, SAFE_GIT_CONFIG, type BacklogIssue, type PlanInput, type PlanOptionsInput, type RepoIndex } from '@waves/planner';
-import { enumFlag, intFlag, stringFlag, type FlagSpecs, type ParsedArgs } from '../args.js';
+import { enumFlag, fractionFlag, intFlag, stringFlag, type FlagSpecs, type ParsedArgs } from '../args.js';
 import { configPath } from '../config/config-paths.js';
 import { checkApiUrlFlag, DEFAULT_API_TIMEOUT_MS, resolveApiUrl } from '../sources/api-url.js';
 import { isRepoSlug, REPO_SLUG_HINT } from '../sources/repo-slug.js';
@@ -18,6 +18,30 @@ import type { CliIo } from '../io.js';
 import { repoFromRemote } from '../sources/github-remote.js';
 import { readIssuesFile } from '../sources/issues-file.js';
 import { rootFlag } from '../root-flag.js';
+
+/** Scope inference for issues that name no files (plan, explain, dispatch, backtest). */
+export const INFERENCE_FLAGS: FlagSpecs = {
+  inference: {
+    type: 'string',
+    value: 'off|suggest|plan',
+    description: 'Issues naming no files: suggest shows their likely files (candidates) and keeps them in triage; plan dispatches those whose best candidate passes the threshold, fenced to the inferred files',
+    default: "the config's defaults.inference, else suggest",
+  },
+  'inference-threshold': {
+    type: 'string',
+    value: 'X',
+    description: 'In plan mode, the confidence (0 to 1) the best candidate needs',
+    default: "the config's defaults.inferenceThreshold, else 0.5",
+  },
+};
+
+/** Applies --inference and --inference-threshold over the config's. */
+export function applyInferenceFlags(values: ParsedArgs['values'], options: PlanOptionsInput): void {
+  const mode = enumFlag(values, 'inference', ['off', 'suggest', 'plan'] as const);
+  const threshold = fractionFlag(values, 'inference-threshold', 0, 1);
+  if (mode !== undefined) options.inference = mode;
+  if (threshold !== undefined) options.inferenceThreshold = threshold;
+}
 
 export const SOURCE_FLAGS: FlagSpecs = {
   'from-issues': { type: 'string', value: 'FILE', description: 'Read the backlog from a JSON file (gh issue list --json …); - reads stdin' },
@@ -39,6 +63,7 @@ export const SOURCE_FLAGS: FlagSpecs = {
   'max-waves': { type: 'string', value: 'N', description: 'Waves to plan; later ones go to deferred', default: '2' },
   granularity: { type: 'string', value: 'file|dir|package', description: 'Roll paths up to this before comparing them', default: 'file' },
   'contention-depth': { type: 'string', value: 'N', description: 'Import hops that make two issues conflict (0 = off)', default: '1' },
+  ...INFERENCE_FLAGS,
   'no-cache': { type: 'boolean', description: 'Ignore and do not write the import-graph cache under .waves/cache/' },
   debug: { type: 'boolean', description: 'Show stack traces of errors' },
   help: { type: 'boolean', short: 'h', description: 'Show this help' },
@@ -106,6 +131,7 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
   if (maxWaves !== undefined) options.maxWaves = maxWaves;
   if (depth !== undefined) options.contentionDepth = depth;
   if (granularity !== undefined) options.granularity = granularity;
+  applyInferenceFlags(values, options);
 
   // The backlog: an issues file, or GitHub (--repo, the config's default, or the origin remote).
   const fromIssues = stringFlag(values, 'from-issues') ?? (stringFlag(values, 'repo') === undefined ? defaults.fromIssues : undefined);

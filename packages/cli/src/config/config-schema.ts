@@ -15,6 +15,11 @@ export const PlanDefaultsSchema = z.strictObject({
   maxWaves: z.number().int().min(1).optional(),
   granularity: Granularity.optional(),
   contentionDepth: z.number().int().min(0).max(8).optional(),
+  inference: z
+    .enum(['off', 'suggest', 'plan'])
+    .optional()
+    .describe('Scope inference for issues that name no files: off, suggest (default: candidates shown, issue kept in triage), plan (dispatched when the best candidate passes inferenceThreshold)'),
+  inferenceThreshold: z.number().min(0).max(1).optional().describe('In plan mode, the confidence (0..1) the best candidate needs (default 0.5)'),
   fromIssues: z.string().optional().describe('Issues file, relative to the root'),
   repo: z.string().regex(REPO_SLUG, REPO_SLUG_HINT).optional(),
   apiUrl: z

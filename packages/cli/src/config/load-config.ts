@@ -89,6 +89,8 @@ export function planOptionsFromConfig(config: WavesConfig): PlanOptionsInput {
   if (d.maxWaves !== undefined) options.maxWaves = d.maxWaves;
   if (d.granularity !== undefined) options.granularity = d.granularity;
   if (d.contentionDepth !== undefined) options.contentionDepth = d.contentionDepth;
+  if (d.inference !== undefined) options.inference = d.inference;
+  if (d.inferenceThreshold !== undefined) options.inferenceThreshold = d.inferenceThreshold;
   if (config.lanes) options.lanes = Object.fromEntries(Object.entries(config.lanes).map(([name, lane]) => [name, { paths: lane.paths, keywords: lane.keywords ?? [] }]));
   if (config.serial) options.serial = config.serial;
   if (config.hubs !== undefined) options.hubs = config.hubs;

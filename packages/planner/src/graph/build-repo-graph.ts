@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { DirectedGraph } from 'graphology';
 import { baseName, parentDir } from '../paths/repo-paths.js';
-import type { FileNodeAttributes, ImportKind, RepoGraph, RepoPath, SkippedFile, UnresolvedImport, WorkspacePackage } from '../types.js';
+import type { FileNodeAttributes, FileSymbols, ImportKind, RepoGraph, RepoPath, SkippedFile, UnresolvedImport, WorkspacePackage } from '../types.js';
 import { contentId, EXTERNAL, GRAPH_CACHE_TOOL, GRAPH_CACHE_VERSION, readGraphCache, UNRESOLVED, writeGraphCache, type CachedFile, type GraphCache } from './graph-cache.js';
 import { listRepoFiles } from './list-files.js';
 import { MAX_SOURCE_BYTES, repoFileReader } from './read-repo-file.js';
@@ -42,6 +42,8 @@ export interface BuildRepoGraphOptions extends ScanOptions {
   cacheAt?: { root: string; slot: string };
   /** Called now and then with the number of source files done and the total. */
   onProgress?: (done: number, total: number) => void;
+  /** Receives the names each source file declares and its message literals (scope inference). */
+  onSymbols?: (symbols: ReadonlyMap<RepoPath, FileSymbols>) => void;
   /** Receives what the build did, for benchmarks and `waves graph`. */
   onStats?: (stats: GraphBuildStats) => void;
 }
@@ -256,7 +258,7 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
   texts.clear();
   const { results: scanned, threads } = await scanFiles(absRoot, jobs, options);
   for (const result of scanned) {
-    if (result.imports) entries[result.file] = { id: ids.get(result.file)!, imports: result.imports, targets: [] };
+    if (result.imports) entries[result.file] = { id: ids.get(result.file)!, imports: result.imports, targets: [], names: result.names ?? [], literals: result.literals ?? [] };
     if (result.skipped) skipped.set(result.file, result.skipped);
   }
   const fresh = new Set(scanned.map((r) => r.file));
@@ -305,6 +307,14 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
     else Object.assign(extraConfigs, previous?.extraConfigs ?? {});
     const cache: GraphCache = { version: GRAPH_CACHE_VERSION, configKey: keyOf(extraConfigs), files: [...files], extraConfigs, skippedConfigs, entries };
     await writeGraphCache(cacheRoot, tool, cache, slot);
+  }
+  if (options.onSymbols) {
+    const symbols = new Map<RepoPath, FileSymbols>();
+    for (const file of sources) {
+      const entry = entries[file];
+      if (entry && (entry.names.length > 0 || entry.literals.length > 0)) symbols.set(file, { names: entry.names, literals: entry.literals });
+    }
+    options.onSymbols(symbols);
   }
   options.onStats?.({
     sources: sources.length,

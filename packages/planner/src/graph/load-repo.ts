@@ -4,10 +4,11 @@
 import { stat, statfs } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../errors.js';
-import type { RepoIndex } from '../types.js';
+import type { FileSymbols, RepoIndex } from '../types.js';
 import { buildRepoGraph } from './build-repo-graph.js';
 import { listRepoFiles } from './list-files.js';
 import { readWorkspace } from './read-workspace.js';
+import { readHistoryPrior } from './read-history-prior.js';
 
 export interface LoadRepoOptions {
   /** How the root is reported in the plan (default: as given). */
@@ -17,6 +18,8 @@ export interface LoadRepoOptions {
   /** Keep the graph cache in another repository's slot (see `BuildRepoGraphOptions.cacheAt`). */
   cacheAt?: { root: string; slot: string };
   onProgress?: (done: number, total: number) => void;
+  /** Read the recent history before HEAD for scope inference (default true; see read-history-prior.ts). */
+  history?: boolean;
 }
 
 /**
@@ -49,7 +52,11 @@ export async function loadRepo(root: string, options: LoadRepoOptions = {}): Pro
   const absRoot = path.resolve(root);
   const listing = await listRepoFiles(absRoot);
   const workspace = await readWorkspace(absRoot, listing.files);
+  let symbols: ReadonlyMap<string, FileSymbols> | undefined;
   const graph = await buildRepoGraph(absRoot, {
+    onSymbols: (found) => {
+      symbols = found;
+    },
     files: listing.files,
     blobIds: listing.blobIds,
     members: workspace.members,
@@ -57,11 +64,14 @@ export async function loadRepo(root: string, options: LoadRepoOptions = {}): Pro
     ...(options.cacheAt ? { cacheAt: options.cacheAt } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
+  const history = options.history === false || !listing.git ? null : await readHistoryPrior(absRoot, { ...(listing.head ? { commit: listing.head } : {}), cacheRoot: options.cacheAt ? path.resolve(options.cacheAt.root) : absRoot, cache: (options.cache ?? true) === true });
   return {
     root: options.displayRoot ?? root,
     head: listing.head,
     files: listing.files,
     packages: workspace.members.map(({ name, dir }) => ({ name, dir })),
     graph,
+    ...(symbols ? { symbols } : {}),
+    ...(history ? { history } : {}),
   };
 }

@@ -9,6 +9,7 @@ import { Worker } from 'node:worker_threads';
 import type { ImportKind, RepoPath } from '../types.js';
 import { repoFileReader } from './read-repo-file.js';
 import { scanImports } from './scan-imports.js';
+import { scanSymbols } from './scan-symbols.js';
 
 export interface ScanJob {
   file: RepoPath;
@@ -20,6 +21,9 @@ export interface ScanResult {
   file: RepoPath;
   /** Null when the file could not be read. */
   imports: [string, ImportKind][] | null;
+  /** What it declares and its message literals (with `imports`). */
+  names?: string[];
+  literals?: string[];
   /** Why waves refused to read it (a link out of the repository, not a regular file, too large). */
   skipped?: string;
 }
@@ -45,7 +49,8 @@ export function scanJobs(root: string, jobs: readonly ScanJob[], maxSourceBytes?
       if (!read.ok) return read.reason ? { file: job.file, imports: null, skipped: read.reason } : { file: job.file, imports: null };
       text = read.content.toString('utf8');
     }
-    return { file: job.file, imports: scanImports(text).map(({ specifier, kind }) => [specifier, kind] as [string, ImportKind]) };
+    const { names, literals } = scanSymbols(text);
+    return { file: job.file, imports: scanImports(text).map(({ specifier, kind }) => [specifier, kind] as [string, ImportKind]), names, literals };
   });
 }
 

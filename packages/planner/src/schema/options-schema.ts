@@ -71,6 +71,16 @@ export const PlanOptionsSchema = z.strictObject({
     .nullable()
     .default(null)
     .describe('Model routing: category → tier; at most maxNonDefaultConcurrent non-default-tier issues per wave'),
+  inference: z
+    .enum(['off', 'suggest', 'plan'])
+    .default('suggest')
+    .describe('Scope inference for issues that name no files: off; suggest (the default: they stay in triage, with their likely files as candidates); plan (an issue whose best candidate passes inferenceThreshold is dispatched with an inferred fence)'),
+  inferenceThreshold: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.5)
+    .describe('In plan mode, the confidence (0..1) the best candidate needs for the issue to be dispatched'),
   exactLimit: z
     .number()
     .int()

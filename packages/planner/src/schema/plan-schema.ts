@@ -9,6 +9,36 @@ const IssueRef = {
   url: z.string().nullable(),
 };
 
+/** The kinds of evidence scope inference reads in an issue (see infer/). */
+export const EvidenceKindSchema = z.enum(['frame', 'path', 'identifier', 'filename', 'message', 'scope', 'lane', 'words', 'neighbour']);
+
+export const EvidenceSchema = z.object({
+  kind: EvidenceKindSchema,
+  /** The text of the issue that matched (cut to 120 characters). */
+  text: z.string(),
+  /** Where in the issue: the title, or the body (with its 1-based line). */
+  where: z.object({ field: z.enum(['title', 'body']), line: z.number().int().positive().optional() }),
+  /** What it matched in the repository: the declaration, the literal, the frame's file, the path, the past commit. */
+  matched: z.string(),
+});
+
+/** A file an issue that names no (or not every) file is likely to touch, inferred from its text. */
+export const CandidateSchema = z.object({
+  /** A repository file. */
+  path: z.string(),
+  /** 0..1: how sure the inference is. */
+  confidence: z.number().min(0).max(1),
+  /** Why, strongest first. */
+  evidence: z.array(EvidenceSchema),
+});
+
+const Inferred = {
+  /** Files the issue's text points at (scope inference), best first, at most five; absent when inference is off or found nothing. */
+  candidates: z.array(CandidateSchema).optional(),
+  /** True when the fence (paths) came from inference, not from paths the issue names. */
+  inferred: z.boolean().optional(),
+};
+
 export const PlanIssueSchema = z.object({
   ...IssueRef,
   /** Lanes from labels and config, else the subsystems (packages or top-level directories) its paths lie in. */
@@ -23,6 +53,7 @@ export const PlanIssueSchema = z.object({
   serial: z.string().nullable(),
   /** Selected issues it depends on (always in earlier waves). */
   dependsOn: z.array(z.number().int().positive()),
+  ...Inferred,
 });
 
 export const WaveSchema = z.object({
@@ -50,6 +81,9 @@ export const PlanSchema = z.object({
     imports: z.number().int().min(0),
   }),
   options: z.object({
+    /** Scope inference: off, suggest (candidates shown, triage kept) or plan (confident candidates dispatched). */
+    inference: z.enum(['off', 'suggest', 'plan']).optional(),
+    inferenceThreshold: z.number().min(0).max(1).optional(),
     top: z.number().int().positive(),
     waveSize: z.number().int().positive(),
     maxWaves: z.number().int().positive(),
@@ -72,7 +106,7 @@ export const PlanSchema = z.object({
   subdivide: z.array(
     z.object({ ...IssueRef, reason: z.string(), childBudget: z.number().int().min(2), paths: z.array(z.string()) }),
   ),
-  triage: z.array(z.object({ ...IssueRef, reason: z.string() })),
+  triage: z.array(z.object({ ...IssueRef, reason: z.string(), ...Inferred })),
   held: z.array(
     z.object({
       ...IssueRef,
@@ -98,4 +132,7 @@ export type Plan = z.infer<typeof PlanSchema>;
 export type PlanIssue = z.infer<typeof PlanIssueSchema>;
 export type Wave = z.infer<typeof WaveSchema>;
 export type ConflictKind = z.infer<typeof ConflictKindSchema>;
+export type Candidate = z.infer<typeof CandidateSchema>;
+export type Evidence = z.infer<typeof EvidenceSchema>;
+export type EvidenceKind = z.infer<typeof EvidenceKindSchema>;
 export type PlanConflict = Plan['conflicts'][number];

@@ -137,6 +137,8 @@ export function extractScope(
   issue: Pick<BacklogIssue, 'number' | 'title' | 'body' | 'labels'>,
   tree: RepoTree,
   options: ScopeOptions = {},
+  /** Leaves scope inference adds (plan mode): existing files or directories, with their evidence. */
+  inferred: readonly { path: RepoPath; kind: 'file' | 'dir'; evidence: ScopeEvidence }[] = [],
 ): IssueScope {
   const mentions = extractMentions(issue.title, issue.body, { repoSlug: options.repoSlug ?? null });
   const configLanes = options.lanes ?? {};
@@ -230,6 +232,12 @@ export function extractScope(
     root ??= evidence;
     if (tree.rootFiles.length === 0) unresolved.push({ text: mention.raw, source: mention.in, line: mention.line, reason: 'the repository root holds no files' });
     for (const file of tree.rootFiles) leaves.add(file, 'file', evidence);
+  }
+
+  for (const leaf of inferred) {
+    if (excluded.has(leaf.path) || !(leaf.kind === 'file' ? tree.isFile(leaf.path) : tree.isDir(leaf.path))) continue;
+    leaves.add(leaf.path, leaf.kind, leaf.evidence);
+    if (leaf.kind === 'file') fileLeaves.add(leaf.path);
   }
 
   const allLeaves = leaves.all();

@@ -1,0 +1,125 @@
+/**
+ * Lists what a source file declares and the messages it holds: the names an issue can mention
+ * (top-level functions, classes, consts, lets, vars, types, interfaces, enums, namespaces, and the
+ * members of classes), and its string literals and template heads that read like messages.
+ *
+ * Algorithm: one forward pass of the shared lexer (`js-lexer.ts`) that looks at the token after a
+ * declaring keyword at the top level (and at a member position inside a class body). No AST: the
+ * budget is a fraction of the import scan on a cold build of a large monorepo. Re-exports
+ * (`export { x } from './y'`) declare nothing here: the name belongs to the file it comes from.
+ *
+ * Bounded: at most `MAX_NAMES` names and `MAX_LITERALS` literals of `MIN_LITERAL`..`MAX_LITERAL`
+ * characters a file, so that the graph cache stays small.
+ */
+import { Lexer, LBRACE, LPAREN, RBRACE, Tok } from './js-lexer.js';
+
+export interface ScannedSymbols {
+  /** Declared names, in source order, each once. */
+  names: string[];
+  /** String literals and template heads that look like messages, in source order, each once. */
+  literals: string[];
+}
+
+export const MAX_NAMES = 200;
+export const MAX_LITERALS = 24;
+export const MIN_LITERAL = 8;
+export const MAX_LITERAL = 160;
+
+const DECLARING = new Set(['function', 'class', 'interface', 'type', 'enum', 'const', 'let', 'var', 'namespace', 'abstract']);
+const MODIFIERS = new Set(['static', 'public', 'private', 'protected', 'readonly', 'async', 'get', 'set', 'override', 'abstract', 'declare', 'accessor']);
+const NOT_NAMES = new Set(['constructor', 'default', 'extends', 'implements', 'this', 'new', 'return', 'if', 'for', 'while', 'switch', 'await', 'yield']);
+const SPECIFIER_BEFORE = new Set(['from', 'import', 'require']);
+
+const LT = 60;
+const COLON = 58;
+const QUESTION = 63;
+const BANG = 33;
+const SEMI = 59;
+const EQ = 61;
+const STAR_CODE = 42;
+
+/** Whether a literal reads like a message or a key worth matching (letters, some length, one line). */
+function keepLiteral(value: string): boolean {
+  if (value.length < MIN_LITERAL || value.length > MAX_LITERAL) return false;
+  let letters = 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 10 || c === 13) return false;
+    if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) letters++;
+  }
+  return letters * 2 >= value.length;
+}
+
+export function scanSymbols(text: string): ScannedSymbols {
+  const names = new Set<string>();
+  const literals = new Set<string>();
+  const spaced: string[] = [];
+  const plain: string[] = [];
+  const lex = new Lexer(text);
+  /** The declaring keyword just before, when the next identifier is a name. */
+  let declaring: string | null = null;
+  let prevPunct = -1;
+  let prevWord: string | null = null;
+  /** Depths of open class bodies, innermost last. */
+  const classes: number[] = [];
+  let classPending = false;
+  /** A member name waiting for the token that confirms it (`(`, `=`, `:`…). */
+  let member: string | null = null;
+  /** A `type X` waiting for its `=` or `<`. */
+  let typeName: string | null = null;
+  lex.next();
+  while (lex.type !== Tok.EOF) {
+    const p = lex.punctCode();
+    if (member !== null) {
+      if (p === LPAREN || p === LT || p === EQ || p === COLON || p === QUESTION || p === BANG || p === SEMI) names.add(member);
+      member = null;
+    }
+    if (typeName !== null) {
+      if (p === EQ || p === LT) names.add(typeName);
+      typeName = null;
+    }
+    if (lex.type === Tok.Ident) {
+      const word = lex.ident();
+      const afterDot = prevPunct === 46;
+      if (declaring !== null && !afterDot) {
+        if (DECLARING.has(word)) {
+          declaring = word; // `abstract class`, `const enum`, `declare const`
+          if (word === 'class') classPending = true;
+        } else {
+          if (declaring === 'type') typeName = word;
+          else if (declaring !== 'abstract' && !NOT_NAMES.has(word) && names.size < MAX_NAMES) names.add(word);
+          declaring = null;
+        }
+      } else if (!afterDot && DECLARING.has(word) && (lex.depth === 0 || word === 'class')) {
+        declaring = word;
+        if (word === 'class') classPending = true;
+      } else if (classes.length > 0 && lex.depth === classes[classes.length - 1] && !afterDot) {
+        if (!MODIFIERS.has(word) && !NOT_NAMES.has(word) && (prevPunct === LBRACE || prevPunct === RBRACE || prevPunct === SEMI || (prevWord !== null && MODIFIERS.has(prevWord))) && names.size < MAX_NAMES) {
+          member = word;
+        }
+      }
+      prevWord = word;
+      prevPunct = -1;
+    } else {
+      if (declaring !== null && !(declaring === 'function' && p === STAR_CODE)) declaring = null;
+      if (p === LBRACE && classPending) {
+        classes.push(lex.depth);
+        classPending = false;
+      } else if (p === RBRACE) {
+        while (classes.length > 0 && lex.depth < classes[classes.length - 1]!) classes.pop();
+      } else if (p === SEMI) classPending = false;
+      if (lex.type === Tok.String && lex.hasValue && !(prevWord !== null && prevPunct === -1 && SPECIFIER_BEFORE.has(prevWord)) && !(prevPunct === LPAREN && prevWord !== null && SPECIFIER_BEFORE.has(prevWord))) {
+        const value = lex.value;
+        if (spaced.length < MAX_LITERALS && keepLiteral(value) && !literals.has(value)) {
+          literals.add(value);
+          (value.includes(' ') ? spaced : plain).push(value);
+        }
+      }
+      if (lex.type === Tok.Punct) prevPunct = p;
+      else prevPunct = -2;
+      if (lex.type !== Tok.Punct || p !== LPAREN) prevWord = lex.type === Tok.Punct ? null : prevWord;
+    }
+    lex.next();
+  }
+  return { names: [...names], literals: [...spaced, ...plain].slice(0, MAX_LITERALS) };
+}

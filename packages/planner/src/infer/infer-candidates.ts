@@ -1,0 +1,368 @@
+/**
+ * `inferCandidates(issue, index, tree)`: the files an issue most likely touches, each with a
+ * confidence (0..1) and every piece of evidence for it, strongest first.
+ *
+ * Scoring is additive evidence, as a maintainer weighs a report: a stack frame or a path that
+ * matches one file by its longest suffix is nearly proof; a name declared in one file, or a
+ * message found in one file's literals, is strong, and weaker the more files share it; the
+ * conventional-commit scope of the title points at a package or directory (and at the files past
+ * commits of that scope changed); the words of the title and body, ranked by BM25 against paths
+ * and declared names, and against the subjects of past commits (whose files they vote for), are
+ * the fallback; the importers and imports of a strongly evidenced file come last. Recent churn
+ * breaks near-ties. Confidence is 1 − e^(−score/SCALE): one strong piece of evidence gives about
+ * 0.8, a title's words alone 0.3–0.6. Deterministic: ties go by path.
+ */
+import { baseName, containsPath, parentDir } from '../paths/repo-paths.js';
+import type { Candidate, Evidence, EvidenceKind } from '../schema/plan-schema.js';
+import type { RepoTree } from '../scope/repo-tree.js';
+import type { RepoPath } from '../types.js';
+import { normaliseMessage, squash, type InferenceIndex } from './inference-index.js';
+import { readIssueSignals, shown, type IssueSignals, type PathSignal, type Where } from './issue-signals.js';
+import { matchWords, splitPieces } from './text-tokens.js';
+
+export const MAX_CANDIDATES = 5;
+const SCALE = 5;
+
+/** Weights of each kind of evidence (score units; SCALE of them make a confidence of 0.63). */
+const W = {
+  frame: 10,
+  path: 9,
+  identifierCode: 6,
+  identifierProse: 4,
+  filenameCode: 5,
+  filenameProse: 3.5,
+  message: 8,
+  messageLoose: 6,
+  scope: 2.5,
+  lane: 2.5,
+  words: 3,
+  history: 3,
+  neighbour: 1.5,
+  churn: 0.6,
+} as const;
+
+/** A name shared by more files than this is no evidence. */
+const MAX_SHARED = 12;
+
+export interface InferOptions {
+  /** Config lanes with their keywords (matched as whole words of the title and body). */
+  lanes?: Readonly<Record<string, { paths: readonly string[]; keywords?: readonly string[] }>>;
+  /** Only the strong kinds (frames, paths, identifiers, messages, their neighbours): for issues that name paths already. */
+  strongOnly?: boolean;
+}
+
+interface Acc {
+  score: number;
+  evidence: (Evidence & { weight: number })[];
+}
+
+const STRONG: ReadonlySet<EvidenceKind> = new Set(['frame', 'path', 'identifier', 'filename', 'message']);
+
+class Scores {
+  readonly byFile = new Map<number, Acc>();
+  add(file: number, weight: number, evidence: Evidence): void {
+    if (!(weight > 0)) return;
+    let acc = this.byFile.get(file);
+    if (!acc) this.byFile.set(file, (acc = { score: 0, evidence: [] }));
+    acc.score += weight;
+    const same = acc.evidence.find((e) => e.kind === evidence.kind && e.text === evidence.text && e.matched === evidence.matched);
+    if (same) same.weight += weight;
+    else acc.evidence.push({ ...evidence, weight });
+  }
+}
+
+function whereOf(where: Where): Evidence['where'] {
+  return where.line !== undefined ? { field: where.field, line: where.line } : { field: where.field };
+}
+
+/** Files whose path ends with the longest suffix of the segments that matches any (at most `cap`). */
+function longestSuffixMatch(segments: readonly string[], tree: RepoTree, within: RepoPath | null, cap: number): RepoPath[] {
+  for (let start = 0; start < segments.length; start++) {
+    const suffix = segments.slice(start).join('/');
+    const found = (tree.isFile(suffix) ? [suffix] : []).concat(tree.filesEndingWith(suffix));
+    const inside = within === null ? found : found.filter((f) => containsPath(within, f));
+    if (inside.length > 0) return inside.length <= cap ? inside : [];
+  }
+  return [];
+}
+
+/** Other spellings a built or bundled path has in the sources: dist/ → src/, .js → .ts. */
+function sourceVariants(segments: readonly string[]): string[][] {
+  const out: string[][] = [];
+  const last = segments[segments.length - 1]!;
+  const stem = last.replace(/\.(?:[cm]?js|jsx|d\.ts)$/, '');
+  const dirs = segments.slice(0, -1).map((s) => (s === 'dist' || s === 'lib' || s === 'build' || s === 'esm' || s === 'cjs' ? 'src' : s));
+  const changedDir = dirs.some((d, i) => d !== segments[i]);
+  if (stem !== last) for (const ext of ['ts', 'tsx', 'mts', 'cts']) out.push([...dirs, `${stem}.${ext}`]);
+  if (changedDir) out.push([...dirs, last]);
+  // Without the build folder at all (dist/index.js → index.ts at the package root's src).
+  return out;
+}
+
+function packageNamed(index: InferenceIndex, name: string): { name: string; dir: RepoPath } | null {
+  const lower = name.toLowerCase();
+  return index.packages.find((p) => p.name.toLowerCase() === lower && p.dir !== '') ?? null;
+}
+
+function matchPaths(signals: IssueSignals, index: InferenceIndex, tree: RepoTree, scores: Scores, packageDirs: Map<RepoPath, Evidence>): void {
+  for (const signal of signals.paths) {
+    let within: RepoPath | null = null;
+    if (signal.nodeModule !== null) {
+      const pkg = packageNamed(index, signal.nodeModule);
+      if (!pkg) continue; // a third-party package: nothing of ours
+      within = pkg.dir;
+      if (signal.segments.length === 0) {
+        packageDirs.set(pkg.dir, { kind: 'path', text: signal.text, where: whereOf(signal.where), matched: `package ${pkg.name} (${pkg.dir})` });
+        continue;
+      }
+    }
+    let found = longestSuffixMatch(signal.segments, tree, within, 5);
+    if (found.length === 0) for (const variant of sourceVariants(signal.segments)) if ((found = longestSuffixMatch(variant, tree, within, 5)).length > 0) break;
+    found = found.filter((f) => index.fileId.has(f));
+    if (found.length === 0) {
+      if (within !== null) {
+        const pkg = packageNamed(index, signal.nodeModule!)!;
+        packageDirs.set(pkg.dir, { kind: 'path', text: signal.text, where: whereOf(signal.where), matched: `package ${pkg.name} (${pkg.dir})` });
+      }
+      continue;
+    }
+    const weight = (signal.kind === 'frame' ? W.frame : W.path) / found.length;
+    for (const file of found) scores.add(index.fileId.get(file)!, weight, { kind: signal.kind, text: signal.text, where: whereOf(signal.where), matched: file });
+  }
+}
+
+function matchNames(signals: IssueSignals, index: InferenceIndex, scores: Scores): void {
+  for (const name of signals.names) {
+    const where = whereOf(name.where);
+    const declared = index.names.get(name.text) ?? (name.text.length >= 5 ? index.namesLower.get(name.text.toLowerCase()) : undefined);
+    if (declared && declared.length <= MAX_SHARED) {
+      const exact = index.names.has(name.text);
+      const weight = ((name.code ? W.identifierCode : W.identifierProse) * (exact ? 1 : 0.6)) / Math.pow(declared.length, 0.8);
+      for (const id of declared) scores.add(id, weight, { kind: 'identifier', text: name.text, where, matched: `declares ${name.text}` });
+    }
+    const key = squash(name.text);
+    if (key.length < 3) continue;
+    const named = index.stems.get(key);
+    if (named && named.length <= MAX_SHARED) {
+      const weight = (name.code ? W.filenameCode : W.filenameProse) / Math.pow(named.length, 0.8);
+      for (const id of named) scores.add(id, weight, { kind: 'filename', text: name.text, where, matched: baseName(index.files[id]!) });
+    }
+    const dirs = index.dirs.get(key);
+    if (dirs && dirs.length <= 4) {
+      // A directory named so (`CartView/`): its index file, else its files, share the weight.
+      for (const dir of dirs) {
+        const inside = index.files.filter((f) => parentDir(f) === dir);
+        const entry = inside.filter((f) => /^index\./.test(baseName(f)));
+        const chosen = entry.length > 0 ? entry : inside.slice(0, 5);
+        for (const file of chosen) {
+          scores.add(index.fileId.get(file)!, (name.code ? W.filenameCode : W.filenameProse) / (2 * dirs.length * chosen.length), { kind: 'filename', text: name.text, where, matched: `${dir}/` });
+        }
+      }
+    }
+  }
+}
+
+function matchMessages(signals: IssueSignals, index: InferenceIndex, scores: Scores): void {
+  for (const message of signals.messages) {
+    const norm = normaliseMessage(message.text);
+    if (norm.length < 8) continue;
+    // The literals sharing the message's rarest words: few to check, whatever the repository's size.
+    const words = [...new Set(splitPieces(norm))].filter((w) => w.length >= 4 && index.literalWords.has(w));
+    words.sort((a, b) => index.literalWords.get(a)!.length - index.literalWords.get(b)!.length || (a < b ? -1 : 1));
+    const checked = new Set<number>();
+    const hits = new Map<number, { exact: boolean; literal: string }>();
+    for (const word of words.slice(0, 3)) {
+      for (const id of index.literalWords.get(word)!.slice(0, 300)) {
+        if (checked.has(id)) continue;
+        checked.add(id);
+        const literal = index.literals[id]!;
+        const exact = message.text.includes(literal.text) || literal.text.includes(message.text);
+        const loose = literal.norm.length >= 8 && (norm.includes(literal.norm) || literal.norm.includes(norm));
+        if (!exact && !loose) continue;
+        const previous = hits.get(literal.file);
+        if (!previous || (exact && !previous.exact)) hits.set(literal.file, { exact, literal: literal.text });
+      }
+    }
+    if (hits.size === 0 || hits.size > MAX_SHARED) continue;
+    for (const [file, hit] of hits) {
+      const weight = (hit.exact ? W.message : W.messageLoose) / Math.pow(hits.size, 0.8);
+      scores.add(file, weight, { kind: 'message', text: shown(message.text), where: whereOf(message.where), matched: `"${shown(hit.literal)}"` });
+    }
+  }
+}
+
+/** Directories a title scope names: a workspace package so named, else directories of that name. */
+function scopeDirs(scope: string, index: InferenceIndex): RepoPath[] {
+  const lower = scope.toLowerCase();
+  const pkgs = index.packages.filter((p) => {
+    if (p.dir === '') return false;
+    const name = p.name.toLowerCase();
+    const bare = name.includes('/') ? name.slice(name.indexOf('/') + 1) : name;
+    return name === lower || bare === lower || bare === `${lower}js` || bare.endsWith(`-${lower}`) || baseName(p.dir).toLowerCase() === lower;
+  });
+  if (pkgs.length > 0) return pkgs.map((p) => p.dir).sort();
+  const dirs = index.dirs.get(squash(scope)) ?? [];
+  return dirs.length <= 8 ? dirs : [];
+}
+
+function matchScopes(signals: IssueSignals, index: InferenceIndex, scores: Scores, restrict: Map<RepoPath, Evidence>): void {
+  for (const scope of signals.scopes.slice(0, 4)) {
+    const evidenceText = scope;
+    const dirs = scopeDirs(scope, index);
+    for (const dir of dirs) restrict.set(dir, { kind: 'scope', text: evidenceText, where: { field: 'title' }, matched: `${dir}/` });
+    // Files past commits of this scope changed, by how often.
+    const past = index.scopeFiles.get(scope.toLowerCase());
+    if (past && past.size > 0) {
+      let max = 0;
+      for (const count of past.values()) max = Math.max(max, count);
+      for (const [id, count] of past) {
+        scores.add(id, (W.scope * count) / max, { kind: 'scope', text: evidenceText, where: { field: 'title' }, matched: `changed by ${count} past ${scope} commit(s)` });
+      }
+    }
+  }
+}
+
+function matchLanes(title: string, body: string, options: InferOptions, tree: RepoTree, restrict: Map<RepoPath, Evidence>): void {
+  for (const [name, lane] of Object.entries(options.lanes ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    for (const keyword of lane.keywords ?? []) {
+      const kw = keyword.trim().toLowerCase();
+      if (kw === '' || kw.length > 60) continue;
+      const inTitle = wordIn(title.toLowerCase(), kw);
+      const inBody = !inTitle && wordIn(body.slice(0, 20_000).toLowerCase(), kw);
+      if (!inTitle && !inBody) continue;
+      for (const pattern of lane.paths) {
+        const dir = pattern.replace(/\/\*\*?(?:\/\*)?$/, '').replace(/\/$/, '');
+        if (tree.isDir(dir)) restrict.set(dir, { kind: 'lane', text: keyword, where: { field: inTitle ? 'title' : 'body' }, matched: `lane ${name} (${dir}/)` });
+      }
+      break;
+    }
+  }
+}
+
+function wordIn(text: string, word: string): boolean {
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf(word, from);
+    if (at < 0) return false;
+    const before = at === 0 ? ' ' : text[at - 1]!;
+    const after = text[at + word.length] ?? ' ';
+    if (!/\w/.test(before) && !/\w/.test(after)) return true;
+    from = at + 1;
+  }
+}
+
+function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: Scores): void {
+  const titleWords = matchWords(signals.titleText, 64);
+  const bodyWords = matchWords(signals.bodyText, 400);
+  const terms = [...new Set([...titleWords, ...bodyWords.filter((w) => index.fileText.has(w)).slice(0, 60)])];
+  if (terms.length === 0) return;
+  const inTitle = new Set(titleWords);
+  const where = (word: string): Evidence['where'] => ({ field: inTitle.has(word) ? 'title' : 'body' });
+  // Paths and declared names.
+  const hits = index.fileText.search(terms, 50);
+  const best = hits[0]?.score ?? 0;
+  for (const hit of hits) {
+    const file = index.files[hit.doc]!;
+    const pathWords = new Set(matchWords(file));
+    const matched = terms.filter((t) => pathWords.has(t));
+    const shownWords = matched.length > 0 ? matched : terms.filter((t) => index.fileText.has(t)).slice(0, 3);
+    scores.add(hit.doc, (W.words * hit.score) / best, {
+      kind: 'words',
+      text: shownWords.join(' '),
+      where: where(shownWords[0] ?? ''),
+      matched: matched.length > 0 ? file : `names declared in ${file}`,
+    });
+  }
+  // Past commits that read alike vote for the files they changed.
+  if (index.commitText.size === 0) return;
+  const similar = index.commitText.search(terms, 25);
+  const top = similar[0]?.score ?? 0;
+  const votes = new Map<number, { vote: number; commit: number }>();
+  for (const hit of similar) {
+    if (hit.score < top * 0.35) break;
+    const ids = index.commitFiles[hit.doc]!;
+    if (ids.length === 0) continue;
+    const share = hit.score / top / Math.sqrt(ids.length);
+    for (const id of ids) {
+      const v = votes.get(id);
+      if (!v) votes.set(id, { vote: share, commit: hit.doc });
+      else v.vote += share;
+    }
+  }
+  let maxVote = 0;
+  for (const v of votes.values()) maxVote = Math.max(maxVote, v.vote);
+  for (const [id, v] of votes) {
+    const subject = index.history[v.commit]!.subject;
+    const words = new Set(matchWords(subject));
+    const common = terms.filter((t) => words.has(t));
+    scores.add(id, (W.history * v.vote) / maxVote, { kind: 'words', text: common.join(' '), where: where(common[0] ?? ''), matched: `past commit: ${shown(subject)}` });
+  }
+}
+
+function addNeighbours(index: InferenceIndex, scores: Scores): void {
+  const strong = [...scores.byFile.entries()]
+    .filter(([, acc]) => acc.evidence.some((e) => STRONG.has(e.kind) && e.weight >= 3))
+    .sort((a, b) => b[1].score - a[1].score || a[0] - b[0])
+    .slice(0, 3);
+  for (const [id, acc] of strong) {
+    const file = index.files[id]!;
+    const { imports, importers } = index.neighbours(file);
+    const share = Math.min(1, acc.score / 10) * W.neighbour;
+    const add = (list: RepoPath[], how: string) => {
+      if (list.length === 0 || list.length > 30) return;
+      for (const other of list) {
+        const otherId = index.fileId.get(other);
+        if (otherId !== undefined) scores.add(otherId, share / Math.sqrt(list.length), { kind: 'neighbour', text: acc.evidence[0]!.text, where: acc.evidence[0]!.where, matched: `${how} ${file}` });
+      }
+    };
+    add(imports, 'imported by');
+    add(importers, 'imports');
+  }
+}
+
+/** The candidates of one issue, best first (at most `MAX_CANDIDATES`). */
+export function inferCandidates(
+  issue: { title: string; body: string },
+  index: InferenceIndex,
+  tree: RepoTree,
+  options: InferOptions = {},
+): Candidate[] {
+  const signals = readIssueSignals(issue.title, issue.body);
+  const scores = new Scores();
+  const restrict = new Map<RepoPath, Evidence>();
+  matchPaths(signals, index, tree, scores, restrict);
+  matchNames(signals, index, scores);
+  matchMessages(signals, index, scores);
+  if (!options.strongOnly) {
+    matchScopes(signals, index, scores, restrict);
+    matchLanes(issue.title, issue.body, options, tree, restrict);
+    matchWordsRanked(signals, index, scores);
+  }
+  // A scope, a lane or a package named through node_modules: files under it gain, files outside lose.
+  if (restrict.size > 0) {
+    const dirs = [...restrict.keys()].sort();
+    for (const [id, acc] of scores.byFile) {
+      const file = index.files[id]!;
+      const dir = dirs.find((d) => containsPath(d, file));
+      if (dir !== undefined) {
+        const evidence = restrict.get(dir)!;
+        const weight = evidence.kind === 'lane' ? W.lane : W.scope;
+        acc.score += weight;
+        acc.evidence.push({ ...evidence, weight });
+      } else if (!acc.evidence.some((e) => STRONG.has(e.kind))) acc.score *= 0.5;
+    }
+  }
+  if (!options.strongOnly) {
+    for (const [id, acc] of scores.byFile) if (index.maxChurn > 0) acc.score += (W.churn * Math.log1p(index.churn[id]!)) / Math.log1p(index.maxChurn);
+  }
+  addNeighbours(index, scores);
+  const ranked = [...scores.byFile.entries()].sort((a, b) => b[1].score - a[1].score || (index.files[a[0]]! < index.files[b[0]]! ? -1 : 1));
+  return ranked.slice(0, MAX_CANDIDATES).map(([id, acc]) => ({
+    path: index.files[id]!,
+    confidence: Math.round((1 - Math.exp(-acc.score / SCALE)) * 1000) / 1000,
+    evidence: acc.evidence
+      .sort((a, b) => b.weight - a.weight || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0))
+      .slice(0, 6)
+      .map(({ weight: _weight, ...e }) => e),
+  }));
+}

@@ -1,0 +1,53 @@
+/**
+ * The scope stage with inference: each selected issue's scope as the issue states it
+ * (`extractScope`), and — unless inference is off — its candidates. In plan mode, an issue that
+ * names nothing and whose best candidate passes the threshold gets an inferred fence, and an
+ * issue that names paths gets its strong frame, identifier and message candidates added.
+ */
+import type { PlanOptions } from '../schema/options-schema.js';
+import type { Candidate } from '../schema/plan-schema.js';
+import { extractScope, type IssueScope, type ScopeOptions } from '../scope/extract-scope.js';
+import type { RepoTree } from '../scope/repo-tree.js';
+import { containsPath } from '../paths/repo-paths.js';
+import type { BacklogIssue, IssueNumber, RepoIndex } from '../types.js';
+import { inferCandidates } from './infer-candidates.js';
+import { inferenceIndexOf } from './inference-index.js';
+import { inferredFence, scopeEvidenceOf, strongCandidates, type InferredLeaf } from './inferred-fence.js';
+
+export interface InferredScopes {
+  scopes: Map<IssueNumber, IssueScope>;
+  candidates: Map<IssueNumber, Candidate[]>;
+  inferred: Set<IssueNumber>;
+}
+
+export function inferScopes(
+  selected: readonly BacklogIssue[],
+  repo: RepoIndex,
+  tree: RepoTree,
+  options: Pick<PlanOptions, 'inference' | 'inferenceThreshold' | 'lanes'>,
+  scopeOptions: ScopeOptions,
+): InferredScopes {
+  const scopes = new Map<IssueNumber, IssueScope>();
+  const candidates = new Map<IssueNumber, Candidate[]>();
+  const inferred = new Set<IssueNumber>();
+  const index = options.inference === 'off' ? null : inferenceIndexOf(repo);
+  for (const issue of selected) {
+    const stated = extractScope(issue, tree, scopeOptions);
+    scopes.set(issue.number, stated);
+    if (index === null) continue;
+    const named = stated.leaves.length > 0;
+    const found = inferCandidates(issue, index, tree, { lanes: options.lanes, strongOnly: named }).filter(
+      (c) => !stated.leaves.some((leaf) => containsPath(leaf.path, c.path)) && !stated.excluded.some((x) => containsPath(x, c.path)),
+    );
+    if (found.length === 0) continue;
+    candidates.set(issue.number, found);
+    if (options.inference !== 'plan') continue;
+    let extra: InferredLeaf[];
+    if (!named) extra = inferredFence(found, options.inferenceThreshold);
+    else extra = strongCandidates(found, options.inferenceThreshold).map((c) => ({ path: c.path, kind: 'file', evidence: scopeEvidenceOf(c) }));
+    if (extra.length === 0) continue;
+    scopes.set(issue.number, extractScope(issue, tree, scopeOptions, extra));
+    if (!named) inferred.add(issue.number);
+  }
+  return { scopes, candidates, inferred };
+}

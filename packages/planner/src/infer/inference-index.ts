@@ -1,0 +1,190 @@
+/**
+ * What scope inference knows about one repository, built once per plan (and kept for the same
+ * file list, so that the backtest's second pass and explain pay nothing): the candidate files,
+ * the names each declares, their base names and directory names, their message literals indexed
+ * by word, a BM25 index of paths and declared names, a BM25 index of past commit subjects, how
+ * often each file changed lately, and which files each past conventional-commit scope touched.
+ */
+import { baseName, parentDir } from '../paths/repo-paths.js';
+import type { FileSymbols, PastCommit, RepoIndex, RepoPath, WorkspacePackage } from '../types.js';
+import { Bm25 } from './bm25.js';
+import { conventionalPrefix } from './issue-signals.js';
+import { matchWords, splitPieces } from './text-tokens.js';
+
+export interface LiteralEntry {
+  text: string;
+  /** Lower-cased, whitespace collapsed, holes (`%s`, `{0}`) cut out. */
+  norm: string;
+  file: number;
+}
+
+export interface InferenceIndex {
+  files: RepoPath[];
+  fileId: Map<RepoPath, number>;
+  /** Declared name → files declaring it. */
+  names: Map<string, number[]>;
+  /** Lower-cased declared name → files. */
+  namesLower: Map<string, number[]>;
+  /** Base name without extension(s), lower-cased, `-`/`_`/`.` taken out → files. */
+  stems: Map<string, number[]>;
+  /** Directory base name, lower-cased, `-`/`_` taken out → directories. */
+  dirs: Map<string, RepoPath[]>;
+  literals: LiteralEntry[];
+  /** A word of a literal (4+ letters, lower-cased) → literal ids. */
+  literalWords: Map<string, number[]>;
+  /** Paths and declared names, one document per candidate file. */
+  fileText: Bm25;
+  /** Past commit subjects, one document per past commit (same order as `history`). */
+  commitText: Bm25;
+  history: readonly PastCommit[];
+  /** File ids of each past commit's files (candidates only). */
+  commitFiles: number[][];
+  /** Recency-weighted count of past changes per file. */
+  churn: Float64Array;
+  maxChurn: number;
+  /** Past conventional-commit scope (lower-cased) → file id → times changed under it. */
+  scopeFiles: Map<string, Map<number, number>>;
+  packages: readonly WorkspacePackage[];
+  /** Out and in neighbours in the import graph. */
+  neighbours: (file: RepoPath) => { imports: RepoPath[]; importers: RepoPath[] };
+}
+
+/** What can be a candidate: code and text files of the sources, not lockfiles, images or docs. */
+const CANDIDATE_EXT = /\.(?:[cm]?[jt]sx?|vue|svelte|astro|json|css|scss|less|html|ya?ml|graphql|sql|rs|go|py)$/;
+const LOCKFILE = /(?:^|\/)(?:pnpm-lock\.yaml|package-lock\.json|yarn\.lock|bun\.lockb?|composer\.lock)$/;
+
+export function isCandidateFile(path: RepoPath): boolean {
+  return CANDIDATE_EXT.test(path) && !LOCKFILE.test(path) && !path.startsWith('.changeset/');
+}
+
+export function normaliseMessage(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/%[sdifoj]|\{\d*\}|\$\{[^}]{0,80}\}/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (!list) map.set(key, [value]);
+  else if (list[list.length - 1] !== value) list.push(value);
+}
+
+export function squash(name: string): string {
+  return name.toLowerCase().replace(/[-_.]/g, '');
+}
+
+function stemOf(path: RepoPath): string {
+  const base = baseName(path);
+  const dot = base.indexOf('.', 1);
+  return squash(dot < 0 ? base : base.slice(0, dot));
+}
+
+/** Past commits this many back weigh half as much as the newest in the churn prior. */
+const CHURN_HALF_LIFE = 300;
+/** Past commits of each file that describe it in the file documents. */
+const PATH_WEIGHT = 1;
+const BASE_WEIGHT = 1;
+const NAME_WEIGHT = 0.25;
+const MAX_NAMES_IN_DOC = 60;
+
+const built = new WeakMap<readonly RepoPath[], { symbols: unknown; history: unknown; index: InferenceIndex }>();
+
+/** The inference index of a repository; the same one for the same file list, symbols and history. */
+export function inferenceIndexOf(repo: RepoIndex): InferenceIndex {
+  const hit = built.get(repo.files);
+  if (hit && hit.symbols === repo.symbols && hit.history === repo.history) return hit.index;
+  const index = buildInferenceIndex(repo);
+  built.set(repo.files, { symbols: repo.symbols, history: repo.history, index });
+  return index;
+}
+
+export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
+  const files = repo.files.filter(isCandidateFile);
+  const fileId = new Map(files.map((f, i) => [f, i]));
+  const names = new Map<string, number[]>();
+  const namesLower = new Map<string, number[]>();
+  const stems = new Map<string, number[]>();
+  const dirs = new Map<string, RepoPath[]>();
+  const literals: LiteralEntry[] = [];
+  const literalWords = new Map<string, number[]>();
+  const symbols: ReadonlyMap<RepoPath, FileSymbols> = repo.symbols ?? new Map();
+  const seenDirs = new Set<RepoPath>();
+  const docs: [string, number][][] = [];
+
+  files.forEach((file, id) => {
+    push(stems, stemOf(file), id);
+    let dir = parentDir(file);
+    while (dir !== '' && !seenDirs.has(dir)) {
+      seenDirs.add(dir);
+      push(dirs, squash(baseName(dir)), dir);
+      dir = parentDir(dir);
+    }
+    const doc: [string, number][] = [];
+    for (const word of matchWords(parentDir(file))) doc.push([word, PATH_WEIGHT]);
+    for (const word of matchWords(baseName(file).replace(/\.[^.]+$/, ''))) doc.push([word, PATH_WEIGHT + BASE_WEIGHT]);
+    const own = symbols.get(file);
+    if (own) {
+      own.names.forEach((name, i) => {
+        push(names, name, id);
+        push(namesLower, name.toLowerCase(), id);
+        if (i < MAX_NAMES_IN_DOC) for (const word of matchWords(name)) doc.push([word, NAME_WEIGHT]);
+      });
+      for (const text of own.literals) {
+        const entry = literals.length;
+        const norm = normaliseMessage(text);
+        literals.push({ text, norm, file: id });
+        for (const word of new Set(splitPieces(norm))) if (word.length >= 4) push(literalWords, word, entry);
+      }
+    }
+    docs.push(doc);
+  });
+
+  // History: subjects as documents, churn and scopes per file.
+  const history = repo.history ?? [];
+  const churn = new Float64Array(files.length);
+  const scopeFiles = new Map<string, Map<number, number>>();
+  const commitFiles: number[][] = [];
+  const commitDocs: [string, number][][] = [];
+  history.forEach((commit, age) => {
+    const ids = commit.files.map((f) => fileId.get(f)).filter((id): id is number => id !== undefined);
+    commitFiles.push(ids);
+    const { scopes, rest } = conventionalPrefix(commit.subject);
+    const doc: [string, number][] = matchWords(rest, 64).map((w) => [w, 1]);
+    for (const scope of scopes) for (const w of matchWords(scope)) doc.push([w, 1]);
+    commitDocs.push(doc);
+    const weight = Math.pow(0.5, age / CHURN_HALF_LIFE);
+    for (const id of ids) churn[id] = churn[id]! + weight;
+    for (const scope of scopes) {
+      const key = scope.toLowerCase();
+      let counts = scopeFiles.get(key);
+      if (!counts) scopeFiles.set(key, (counts = new Map()));
+      for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+  });
+  let maxChurn = 0;
+  for (const c of churn) if (c > maxChurn) maxChurn = c;
+
+  const graph = repo.graph;
+  return {
+    files,
+    fileId,
+    names,
+    namesLower,
+    stems,
+    dirs,
+    literals,
+    literalWords,
+    fileText: new Bm25(docs),
+    commitText: new Bm25(commitDocs),
+    history,
+    commitFiles,
+    churn,
+    maxChurn,
+    scopeFiles,
+    packages: repo.packages,
+    neighbours: (file) =>
+      graph.hasNode(file) ? { imports: graph.outNeighbors(file), importers: graph.inNeighbors(file) } : { imports: [], importers: [] },
+  };
+}

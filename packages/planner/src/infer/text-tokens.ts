@@ -1,0 +1,79 @@
+/**
+ * Words for matching an issue's text against paths, declared names and past commit subjects: the
+ * same splitting on both sides — separators, camelCase and PascalCase humps, digits apart —
+ * lower-cased, short and common English words dropped, a plural `s` taken off. Linear in the
+ * input, no regular expression that can backtrack.
+ */
+
+const STOP = new Set(
+  (
+    'the a an and or of to in on for with without from by at as is are be been was were it its this that these those ' +
+    'when while if then than not no do does did done can cannot should would will into onto over under after before ' +
+    'about via use using used make makes made add adds added update updates updated fix fixes fixed feat chore refactor ' +
+    'perf revert bump wip also more less some all any new old only just get gets ' +
+    'set sets allow allows support supports handle handles correctly properly instead there their they them we our you your ' +
+    'i me my he she his her which what who whom where why how has have had but so such other same up down out off'
+  ).split(' '),
+);
+
+function isUpper(c: number): boolean {
+  return c >= 65 && c <= 90;
+}
+function isLower(c: number): boolean {
+  return c >= 97 && c <= 122;
+}
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** Splits text into raw word pieces (camel humps, digit runs), lower-cased; no filtering. */
+export function splitPieces(text: string, out: string[] = [], limit = 4096): string[] {
+  const n = text.length;
+  let start = -1;
+  const push = (end: number) => {
+    if (start >= 0 && end > start && out.length < limit) out.push(text.slice(start, end).toLowerCase());
+    start = -1;
+  };
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    const letter = isUpper(c) || isLower(c);
+    const digit = isDigit(c);
+    if (!letter && !digit && c < 128) {
+      push(i);
+      continue;
+    }
+    if (start < 0) {
+      start = i;
+      continue;
+    }
+    const p = text.charCodeAt(i - 1);
+    // a hump: aB, or the last capital of a run before a lower-case (HTMLParser → html parser), or a digit boundary
+    if ((isUpper(c) && isLower(p)) || (isUpper(c) && isUpper(p) && i + 1 < n && isLower(text.charCodeAt(i + 1))) || digit !== isDigit(p)) {
+      push(i);
+      start = i;
+    }
+  }
+  push(n);
+  return out;
+}
+
+/** A word's matching form: a plural `s` off (`routes` → `route`, not `ss`/`us`/`is`). */
+export function stemWord(word: string): string {
+  if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
+  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is')) return word.slice(0, -1);
+  return word;
+}
+
+/** Matching words of a text: pieces of at least two letters, not stop words, stemmed. */
+export function matchWords(text: string, limit = 4096): string[] {
+  const out: string[] = [];
+  for (const piece of splitPieces(text, [], limit)) {
+    if (piece.length < 2 || STOP.has(piece) || isDigit(piece.charCodeAt(0))) continue;
+    out.push(stemWord(piece));
+  }
+  return out;
+}
+
+export function isStopWord(word: string): boolean {
+  return STOP.has(word.toLowerCase());
+}
