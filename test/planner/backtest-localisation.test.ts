@@ -50,7 +50,7 @@ describe('file-level localisation, as the SWE-bench papers count it', () => {
   });
 
   it('counts a true file inside a fenced directory as inside the fence', () => {
-    expect(['src/', 'src/a.ts', './', '/'].map(fencePath)).toEqual(['src', 'src/a.ts', '', '']);
+    expect(['src/', 'src/a.ts', './', '/', '.', '.github/workflows/', './lib/x.ts'].map(fencePath)).toEqual(['src', 'src/a.ts', '', '', '', '.github/workflows', 'lib/x.ts']);
     const recall = fenceRecall([
       { truth: ['src/a.ts', 'lib/b.ts'], fence: ['src'] }, // 1 of 2
       { truth: ['lib/b.ts'], fence: ['lib/b.ts'] }, // 1 of 1

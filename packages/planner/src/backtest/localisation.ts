@@ -28,8 +28,9 @@ export function locatableFiles(files: readonly ChangedFile[]): RepoPath[] {
 
 /** A fence lane as a plan lists it (`src/`, `src/a.ts`, `/` or `./` for the root) as a repository path. */
 export function fencePath(label: string): RepoPath {
-  const trimmed = label.replace(/^\.\/?/, '').replace(/\/+$/, '');
-  return trimmed === '/' ? '' : trimmed;
+  let path = label.replace(/\/+$/, '');
+  while (path.startsWith('./')) path = path.slice(2);
+  return path === '.' ? '' : path;
 }
 
 export interface LocalisationCase {

@@ -177,6 +177,7 @@ export function runBacktest(input: BacktestInput): BacktestReport {
       wave: inWave,
       referenceWave: referenceOf.get(issue.number) ?? null,
       reason: bucket.bucket === 'dispatchable' ? (serialReason.get(issue.number) ?? null) : 'reason' in bucket ? bucket.reason : null,
+      fence: fences.get(issue.number) ?? null,
       inferred: entries.get(issue.number)?.inferred ?? false,
       truthFiles: truthFiles.get(issue.number)!,
       candidates: (entries.get(issue.number)?.paths ?? []).slice(0, CANDIDATES_KEPT),

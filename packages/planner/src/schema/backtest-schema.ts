@@ -133,6 +133,8 @@ export const BacktestReportSchema = z.object({
       referenceWave: z.number().int().positive().nullable(),
       /** Why it runs alone, or why it is not in a wave. */
       reason: z.string().nullable(),
+      /** Its fence when dispatched: the plan's paths, as repository paths (`''`: the whole repository); null when not dispatched. */
+      fence: z.array(z.string()).nullable(),
       /** Dispatched on an inferred fence. */
       inferred: z.boolean(),
       /** What the localisation is judged against: the code files the commit edits or deletes, tests aside. */
