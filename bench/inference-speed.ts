@@ -23,6 +23,7 @@ const { values } = parseArgs({
   options: {
     root: { type: 'string' },
     before: { type: 'string' },
+    'before-label': { type: 'string' },
     runs: { type: 'string', default: '5' },
     issues: { type: 'string', default: '1000' },
     results: { type: 'string' },
@@ -30,7 +31,7 @@ const { values } = parseArgs({
   },
 });
 if (values.help || !values.root) {
-  console.log('usage: pnpm bench inference-speed --root DIR [--before DIR] [--runs 5] [--issues 1000] [--results bench/RESULTS.md]');
+  console.log('usage: pnpm bench inference-speed --root DIR [--before DIR [--before-label TEXT]] [--runs 5] [--issues 1000] [--results bench/RESULTS.md]');
   process.exit(values.help ? 0 : 2);
 }
 const BENCH = path.dirname(new URL(import.meta.url).pathname);
@@ -66,11 +67,13 @@ if (values.before) {
   }
   const ratio = (key: Record<string, number[]>) => median(key.after!) / median(key.before!);
   const s = (xs: number[]) => `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;
-  let beforeVersion = '?';
-  try {
-    beforeVersion = version(path.resolve(values.before));
-  } catch {
-    beforeVersion = path.basename(path.resolve(values.before));
+  let beforeVersion = values['before-label'] ?? '?';
+  if (values['before-label'] === undefined) {
+    try {
+      beforeVersion = version(path.resolve(values.before));
+    } catch {
+      beforeVersion = path.basename(path.resolve(values.before));
+    }
   }
   lines.push(
     `\`waves graph\` on ${name} at \`${head.slice(0, 10)}\` (${sources} source files): whole processes, ${runs} runs each, alternating after a warm-up, medians (min–max) in seconds. Before: waves without the index (\`${beforeVersion}\`); after: this checkout. ${cpu}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
