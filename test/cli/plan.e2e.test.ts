@@ -64,7 +64,7 @@ describe('waves plan, end to end', () => {
     const result = await waves(['plan', '--from-issues', ISSUES, '--root', REPO, '--json', '--top', '2', '--wave-size', '1', '--contention-depth', '0', '--granularity', 'package']);
     expect(result.exitCode).toBe(0);
     const plan = JSON.parse(result.stdout);
-    expect(plan.options).toEqual({ inference: 'suggest', inferenceThreshold: 0.5, top: 2, waveSize: 1, maxWaves: 2, granularity: 'package', contentionDepth: 0 });
+    expect(plan.options).toEqual({ inference: 'suggest', inferenceThreshold: 0.7, top: 2, waveSize: 1, maxWaves: 2, granularity: 'package', contentionDepth: 0 });
     expect(plan.waves.map((w: { issues: { paths: string[] }[] }) => w.issues[0]!.paths)).toEqual([['packages/alpha/'], ['packages/beta/']]);
   });
 

@@ -106,6 +106,7 @@ export function buildIssueDispatch(plan: Plan, issue: PlanIssue, options: Dispat
     verify,
     tier: issue.tier,
     model,
+    inferred: issue.inferred === true ? (issue.candidates ?? []).map((c) => ({ path: c.path, confidence: c.confidence, kinds: [...new Set(c.evidence.map((e) => e.kind))] })) : null,
   });
   const command = renderCommand(options.agent, {
     number: String(issue.number),

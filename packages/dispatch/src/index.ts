@@ -16,7 +16,7 @@ export function dispatchOrder(plan: Plan): { wave: number; number: number; title
 export { AGENT_PRESETS, agentTemplate, AgentTemplateError, PLACEHOLDERS, renderCommand } from './agents/agent-command.js';
 export { validateTemplate, VALUE_FLAGS } from './agents/template-rule.js';
 export type { AgentTemplate, CommandValues, Placeholder } from './agents/agent-command.js';
-export { DEFAULT_PROMPT_TEMPLATE, quoteBody, renderPrompt } from './prompt/render-prompt.js';
+export { DEFAULT_PROMPT_TEMPLATE, inferredFenceNote, quoteBody, renderPrompt } from './prompt/render-prompt.js';
 export type { PromptContext } from './prompt/render-prompt.js';
 export { buildDispatch, buildIssueDispatch, modelFor, packagesOfPaths, renderVerify } from './build-dispatch.js';
 export type { DispatchOptions, IssueDispatch, WaveDispatch, WorktreeCommand } from './build-dispatch.js';

@@ -50,8 +50,8 @@ export { parseIssues, IssuesFileSchema, IssueRecordSchema, isPullRequest, cutTex
 export type { IssueRecord } from './schema/issues-schema.js';
 export { PlanOptionsSchema } from './schema/options-schema.js';
 export type { PlanOptions, PlanOptionsInput } from './schema/options-schema.js';
-export { PlanSchema, PlanIssueSchema, WaveSchema, PLAN_SCHEMA_VERSION } from './schema/plan-schema.js';
-export type { ConflictKind, Plan, PlanConflict, PlanIssue, Wave } from './schema/plan-schema.js';
+export { CandidateSchema, EvidenceKindSchema, EvidenceSchema, PlanSchema, PlanIssueSchema, WaveSchema, PLAN_SCHEMA_VERSION } from './schema/plan-schema.js';
+export type { Candidate, ConflictKind, Evidence, EvidenceKind, Plan, PlanConflict, PlanIssue, Wave } from './schema/plan-schema.js';
 export { jsonPath } from './schema/schema-errors.js';
 export { firstJsonError, parseJsonText } from './schema/parse-json-text.js';
 export type { JsonText } from './schema/parse-json-text.js';
@@ -130,6 +130,8 @@ export type {
   RepoGraph,
   RepoGraphAttributes,
   RepoIndex,
+  FileSymbols,
+  PastCommit,
   RepoPath,
   UnresolvedImport,
   WorkspacePackage,
@@ -139,3 +141,15 @@ export type { ChangedPath, ChangeKind, FenceAudit } from './harvest/audit-fence.
 export { finishAccuracy, SCOPE_SOURCES, scopeAccuracy, sumAccuracy } from './harvest/scope-accuracy.js';
 export type { Accuracy, AccuracySums, PredictedLeaf, RunAccuracy, Tally } from './harvest/scope-accuracy.js';
 export { globMatcher, isGlob } from './paths/globs.js';
+
+// Scope inference (issues that name no files): evidence, index, candidates, fences.
+export { inferCandidates, INFER_WEIGHTS, MAX_CANDIDATES } from './infer/infer-candidates.js';
+export type { InferOptions } from './infer/infer-candidates.js';
+export { buildInferenceIndex, inferenceIndexOf, isCandidateFile } from './infer/inference-index.js';
+export type { InferenceIndex } from './infer/inference-index.js';
+export { readIssueSignals, conventionalPrefix } from './infer/issue-signals.js';
+export type { IssueSignals } from './infer/issue-signals.js';
+export { describeEvidence, inferredFence, likelyText, strongCandidates, SURE } from './infer/inferred-fence.js';
+export { inferScopes } from './infer/infer-scopes.js';
+export { scanSymbols } from './graph/scan-symbols.js';
+export { readHistoryPrior, parsePriorLog, MAX_PRIOR_COMMITS } from './graph/read-history-prior.js';

@@ -72,6 +72,8 @@ export type RepoGraph = DirectedGraph<FileNodeAttributes, ImportEdgeAttributes, 
 export interface FileSymbols {
   names: readonly string[];
   literals: readonly string[];
+  /** Third-party packages it imports (bare specifiers cut to the package name). */
+  packages?: readonly string[];
 }
 
 /** One commit of the history before the planned commit: its subject and the files it changed. */

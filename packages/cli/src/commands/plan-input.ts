@@ -31,7 +31,7 @@ export const INFERENCE_FLAGS: FlagSpecs = {
     type: 'string',
     value: 'X',
     description: 'In plan mode, the confidence (0 to 1) the best candidate needs',
-    default: "the config's defaults.inferenceThreshold, else 0.5",
+    default: "the config's defaults.inferenceThreshold, else 0.7",
   },
 };
 

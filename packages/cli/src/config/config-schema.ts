@@ -19,7 +19,7 @@ export const PlanDefaultsSchema = z.strictObject({
     .enum(['off', 'suggest', 'plan'])
     .optional()
     .describe('Scope inference for issues that name no files: off, suggest (default: candidates shown, issue kept in triage), plan (dispatched when the best candidate passes inferenceThreshold)'),
-  inferenceThreshold: z.number().min(0).max(1).optional().describe('In plan mode, the confidence (0..1) the best candidate needs (default 0.5)'),
+  inferenceThreshold: z.number().min(0).max(1).optional().describe('In plan mode, the confidence (0..1) the best candidate needs (default 0.7)'),
   fromIssues: z.string().optional().describe('Issues file, relative to the root'),
   repo: z.string().regex(REPO_SLUG, REPO_SLUG_HINT).optional(),
   apiUrl: z

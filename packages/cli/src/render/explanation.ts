@@ -27,6 +27,17 @@ export function renderExplanation(e: IssueExplanation): string {
   for (const r of e.rejected) out.push(`  dropped: ${safeText(r.text, 120)} — ${safeText(r.reason)}`);
   for (const x of e.excluded) out.push(`  excluded (said not to touch): ${safeText(x)}`);
   if (e.dependsOn.length > 0) out.push(`  depends on: ${e.dependsOn.map((n) => `#${n}`).join(', ')}`);
+  if (e.candidates && e.candidates.length > 0) {
+    out.push('');
+    out.push(`Likely files (inferred${e.inferred ? ', the fence above' : ''}):`);
+    for (const c of e.candidates) {
+      out.push(`  ${safeText(c.path)}  ${Math.round(c.confidence * 100)}%`);
+      for (const ev of c.evidence) {
+        const at = ev.where.field === 'title' ? 'title' : `line ${ev.where.line ?? '?'}`;
+        out.push(`    ← ${ev.kind}: ${safeText(ev.text, 80)} (${at}) → ${safeText(ev.matched, 120)}`);
+      }
+    }
+  }
   out.push('');
   out.push(`Conflicts (${e.conflicts.length}):`);
   if (e.conflicts.length === 0) out.push('  none');

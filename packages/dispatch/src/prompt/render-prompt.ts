@@ -20,6 +20,12 @@ export interface PromptContext {
   verify: string[];
   tier: string;
   model: string | null;
+  /**
+   * When the issue named no files and the fence was inferred from its text (scope inference, plan
+   * mode): the candidates it came from — repository paths, confidences and the kinds of evidence,
+   * never the issue's words (those stay inside the quoted body).
+   */
+  inferred?: { path: string; confidence: number; kinds: string[] }[] | null;
 }
 
 export const DEFAULT_PROMPT_TEMPLATE = `You are an isolated worker for issue #{number}: {title}
@@ -72,6 +78,24 @@ export function quoteUrl(url: string | null): string {
   return `<${url.replace(/[\s\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff<>]/g, (c) => encodeURIComponent(c))}>`;
 }
 
+/** What the worker is told about a fence that was inferred, placed under the fence itself. */
+export function inferredFenceNote(candidates: NonNullable<PromptContext['inferred']>): string {
+  const clean = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+  const from = candidates
+    .slice(0, 5)
+    .map((c) => `  - ${clean(c.path)} (${Math.round(c.confidence * 100)}%: ${c.kinds.map(clean).join(', ')})`)
+    .join('\n');
+  return [
+    '',
+    'The issue names no files: waves inferred this fence from its text (the likely files, with how sure',
+    'it was and from what kind of evidence):',
+    from,
+    'If the work needs files outside the fence, do not edit them: ask for a wider fence with',
+    '`waves fence check <paths>` where it is available, or stop and say in your receipt which files',
+    'you need and why.',
+  ].join('\n');
+}
+
 function list(items: readonly string[], empty: string): string {
   return items.length === 0 ? `  (${empty})` : items.map((item) => `  - ${item}`).join('\n');
 }
@@ -82,7 +106,7 @@ export function renderPrompt(template: string, context: PromptContext): string {
     title: context.title.replace(/[\r\n]+/g, ' '),
     url: quoteUrl(context.url),
     lanes: context.lanes.join(', ') || '(none)',
-    fence: list(context.fence, 'no paths: ask before editing anything'),
+    fence: list(context.fence, 'no paths: ask before editing anything') + (context.inferred ? `\n${inferredFenceNote(context.inferred)}` : ''),
     forbidden: list(context.forbidden, 'nothing besides the fence rule'),
     verify: list(context.verify, 'no verification commands configured: run the tests of the packages you touched'),
     body: quoteBody(context.body),

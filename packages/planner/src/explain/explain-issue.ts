@@ -9,6 +9,7 @@ import { serialConflicts, type Conflict } from '../conflicts/find-conflicts.js';
 import { leafLabel } from '../conflicts/roll-up-leaves.js';
 import type { PlanAnalysis } from '../plan.js';
 import { lanesOverlap } from '../leases/fold-leases.js';
+import { CandidateSchema } from '../schema/plan-schema.js';
 import type { ActiveLease, IssueNumber } from '../types.js';
 
 export const IssueExplanationSchema = z.object({
@@ -39,6 +40,10 @@ export const IssueExplanationSchema = z.object({
   ),
   /** For an issue in wave k: why each of waves 1..k-1 could not take it. */
   earlierWaves: z.array(z.object({ index: z.number().int().positive(), reason: z.string() })),
+  /** Scope inference: the files its text points at, best first, with every piece of evidence (absent when off or none). */
+  candidates: z.array(CandidateSchema).optional(),
+  /** True when its fence came from inference (plan mode). */
+  inferred: z.boolean().optional(),
 });
 
 export type IssueExplanation = z.infer<typeof IssueExplanationSchema>;
@@ -72,6 +77,7 @@ export function explainIssue(analysis: PlanAnalysis, number: IssueNumber, backlo
     rejected: (scope?.rejected ?? []).map((r) => ({ text: r.text, line: r.line, reason: r.reason })),
     excluded: scope?.excluded ?? [],
     dependsOn: scope?.dependsOn ?? [],
+    ...(analysis.candidates.has(number) ? { candidates: analysis.candidates.get(number)!, inferred: analysis.inferred.has(number) } : {}),
   };
   if (!bucket || !scope) {
     const reason =

@@ -312,7 +312,15 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
     const symbols = new Map<RepoPath, FileSymbols>();
     for (const file of sources) {
       const entry = entries[file];
-      if (entry && (entry.names.length > 0 || entry.literals.length > 0)) symbols.set(file, { names: entry.names, literals: entry.literals });
+      if (!entry) continue;
+      // The third-party packages it imports (`is-wsl`, `@scope/name`): an issue naming one points here.
+      const packages = new Set<string>();
+      entry.imports.forEach(([specifier], i) => {
+        if (entry.targets[i] !== EXTERNAL || specifier.startsWith('.') || specifier.startsWith('node:')) return;
+        const parts = specifier.split('/');
+        packages.add(specifier.startsWith('@') && parts.length > 1 ? `${parts[0]}/${parts[1]}` : parts[0]!);
+      });
+      if (entry.names.length > 0 || entry.literals.length > 0 || packages.size > 0) symbols.set(file, { names: entry.names, literals: entry.literals, packages: [...packages] });
     }
     options.onSymbols(symbols);
   }

@@ -79,8 +79,12 @@ export function scanSymbols(text: string): ScannedSymbols {
       typeName = null;
     }
     if (lex.type === Tok.Ident) {
-      const word = lex.ident();
       const afterDot = prevPunct === 46;
+      // Slice the identifier only where it can matter: every keyword and modifier is 3 to 9 characters long.
+      const length = lex.end - lex.start;
+      const keywordSized = length >= 3 && length <= 9;
+      const inClassBody = classes.length > 0 && lex.depth === classes[classes.length - 1] && !afterDot;
+      const word: string = keywordSized || inClassBody || (declaring !== null && !afterDot) ? lex.ident() : '';
       if (declaring !== null && !afterDot) {
         if (DECLARING.has(word)) {
           declaring = word; // `abstract class`, `const enum`, `declare const`
@@ -90,15 +94,15 @@ export function scanSymbols(text: string): ScannedSymbols {
           else if (declaring !== 'abstract' && !NOT_NAMES.has(word) && names.size < MAX_NAMES) names.add(word);
           declaring = null;
         }
-      } else if (!afterDot && DECLARING.has(word) && (lex.depth === 0 || word === 'class')) {
+      } else if (!afterDot && keywordSized && DECLARING.has(word) && (lex.depth === 0 || word === 'class')) {
         declaring = word;
         if (word === 'class') classPending = true;
-      } else if (classes.length > 0 && lex.depth === classes[classes.length - 1] && !afterDot) {
+      } else if (inClassBody) {
         if (!MODIFIERS.has(word) && !NOT_NAMES.has(word) && (prevPunct === LBRACE || prevPunct === RBRACE || prevPunct === SEMI || (prevWord !== null && MODIFIERS.has(prevWord))) && names.size < MAX_NAMES) {
           member = word;
         }
       }
-      prevWord = word;
+      prevWord = keywordSized ? word : null;
       prevPunct = -1;
     } else {
       if (declaring !== null && !(declaring === 'function' && p === STAR_CODE)) declaring = null;

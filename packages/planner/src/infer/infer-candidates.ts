@@ -23,8 +23,8 @@ import { matchWords, splitPieces } from './text-tokens.js';
 export const MAX_CANDIDATES = 5;
 const SCALE = 5;
 
-/** Weights of each kind of evidence (score units; SCALE of them make a confidence of 0.63). */
-const W = {
+/** Weights of each kind of evidence (score units; SCALE of them make a confidence of 0.63). Exported for the benchmarks' tuning runs. */
+export const INFER_WEIGHTS = {
   frame: 10,
   path: 9,
   identifierCode: 6,
@@ -34,12 +34,22 @@ const W = {
   message: 8,
   messageLoose: 6,
   scope: 2.5,
+  /** 0: files past commits of the title's scope changed count by how often; 1: by how recently. */
+  scopeRecency: 1,
   lane: 2.5,
   words: 3,
   history: 3,
   neighbour: 1.5,
-  churn: 0.6,
-} as const;
+  /** Files that changed together with a top candidate in past commits. */
+  cochange: 1,
+  churn: 1.5,
+  /** How much a file's share of a past commit's vote shrinks with how often it changes (popular files vote less per commit). */
+  popularity: 0.5,
+  /** Lowest BM25 score of a past commit, against the best, that still votes. */
+  similarFloor: 0.35,
+  similarCommits: 25,
+};
+const W = INFER_WEIGHTS;
 
 /** A name shared by more files than this is no evidence. */
 const MAX_SHARED = 12;
@@ -47,6 +57,8 @@ const MAX_SHARED = 12;
 export interface InferOptions {
   /** Config lanes with their keywords (matched as whole words of the title and body). */
   lanes?: Readonly<Record<string, { paths: readonly string[]; keywords?: readonly string[] }>>;
+  /** How many candidates (default `MAX_CANDIDATES`). */
+  limit?: number;
   /** Only the strong kinds (frames, paths, identifiers, messages, their neighbours): for issues that name paths already. */
   strongOnly?: boolean;
 }
@@ -137,14 +149,17 @@ function matchNames(signals: IssueSignals, index: InferenceIndex, scores: Scores
     const declared = index.names.get(name.text) ?? (name.text.length >= 5 ? index.namesLower.get(name.text.toLowerCase()) : undefined);
     if (declared && declared.length <= MAX_SHARED) {
       const exact = index.names.has(name.text);
-      const weight = ((name.code ? W.identifierCode : W.identifierProse) * (exact ? 1 : 0.6)) / Math.pow(declared.length, 0.8);
+      // A plain lower-case word (`style`, `render`) names many things besides this declaration.
+      const plain = /^[a-z]+$/.test(name.text) ? 0.5 : 1;
+      const weight = ((name.code ? W.identifierCode : W.identifierProse) * (exact ? 1 : 0.6) * plain) / Math.pow(declared.length, 0.8);
       for (const id of declared) scores.add(id, weight, { kind: 'identifier', text: name.text, where, matched: `declares ${name.text}` });
     }
     const key = squash(name.text);
     if (key.length < 3) continue;
     const named = index.stems.get(key);
     if (named && named.length <= MAX_SHARED) {
-      const weight = (name.code ? W.filenameCode : W.filenameProse) / Math.pow(named.length, 0.8);
+      const plain = /^[a-z]+$/.test(name.text) ? 0.5 : 1;
+      const weight = ((name.code ? W.filenameCode : W.filenameProse) * plain) / Math.pow(named.length, 0.8);
       for (const id of named) scores.add(id, weight, { kind: 'filename', text: name.text, where, matched: baseName(index.files[id]!) });
     }
     const dirs = index.dirs.get(key);
@@ -159,6 +174,22 @@ function matchNames(signals: IssueSignals, index: InferenceIndex, scores: Scores
         }
       }
     }
+  }
+}
+
+/** Package names: a workspace package points at its folder; a third-party one at the files importing it. */
+function matchPackages(signals: IssueSignals, index: InferenceIndex, scores: Scores, restrict: Map<RepoPath, Evidence>): void {
+  for (const signal of signals.packages) {
+    const where = whereOf(signal.where);
+    const own = packageNamed(index, signal.text);
+    if (own) {
+      restrict.set(own.dir, { kind: 'identifier', text: signal.text, where, matched: `package ${own.name} (${own.dir}/)` });
+      continue;
+    }
+    const files = index.importers.get(signal.text.toLowerCase());
+    if (!files || files.length > MAX_SHARED) continue;
+    const weight = W.identifierCode / Math.pow(files.length, 0.8);
+    for (const id of files) scores.add(id, weight, { kind: 'identifier', text: signal.text, where, matched: `imports ${signal.text}` });
   }
 }
 
@@ -214,9 +245,10 @@ function matchScopes(signals: IssueSignals, index: InferenceIndex, scores: Score
     const past = index.scopeFiles.get(scope.toLowerCase());
     if (past && past.size > 0) {
       let max = 0;
-      for (const count of past.values()) max = Math.max(max, count);
-      for (const [id, count] of past) {
-        scores.add(id, (W.scope * count) / max, { kind: 'scope', text: evidenceText, where: { field: 'title' }, matched: `changed by ${count} past ${scope} commit(s)` });
+      for (const { count, recent } of past.values()) max = Math.max(max, count * (1 - W.scopeRecency) + recent * W.scopeRecency);
+      for (const [id, { count, recent }] of past) {
+        const weight = (W.scope * (count * (1 - W.scopeRecency) + recent * W.scopeRecency)) / max;
+        scores.add(id, weight, { kind: 'scope', text: evidenceText, where: { field: 'title' }, matched: `changed by ${count} past ${scope} commit(s)` });
       }
     }
   }
@@ -275,18 +307,19 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
   }
   // Past commits that read alike vote for the files they changed.
   if (index.commitText.size === 0) return;
-  const similar = index.commitText.search(terms, 25);
+  const similar = index.commitText.search(terms, W.similarCommits);
   const top = similar[0]?.score ?? 0;
   const votes = new Map<number, { vote: number; commit: number }>();
   for (const hit of similar) {
-    if (hit.score < top * 0.35) break;
+    if (hit.score < top * W.similarFloor) break;
     const ids = index.commitFiles[hit.doc]!;
     if (ids.length === 0) continue;
     const share = hit.score / top / Math.sqrt(ids.length);
     for (const id of ids) {
+      const own = share / Math.pow(1 + index.changes[id]!, W.popularity * 0.5);
       const v = votes.get(id);
-      if (!v) votes.set(id, { vote: share, commit: hit.doc });
-      else v.vote += share;
+      if (!v) votes.set(id, { vote: own, commit: hit.doc });
+      else v.vote += own;
     }
   }
   let maxVote = 0;
@@ -320,6 +353,25 @@ function addNeighbours(index: InferenceIndex, scores: Scores): void {
   }
 }
 
+/** Files that past commits changed together with the best candidates (a source and its test, a module and its types). */
+function addCochanges(index: InferenceIndex, scores: Scores): void {
+  const ranked = [...scores.byFile.entries()].sort((a, b) => b[1].score - a[1].score || a[0] - b[0]).slice(0, 3);
+  const top = ranked[0]?.[1].score ?? 0;
+  if (top <= 0) return;
+  for (const [id, acc] of ranked) {
+    const commits = index.commitsOf[id]!;
+    if (commits.length < 2) continue;
+    const together = new Map<number, number>();
+    for (const c of commits.slice(0, 50)) for (const other of index.commitFiles[c]!) if (other !== id) together.set(other, (together.get(other) ?? 0) + 1);
+    const file = index.files[id]!;
+    for (const [other, count] of together) {
+      const ratio = count / Math.min(commits.length, 50);
+      if (count < 2 || ratio < 0.25) continue;
+      scores.add(other, W.cochange * (acc.score / top) * ratio, { kind: 'neighbour', text: acc.evidence[0]!.text, where: acc.evidence[0]!.where, matched: `changed with ${file} in ${count} past commit(s)` });
+    }
+  }
+}
+
 /** The candidates of one issue, best first (at most `MAX_CANDIDATES`). */
 export function inferCandidates(
   issue: { title: string; body: string },
@@ -332,6 +384,7 @@ export function inferCandidates(
   const restrict = new Map<RepoPath, Evidence>();
   matchPaths(signals, index, tree, scores, restrict);
   matchNames(signals, index, scores);
+  matchPackages(signals, index, scores, restrict);
   matchMessages(signals, index, scores);
   if (!options.strongOnly) {
     matchScopes(signals, index, scores, restrict);
@@ -353,11 +406,16 @@ export function inferCandidates(
     }
   }
   if (!options.strongOnly) {
-    for (const [id, acc] of scores.byFile) if (index.maxChurn > 0) acc.score += (W.churn * Math.log1p(index.churn[id]!)) / Math.log1p(index.maxChurn);
+    for (const [id, acc] of scores.byFile) {
+      if (index.maxChurn > 0) acc.score += (W.churn * Math.log1p(index.churn[id]!)) / Math.log1p(index.maxChurn);
+      // What kinds of files changed lately (fixtures and examples rarely are the point), unless the issue points at this one.
+      if (!acc.evidence.some((e) => STRONG.has(e.kind) && e.weight >= 3)) acc.score *= Math.sqrt(index.kindFactor[id]!);
+    }
   }
   addNeighbours(index, scores);
+  if (!options.strongOnly) addCochanges(index, scores);
   const ranked = [...scores.byFile.entries()].sort((a, b) => b[1].score - a[1].score || (index.files[a[0]]! < index.files[b[0]]! ? -1 : 1));
-  return ranked.slice(0, MAX_CANDIDATES).map(([id, acc]) => ({
+  return ranked.slice(0, options.limit ?? MAX_CANDIDATES).map(([id, acc]) => ({
     path: index.files[id]!,
     confidence: Math.round((1 - Math.exp(-acc.score / SCALE)) * 1000) / 1000,
     evidence: acc.evidence

@@ -23,6 +23,8 @@ export interface InferenceIndex {
   fileId: Map<RepoPath, number>;
   /** Declared name → files declaring it. */
   names: Map<string, number[]>;
+  /** Third-party package name (lower-cased) → files importing it. */
+  importers: Map<string, number[]>;
   /** Lower-cased declared name → files. */
   namesLower: Map<string, number[]>;
   /** Base name without extension(s), lower-cased, `-`/`_`/`.` taken out → files. */
@@ -39,11 +41,17 @@ export interface InferenceIndex {
   history: readonly PastCommit[];
   /** File ids of each past commit's files (candidates only). */
   commitFiles: number[][];
+  /** How much likelier than the average file a file of each kind was to change lately (see `fileKind`), per file. */
+  kindFactor: Float64Array;
+  /** Past commits (indices into `history`) that changed each file, newest first. */
+  commitsOf: number[][];
+  /** How many past commits changed each file. */
+  changes: Uint32Array;
   /** Recency-weighted count of past changes per file. */
   churn: Float64Array;
   maxChurn: number;
-  /** Past conventional-commit scope (lower-cased) → file id → times changed under it. */
-  scopeFiles: Map<string, Map<number, number>>;
+  /** Past conventional-commit scope (lower-cased) → file id → times changed under it, and that count weighted by recency. */
+  scopeFiles: Map<string, Map<number, { count: number; recent: number }>>;
   packages: readonly WorkspacePackage[];
   /** Out and in neighbours in the import graph. */
   neighbours: (file: RepoPath) => { imports: RepoPath[]; importers: RepoPath[] };
@@ -55,6 +63,18 @@ const LOCKFILE = /(?:^|\/)(?:pnpm-lock\.yaml|package-lock\.json|yarn\.lock|bun\.
 
 export function isCandidateFile(path: RepoPath): boolean {
   return CANDIDATE_EXT.test(path) && !LOCKFILE.test(path) && !path.startsWith('.changeset/');
+}
+
+/** What a file is, for the history's prior on kinds of files: fixtures and examples rarely are the point of a change. */
+export function fileKind(path: RepoPath): string {
+  if (/(?:^|\/)(?:__)?fixtures?(?:__)?\//.test(path)) return 'fixture';
+  if (/(?:^|\/)examples?\//.test(path)) return 'example';
+  if (/(?:^|\/)(?:test|tests|__tests__|e2e|spec)\//.test(path) || /\.(?:test|spec)\.[^.]+$/.test(path)) return 'test';
+  if (path.startsWith('.github/') || path.startsWith('.')) return 'ci';
+  if (/(?:^|\/)package\.json$/.test(path)) return 'manifest';
+  if (/\.(?:json|ya?ml)$/.test(path) || /(?:^|\/)[^/]*\.config\.[^/]+$/.test(path)) return 'config';
+  if (/\.d\.[mc]?ts$/.test(path)) return 'declaration';
+  return 'code';
 }
 
 export function normaliseMessage(text: string): string {
@@ -84,10 +104,8 @@ function stemOf(path: RepoPath): string {
 /** Past commits this many back weigh half as much as the newest in the churn prior. */
 const CHURN_HALF_LIFE = 300;
 /** Past commits of each file that describe it in the file documents. */
-const PATH_WEIGHT = 1;
-const BASE_WEIGHT = 1;
-const NAME_WEIGHT = 0.25;
-const MAX_NAMES_IN_DOC = 60;
+/** Weights of the words of a file's document (exported for the benchmarks' tuning runs). */
+export const DOC_WEIGHTS = { path: 1, base: 1, name: 0.25, literal: 0.2, names: 60 };
 
 const built = new WeakMap<readonly RepoPath[], { symbols: unknown; history: unknown; index: InferenceIndex }>();
 
@@ -105,6 +123,7 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
   const fileId = new Map(files.map((f, i) => [f, i]));
   const names = new Map<string, number[]>();
   const namesLower = new Map<string, number[]>();
+  const importers = new Map<string, number[]>();
   const stems = new Map<string, number[]>();
   const dirs = new Map<string, RepoPath[]>();
   const literals: LiteralEntry[] = [];
@@ -122,19 +141,21 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
       dir = parentDir(dir);
     }
     const doc: [string, number][] = [];
-    for (const word of matchWords(parentDir(file))) doc.push([word, PATH_WEIGHT]);
-    for (const word of matchWords(baseName(file).replace(/\.[^.]+$/, ''))) doc.push([word, PATH_WEIGHT + BASE_WEIGHT]);
+    for (const word of matchWords(parentDir(file))) doc.push([word, DOC_WEIGHTS.path]);
+    for (const word of matchWords(baseName(file).replace(/\.[^.]+$/, ''))) doc.push([word, DOC_WEIGHTS.path + DOC_WEIGHTS.base]);
     const own = symbols.get(file);
     if (own) {
       own.names.forEach((name, i) => {
         push(names, name, id);
         push(namesLower, name.toLowerCase(), id);
-        if (i < MAX_NAMES_IN_DOC) for (const word of matchWords(name)) doc.push([word, NAME_WEIGHT]);
+        if (i < DOC_WEIGHTS.names) for (const word of matchWords(name)) doc.push([word, DOC_WEIGHTS.name]);
       });
+      for (const pkg of own.packages ?? []) push(importers, pkg.toLowerCase(), id);
       for (const text of own.literals) {
         const entry = literals.length;
         const norm = normaliseMessage(text);
         literals.push({ text, norm, file: id });
+        if (DOC_WEIGHTS.literal > 0) for (const word of matchWords(text, 16)) doc.push([word, DOC_WEIGHTS.literal]);
         for (const word of new Set(splitPieces(norm))) if (word.length >= 4) push(literalWords, word, entry);
       }
     }
@@ -144,7 +165,9 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
   // History: subjects as documents, churn and scopes per file.
   const history = repo.history ?? [];
   const churn = new Float64Array(files.length);
-  const scopeFiles = new Map<string, Map<number, number>>();
+  const changes = new Uint32Array(files.length);
+  const commitsOf: number[][] = files.map(() => []);
+  const scopeFiles = new Map<string, Map<number, { count: number; recent: number }>>();
   const commitFiles: number[][] = [];
   const commitDocs: [string, number][][] = [];
   history.forEach((commit, age) => {
@@ -155,16 +178,45 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
     for (const scope of scopes) for (const w of matchWords(scope)) doc.push([w, 1]);
     commitDocs.push(doc);
     const weight = Math.pow(0.5, age / CHURN_HALF_LIFE);
-    for (const id of ids) churn[id] = churn[id]! + weight;
+    for (const id of ids) {
+      churn[id] = churn[id]! + weight;
+      changes[id] = changes[id]! + 1;
+      commitsOf[id]!.push(age);
+    }
     for (const scope of scopes) {
       const key = scope.toLowerCase();
       let counts = scopeFiles.get(key);
       if (!counts) scopeFiles.set(key, (counts = new Map()));
-      for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+      for (const id of ids) {
+        const entry = counts.get(id);
+        if (entry) {
+          entry.count++;
+          entry.recent += weight;
+        } else counts.set(id, { count: 1, recent: weight });
+      }
     }
   });
   let maxChurn = 0;
   for (const c of churn) if (c > maxChurn) maxChurn = c;
+  // Kinds of files: changes per file of each kind against changes per file overall (smoothed).
+  const kinds = files.map(fileKind);
+  const kindFiles = new Map<string, number>();
+  const kindChanges = new Map<string, number>();
+  let allChanges = 0;
+  kinds.forEach((kind) => kindFiles.set(kind, (kindFiles.get(kind) ?? 0) + 1));
+  for (const ids of commitFiles) {
+    for (const id of ids) {
+      kindChanges.set(kinds[id]!, (kindChanges.get(kinds[id]!) ?? 0) + 1);
+      allChanges++;
+    }
+  }
+  const overall = (allChanges + 1) / (files.length + 1);
+  const factorOf = new Map<string, number>();
+  for (const [kind, count] of kindFiles) {
+    const rate = ((kindChanges.get(kind) ?? 0) + overall * 5) / (count + 5);
+    factorOf.set(kind, history.length === 0 ? (kind === 'fixture' || kind === 'example' ? 0.5 : 1) : Math.min(2, Math.max(0.1, rate / overall)));
+  }
+  const kindFactor = Float64Array.from(kinds, (kind) => factorOf.get(kind)!);
 
   const graph = repo.graph;
   return {
@@ -172,6 +224,7 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
     fileId,
     names,
     namesLower,
+    importers,
     stems,
     dirs,
     literals,
@@ -181,7 +234,10 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
     history,
     commitFiles,
     churn,
+    changes,
+    commitsOf,
     maxChurn,
+    kindFactor,
     scopeFiles,
     packages: repo.packages,
     neighbours: (file) =>

@@ -36,6 +36,12 @@ export interface NameSignal {
   code: boolean;
 }
 
+/** A package name written as code (`is-wsl`, `@astrojs/upgrade`) or in the title scope. */
+export interface PackageSignal {
+  text: string;
+  where: Where;
+}
+
 export interface MessageSignal {
   text: string;
   where: Where;
@@ -44,6 +50,7 @@ export interface MessageSignal {
 export interface IssueSignals {
   paths: PathSignal[];
   names: NameSignal[];
+  packages: PackageSignal[];
   messages: MessageSignal[];
   /** Conventional-commit scopes of the title (`fix(css,theme): …` → css, theme). */
   scopes: string[];
@@ -61,6 +68,9 @@ const MAX_NAMES = 80;
 const MAX_MESSAGES = 20;
 const MAX_TOKEN = 300;
 const MAX_SHOWN = 120;
+
+/** An npm package name: `name`, `@scope/name`, lower-case letters, digits, `-`, `.`, `_`. */
+const PACKAGE_NAME = /^(?:@[a-z0-9][\w.-]{0,60}\/)?[a-z0-9][\w.-]{0,80}$/;
 
 const CODE_EXTENSIONS = new Set(['ts', 'tsx', 'js', 'jsx', 'mjs', 'cjs', 'mts', 'cts', 'vue', 'svelte', 'astro', 'json', 'css', 'scss', 'less', 'html', 'md', 'mdx', 'yaml', 'yml', 'graphql', 'sql']);
 const KEYWORDS = new Set(
@@ -115,6 +125,36 @@ function namesIn(text: string, where: Where, code: boolean, out: NameSignal[], s
     if (seen.has(word)) continue;
     seen.add(word);
     out.push({ text: word, where, code });
+  }
+}
+
+/** kebab-case words of prose (`no-unused-vars`, `[prefer-optional-chain]`): file names more often than not. */
+function kebabNamesIn(text: string, where: Where, out: NameSignal[], seen: Set<string>): void {
+  const n = Math.min(text.length, MAX_LINE);
+  let i = 0;
+  while (i < n && out.length < MAX_NAMES) {
+    const c = text.charCodeAt(i);
+    if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let dashes = 0;
+    while (i < n) {
+      const d = text.charCodeAt(i);
+      if ((d >= 97 && d <= 122) || (d >= 65 && d <= 90) || (d >= 48 && d <= 57)) i++;
+      else if (d === 45 && i + 1 < n && /[a-z0-9]/i.test(text[i + 1]!) && text.charCodeAt(i - 1) !== 45) {
+        dashes++;
+        i++;
+      } else break;
+    }
+    const before = start > 0 ? text.charCodeAt(start - 1) : 32;
+    const after = i < n ? text.charCodeAt(i) : 32;
+    if (dashes === 0 || before === 47 || after === 47 || before === 64 || i - start > 80) continue;
+    const word = text.slice(start, i);
+    if (seen.has(word)) continue;
+    seen.add(word);
+    out.push({ text: word, where, code: false });
   }
 }
 
@@ -193,9 +233,10 @@ export function conventionalPrefix(title: string): { scopes: string[]; rest: str
     if (close < 0 || close - i > 60) return { scopes: [], rest: title };
     scopes = title
       .slice(i + 1, close)
-      .split(/[,/|\s]+/)
-      .map((s) => s.trim().replace(/^@/, ''))
-      .filter((s) => s.length > 0 && s.length <= 40 && s !== '*');
+      .split(/[,|\s]+/)
+      .flatMap((s) => (s.startsWith('@') ? [s] : s.split('/')))
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0 && s.length <= 60 && s !== '*');
     i = close + 1;
   }
   if (title[i] === '!') i++;
@@ -227,6 +268,7 @@ function errorMessageIn(line: string): string | null {
 export function readIssueSignals(title: string, body: string): IssueSignals {
   const paths: PathSignal[] = [];
   const names: NameSignal[] = [];
+  const packages: PackageSignal[] = [];
   const messages: MessageSignal[] = [];
   const seenNames = new Set<string>();
   const seenPaths = new Set<string>();
@@ -271,10 +313,12 @@ export function readIssueSignals(title: string, body: string): IssueSignals {
       }
       const span = line.slice(open + ticks, close).trim();
       namesIn(span, where, true, names, seenNames);
+      if (PACKAGE_NAME.test(span) && packages.length < MAX_NAMES && !packages.some((p) => p.text === span)) packages.push({ text: span, where });
       if (span.includes(' ') && span.length >= 8 && messages.length < MAX_MESSAGES) messages.push({ text: span, where });
       i = close + ticks;
     }
     namesIn(plain, where, false, names, seenNames);
+    kebabNamesIn(plain, where, names, seenNames);
     quotedIn(plain, where, messages);
     const error = errorMessageIn(plain);
     if (error && messages.length < MAX_MESSAGES && !messages.some((m) => m.text === error)) messages.push({ text: error, where });
@@ -293,5 +337,6 @@ export function readIssueSignals(title: string, body: string): IssueSignals {
     scanLine(line, { field: 'body', line: index + 1 }, inBlock);
   });
   prose.shift(); // the title's prose is `rest`
-  return { paths, names, messages, scopes, titleText: rest, bodyText: prose.join('\n') };
+  for (const scope of scopes) if (scope.startsWith('@') && PACKAGE_NAME.test(scope)) packages.push({ text: scope, where: { field: 'title' } });
+  return { paths, names, packages, messages, scopes, titleText: rest, bodyText: prose.join('\n') };
 }

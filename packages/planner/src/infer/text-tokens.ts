@@ -64,9 +64,13 @@ export function stemWord(word: string): string {
   return word;
 }
 
-/** Matching words of a text: pieces of at least two letters, not stop words, stemmed. */
+/** The word a version number stands for (`4.3.0`, `v1.2.3-beta.1`): release commits read alike. */
+export const VERSION_WORD = 'version#';
+
+/** Matching words of a text: pieces of at least two letters, not stop words, stemmed; a version number is `VERSION_WORD`. */
 export function matchWords(text: string, limit = 4096): string[] {
   const out: string[] = [];
+  if (/(?:^|[\s@(])v?\d+\.\d+\.\d+/.test(text.slice(0, 300))) out.push(VERSION_WORD);
   for (const piece of splitPieces(text, [], limit)) {
     if (piece.length < 2 || STOP.has(piece) || isDigit(piece.charCodeAt(0))) continue;
     out.push(stemWord(piece));
