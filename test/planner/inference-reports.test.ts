@@ -5,7 +5,7 @@
  * `judgeReports` — so that CI, which has no mirrors, checks what the benchmark measures.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVIDENCE_KINDS, judgeReports, loadRepo, type IssueReport, type RepoIndex } from '@waves/planner';
+import { REPORT_EVIDENCE_KINDS, judgeReports, loadRepo, type IssueReport, type RepoIndex } from '@waves/planner';
 import { TempRepo } from '../helpers/temp-repo.js';
 
 const S = 'packages/shop/src';
@@ -106,7 +106,7 @@ describe('scope inference on realistic issue reports (a synthetic repository)', 
   });
 
   it('covers every kind of evidence', () => {
-    expect(new Set(REPORTS.flatMap((r) => r.kinds))).toEqual(new Set(EVIDENCE_KINDS));
+    expect(new Set(REPORTS.flatMap((r) => r.kinds))).toEqual(new Set(REPORT_EVIDENCE_KINDS));
   });
 
   it('ranks the file each report points at first, and a fix file among the top five, where plain BM25 over paths does not', () => {

@@ -10,12 +10,14 @@
  */
 import { analyzePlan } from '../plan.js';
 import type { PlanOptionsInput } from '../schema/options-schema.js';
+import type { EvidenceKind } from '../schema/plan-schema.js';
 import type { BacklogIssue, IssueNumber, RepoIndex, RepoPath } from '../types.js';
 import { bm25Baseline } from './bm25-baseline.js';
 import { fencePath, fenceRecall, firstHit, localisationFigures, type FenceRecall, type LocalisationFigures } from './localisation.js';
 
-export const EVIDENCE_KINDS = ['frame', 'path', 'identifier', 'filename', 'message', 'scope', 'words', 'neighbour'] as const;
-export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
+/** The kinds of evidence an issue report can hold (the plan's evidence kinds but `lane`, which comes from the config). */
+export const REPORT_EVIDENCE_KINDS = ['frame', 'path', 'identifier', 'filename', 'message', 'scope', 'words', 'neighbour'] as const satisfies readonly EvidenceKind[];
+export type ReportEvidenceKind = (typeof REPORT_EVIDENCE_KINDS)[number];
 
 export interface IssueReport {
   id: string;
@@ -26,13 +28,13 @@ export interface IssueReport {
   /** The file the evidence points at first. */
   expectedTop: RepoPath;
   /** The kinds of evidence the report holds. */
-  kinds: readonly EvidenceKind[];
+  kinds: readonly ReportEvidenceKind[];
 }
 
 export interface JudgedReport {
   id: string;
   number: IssueNumber;
-  kinds: readonly EvidenceKind[];
+  kinds: readonly ReportEvidenceKind[];
   fixFiles: readonly RepoPath[];
   expectedTop: RepoPath;
   /** The plan's candidates, best first. */
@@ -58,7 +60,7 @@ export interface ReportsJudgement {
   baseline: LocalisationFigures;
   /** Share of the reports whose best candidate is the expected file. */
   expectedFirst: number;
-  byKind: { kind: EvidenceKind; reports: number; figures: LocalisationFigures; expectedFirst: number }[];
+  byKind: { kind: ReportEvidenceKind; reports: number; figures: LocalisationFigures; expectedFirst: number }[];
   dispatched: number;
   dispatchedShare: number;
   inferredDispatched: number;
@@ -127,7 +129,7 @@ export function judgeReports(reports: readonly IssueReport[], repo: RepoIndex, o
     figures: figuresOf(judged),
     baseline: localisationFigures(judged.map((r) => ({ number: r.number, truth: r.fixFiles, ranked: r.baseline }))),
     expectedFirst: expectedFirst(judged),
-    byKind: EVIDENCE_KINDS.map((kind) => {
+    byKind: REPORT_EVIDENCE_KINDS.map((kind) => {
       const list = judged.filter((r) => r.kinds.includes(kind));
       return { kind, reports: list.length, figures: figuresOf(list), expectedFirst: expectedFirst(list) };
     }),
