@@ -9,7 +9,7 @@
  * to 200 characters. Cached under `.waves/cache/` by commit id: a commit's history never changes.
  */
 import path from 'node:path';
-import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import type { PastCommit } from '../types.js';
 import { execaGit } from './git-run.js';
 import { SAFE_GIT_CONFIG } from './git-options.js';
@@ -33,6 +33,18 @@ function isPastCommits(value: unknown): value is PastCommit[] {
       (c) => c && typeof c === 'object' && typeof (c as PastCommit).subject === 'string' && Array.isArray((c as PastCommit).files) && (c as PastCommit).files.every((f) => typeof f === 'string'),
     )
   );
+}
+
+/** How many histories (of different commits) the cache keeps: a plan at HEAD, and a few backtest bases. */
+const KEPT_HISTORIES = 4;
+
+/** Removes all but the newest `KEPT_HISTORIES` history files: each new HEAD writes one. */
+async function pruneHistoryCaches(dir: string): Promise<void> {
+  const names = (await readdir(dir)).filter((name) => /^history-v\d+-[0-9a-f]+\.json$/.test(name));
+  if (names.length <= KEPT_HISTORIES) return;
+  const dated = await Promise.all(names.map(async (name) => ({ name, at: (await stat(path.join(dir, name)).catch(() => null))?.mtimeMs ?? 0 })));
+  dated.sort((a, b) => b.at - a.at || (a.name < b.name ? -1 : 1));
+  for (const { name } of dated.slice(KEPT_HISTORIES)) await rm(path.join(dir, name), { force: true });
 }
 
 /** Parses `git log -z --name-only --format=%x1e%s`. */
@@ -105,6 +117,7 @@ export async function readHistoryPrior(root: string, options: { commit?: string;
       await rm(temp, { force: true });
       await writeFile(temp, JSON.stringify(commits), { flag: 'wx' });
       await rename(temp, file);
+      await pruneHistoryCaches(path.dirname(file));
     } catch {
       // not fatal: read again next time
     }

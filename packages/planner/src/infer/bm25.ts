@@ -9,6 +9,8 @@
  */
 const K1 = 1.2;
 const B = 0.75;
+/** Terms in more than this share of the documents are skipped. */
+const COMMON = 0.5;
 
 export interface Bm25Hit {
   doc: number;
@@ -62,6 +64,8 @@ export class Bm25 {
       const list = this.postings.get(term);
       if (!list) continue;
       const df = list.docs.length;
+      // A term in most documents (the monorepo's own name in every path) ranks nothing and costs the most.
+      if (df > this.size * COMMON && this.size > 100) continue;
       const idf = Math.log(1 + (this.size - df + 0.5) / (df + 0.5));
       for (let i = 0; i < list.docs.length; i++) {
         const doc = list.docs[i]!;
@@ -70,9 +74,19 @@ export class Bm25 {
         scores[doc] = scores[doc]! + (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * this.lengths[doc]!) / this.avgLength));
       }
     }
-    const hits = touched.map((doc) => ({ doc, score: scores[doc]! }));
-    for (const doc of touched) scores[doc] = 0;
+    // Only the best `limit` are sorted: a common term touches most documents.
+    let floor = -Infinity;
+    if (touched.length > limit) {
+      const all = Float64Array.from(touched, (doc) => scores[doc]!).sort();
+      floor = all[all.length - limit]!;
+    }
+    const hits: Bm25Hit[] = [];
+    for (const doc of touched) {
+      const score = scores[doc]!;
+      if (score >= floor) hits.push({ doc, score });
+      scores[doc] = 0;
+    }
     hits.sort((a, b) => b.score - a.score || a.doc - b.doc);
-    return hits.slice(0, limit);
+    return hits.length > limit ? hits.slice(0, limit) : hits;
   }
 }

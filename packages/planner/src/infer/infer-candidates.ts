@@ -37,8 +37,8 @@ export const INFER_WEIGHTS = {
   /** 0: files past commits of the title's scope changed count by how often; 1: by how recently. */
   scopeRecency: 1,
   lane: 2.5,
-  words: 3,
-  history: 3,
+  words: 5,
+  history: 5,
   neighbour: 1.5,
   /** Files that changed together with a top candidate in past commits. */
   cochange: 1,
@@ -48,6 +48,10 @@ export const INFER_WEIGHTS = {
   /** Lowest BM25 score of a past commit, against the best, that still votes. */
   similarFloor: 0.35,
   similarCommits: 25,
+  /** BM25 score of the best path match at which the words count half (0: the best match always counts fully). */
+  wordsSaturation: 5,
+  /** The same for the best past commit alike. */
+  historySaturation: 5,
 };
 const W = INFER_WEIGHTS;
 
@@ -166,11 +170,11 @@ function matchNames(signals: IssueSignals, index: InferenceIndex, scores: Scores
     if (dirs && dirs.length <= 4) {
       // A directory named so (`CartView/`): its index file, else its files, share the weight.
       for (const dir of dirs) {
-        const inside = index.files.filter((f) => parentDir(f) === dir);
-        const entry = inside.filter((f) => /^index\./.test(baseName(f)));
+        const inside = index.filesIn.get(dir) ?? [];
+        const entry = inside.filter((id) => baseName(index.files[id]!).startsWith('index.'));
         const chosen = entry.length > 0 ? entry : inside.slice(0, 5);
-        for (const file of chosen) {
-          scores.add(index.fileId.get(file)!, (name.code ? W.filenameCode : W.filenameProse) / (2 * dirs.length * chosen.length), { kind: 'filename', text: name.text, where, matched: `${dir}/` });
+        for (const id of chosen) {
+          scores.add(id, (name.code ? W.filenameCode : W.filenameProse) / (2 * dirs.length * chosen.length), { kind: 'filename', text: name.text, where, matched: `${dir}/` });
         }
       }
     }
@@ -248,6 +252,7 @@ function matchScopes(signals: IssueSignals, index: InferenceIndex, scores: Score
       for (const { count, recent } of past.values()) max = Math.max(max, count * (1 - W.scopeRecency) + recent * W.scopeRecency);
       for (const [id, { count, recent }] of past) {
         const weight = (W.scope * (count * (1 - W.scopeRecency) + recent * W.scopeRecency)) / max;
+        if (weight < W.scope * 0.05) continue; // a long tail of files the scope once touched: no evidence worth its cost
         scores.add(id, weight, { kind: 'scope', text: evidenceText, where: { field: 'title' }, matched: `changed by ${count} past ${scope} commit(s)` });
       }
     }
@@ -298,7 +303,7 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
     const pathWords = new Set(matchWords(file));
     const matched = terms.filter((t) => pathWords.has(t));
     const shownWords = matched.length > 0 ? matched : terms.filter((t) => index.fileText.has(t)).slice(0, 3);
-    scores.add(hit.doc, (W.words * hit.score) / best, {
+    scores.add(hit.doc, ((W.words * hit.score) / best) * (W.wordsSaturation > 0 ? best / (best + W.wordsSaturation) : 1), {
       kind: 'words',
       text: shownWords.join(' '),
       where: where(shownWords[0] ?? ''),
@@ -309,6 +314,7 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
   if (index.commitText.size === 0) return;
   const similar = index.commitText.search(terms, W.similarCommits);
   const top = similar[0]?.score ?? 0;
+  const historyWeight = W.history * (W.historySaturation > 0 ? top / (top + W.historySaturation) : 1);
   const votes = new Map<number, { vote: number; commit: number }>();
   for (const hit of similar) {
     if (hit.score < top * W.similarFloor) break;
@@ -324,11 +330,18 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
   }
   let maxVote = 0;
   for (const v of votes.values()) maxVote = Math.max(maxVote, v.vote);
+  // One piece of evidence per past commit, shared by the files it votes for.
+  const said = new Map<number, Evidence>();
   for (const [id, v] of votes) {
-    const subject = index.history[v.commit]!.subject;
-    const words = new Set(matchWords(subject));
-    const common = terms.filter((t) => words.has(t));
-    scores.add(id, (W.history * v.vote) / maxVote, { kind: 'words', text: common.join(' '), where: where(common[0] ?? ''), matched: `past commit: ${shown(subject)}` });
+    if (v.vote < maxVote * 0.05) continue;
+    let evidence = said.get(v.commit);
+    if (!evidence) {
+      const subject = index.history[v.commit]!.subject;
+      const words = new Set(matchWords(subject));
+      const common = terms.filter((t) => words.has(t));
+      said.set(v.commit, (evidence = { kind: 'words', text: common.join(' '), where: where(common[0] ?? ''), matched: `past commit: ${shown(subject)}` }));
+    }
+    scores.add(id, (historyWeight * v.vote) / maxVote, evidence);
   }
 }
 

@@ -11,7 +11,8 @@ import type { RepoTree } from '../scope/repo-tree.js';
 import { containsPath } from '../paths/repo-paths.js';
 import type { BacklogIssue, IssueNumber, RepoIndex } from '../types.js';
 import { inferCandidates } from './infer-candidates.js';
-import { inferenceIndexOf } from './inference-index.js';
+import { inferenceIndexOf, type InferenceIndex } from './inference-index.js';
+import { readIssueSignals } from './issue-signals.js';
 import { inferredFence, scopeEvidenceOf, strongCandidates, type InferredLeaf } from './inferred-fence.js';
 
 export interface InferredScopes {
@@ -30,12 +31,18 @@ export function inferScopes(
   const scopes = new Map<IssueNumber, IssueScope>();
   const candidates = new Map<IssueNumber, Candidate[]>();
   const inferred = new Set<IssueNumber>();
-  const index = options.inference === 'off' ? null : inferenceIndexOf(repo);
+  let index: InferenceIndex | null = null;
   for (const issue of selected) {
     const stated = extractScope(issue, tree, scopeOptions);
     scopes.set(issue.number, stated);
-    if (index === null) continue;
+    if (options.inference === 'off') continue;
     const named = stated.leaves.length > 0;
+    // An issue that names its files and holds no frame, name, package or message needs no index at all.
+    if (named) {
+      const signals = readIssueSignals(issue.title, issue.body);
+      if (signals.paths.length === 0 && signals.names.length === 0 && signals.packages.length === 0 && signals.messages.length === 0) continue;
+    }
+    index ??= inferenceIndexOf(repo);
     const found = inferCandidates(issue, index, tree, { lanes: options.lanes, strongOnly: named }).filter(
       (c) => !stated.leaves.some((leaf) => containsPath(leaf.path, c.path)) && !stated.excluded.some((x) => containsPath(x, c.path)),
     );

@@ -29,6 +29,8 @@ export interface InferenceIndex {
   namesLower: Map<string, number[]>;
   /** Base name without extension(s), lower-cased, `-`/`_`/`.` taken out → files. */
   stems: Map<string, number[]>;
+  /** Directory → the candidate files directly in it. */
+  filesIn: Map<RepoPath, number[]>;
   /** Directory base name, lower-cased, `-`/`_` taken out → directories. */
   dirs: Map<string, RepoPath[]>;
   literals: LiteralEntry[];
@@ -132,8 +134,10 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
   const seenDirs = new Set<RepoPath>();
   const docs: [string, number][][] = [];
 
+  const filesIn = new Map<RepoPath, number[]>();
   files.forEach((file, id) => {
     push(stems, stemOf(file), id);
+    push(filesIn, parentDir(file), id);
     let dir = parentDir(file);
     while (dir !== '' && !seenDirs.has(dir)) {
       seenDirs.add(dir);
@@ -219,6 +223,8 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
   const kindFactor = Float64Array.from(kinds, (kind) => factorOf.get(kind)!);
 
   const graph = repo.graph;
+  let fileText: Bm25 | undefined;
+  let commitText: Bm25 | undefined;
   return {
     files,
     fileId,
@@ -226,11 +232,17 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
     namesLower,
     importers,
     stems,
+    filesIn,
     dirs,
     literals,
     literalWords,
-    fileText: new Bm25(docs),
-    commitText: new Bm25(commitDocs),
+    // The rankings are built on first use: a plan whose issues all name their files needs neither.
+    get fileText() {
+      return (fileText ??= new Bm25(docs));
+    },
+    get commitText() {
+      return (commitText ??= new Bm25(commitDocs));
+    },
     history,
     commitFiles,
     churn,

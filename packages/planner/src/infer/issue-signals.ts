@@ -79,7 +79,8 @@ const KEYWORDS = new Set(
 
 /** Cuts text for showing as evidence. */
 export function shown(text: string): string {
-  const clean = text.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+  const cut = text.length > MAX_SHOWN * 2 ? text.slice(0, MAX_SHOWN * 2) : text;
+  const clean = (/[\u0000-\u001f\u007f]/.test(cut) ? cut.replace(/[\u0000-\u001f\u007f]/g, ' ') : cut).trim();
   return clean.length > MAX_SHOWN ? `${clean.slice(0, MAX_SHOWN - 1)}…` : clean;
 }
 
