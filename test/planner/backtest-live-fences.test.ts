@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   BacktestReportSchema,
@@ -9,6 +10,7 @@ import {
   type DecideLeases,
   type HistoryCommit,
 } from '@waves/planner';
+import { historyArb, repoArb } from '../arbitraries.js';
 import { makeRepo } from '../helpers/repo.js';
 
 // The base: src/a.ts imports src/b.ts; lib/c.ts and lib/d.ts import nothing; package.json is a root file.
@@ -86,5 +88,40 @@ describe('the backtest report of live fences', () => {
     // #1 names src/ and lib/, #2 names lib/: they conflict, so they never share a wave; each writes inside its fence.
     expect(report.liveFences).toMatchObject({ writes: 3, inFence: 3, granted: 0, refused: 0, person: 0, collisions: 0, planViolations: 0 });
     expect(runBacktest({ commits, repo, range: { base: '0'.repeat(40), until: '2'.repeat(40), since: null }, grade: 'dirs', maxFiles: 8, decide: null }).liveFences).toBeNull();
+  });
+});
+
+describe('live fences, for any history', () => {
+  const scenarioArb = repoArb.chain((r) =>
+    fc
+      .record({
+        history: historyArb(r),
+        grade: fc.constantFrom('files' as const, 'dirs' as const, 'title' as const),
+        waveSize: fc.integer({ min: 1, max: 5 }),
+        contentionDepth: fc.integer({ min: 1, max: 2 }),
+        inference: fc.constantFrom('suggest' as const, 'plan' as const),
+      })
+      .map((rest) => ({ r, ...rest })),
+  );
+
+  it('accounts for every write once, and leaves no two runs of a wave writing truly conflicting files', () => {
+    fc.assert(
+      fc.property(scenarioArb, (s) => {
+        const report = runBacktest({
+          commits: s.history.commits,
+          repo: makeRepo({ files: s.r.files, imports: s.r.edges, packages: s.r.packages }),
+          range: { base: 'f'.repeat(40), until: 'e'.repeat(40), since: null },
+          grade: s.grade,
+          maxFiles: 4,
+          options: { waveSize: s.waveSize, contentionDepth: s.contentionDepth, inference: s.inference },
+        });
+        const f = report.liveFences!;
+        expect(f.inFence + f.granted + f.refused + f.person).toBe(f.writes);
+        const dispatched = new Set(report.waves.flat());
+        expect(f.writes).toBe(report.issues.filter((i) => dispatched.has(i.number)).reduce((sum, i) => sum + i.files.length, 0));
+        expect(f.collisionPairs).toEqual([]);
+      }),
+      { numRuns: 150 },
+    );
   });
 });
