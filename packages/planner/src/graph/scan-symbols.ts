@@ -9,7 +9,7 @@
  * (`export { x } from './y'`) declare nothing here: the name belongs to the file it comes from.
  *
  * Bounded: at most `MAX_NAMES` names and `MAX_LITERALS` literals of `MIN_LITERAL`..`MAX_LITERAL`
- * characters a file, so that the graph cache stays small.
+ * characters (`MAX_LITERAL_CHARS` in all) a file, so that the graph cache stays small.
  */
 import { Lexer, LBRACE, LPAREN, RBRACE, Tok } from './js-lexer.js';
 
@@ -21,7 +21,9 @@ export interface ScannedSymbols {
 }
 
 export const MAX_NAMES = 200;
-export const MAX_LITERALS = 24;
+export const MAX_LITERALS = 256;
+/** And at most this many characters of them a file (a file of error messages holds hundreds). */
+export const MAX_LITERAL_CHARS = 16_000;
 export const MIN_LITERAL = 8;
 export const MAX_LITERAL = 160;
 
@@ -54,6 +56,7 @@ export function scanSymbols(text: string): ScannedSymbols {
   const names = new Set<string>();
   const literals = new Set<string>();
   const spaced: string[] = [];
+  let chars = 0;
   const plain: string[] = [];
   const lex = new Lexer(text);
   /** The declaring keyword just before, when the next identifier is a name. */
@@ -114,8 +117,9 @@ export function scanSymbols(text: string): ScannedSymbols {
       } else if (p === SEMI) classPending = false;
       if (lex.type === Tok.String && lex.hasValue && !(prevWord !== null && prevPunct === -1 && SPECIFIER_BEFORE.has(prevWord)) && !(prevPunct === LPAREN && prevWord !== null && SPECIFIER_BEFORE.has(prevWord))) {
         const value = lex.value;
-        if (spaced.length < MAX_LITERALS && keepLiteral(value) && !literals.has(value)) {
+        if (spaced.length < MAX_LITERALS && chars + value.length <= MAX_LITERAL_CHARS && keepLiteral(value) && !literals.has(value)) {
           literals.add(value);
+          chars += value.length;
           (value.includes(' ') ? spaced : plain).push(value);
         }
       }

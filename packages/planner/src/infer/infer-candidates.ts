@@ -36,6 +36,8 @@ export const INFER_WEIGHTS = {
   scope: 2.5,
   /** 0: files past commits of the title's scope changed count by how often; 1: by how recently. */
   scopeRecency: 1,
+  /** What a file outside the folders a title scope names keeps of its score (scopes are used loosely). */
+  outsideScope: 0.7,
   lane: 2.5,
   words: 5,
   history: 5,
@@ -211,8 +213,11 @@ function matchMessages(signals: IssueSignals, index: InferenceIndex, scores: Sco
         if (checked.has(id)) continue;
         checked.add(id);
         const literal = index.literals[id]!;
-        const exact = message.text.includes(literal.text) || literal.text.includes(message.text);
-        const loose = literal.norm.length >= 8 && (norm.includes(literal.norm) || literal.norm.includes(norm));
+        // A literal inside the message must be a good part of it (not a word like "install"); the message inside a literal, a phrase.
+        const partOf = literal.norm.length >= Math.max(12, norm.length * 0.3) && literal.norm.includes(' ');
+        const holds = norm.length >= 12;
+        const exact = (partOf && message.text.includes(literal.text)) || (holds && literal.text.includes(message.text));
+        const loose = (partOf && norm.includes(literal.norm)) || (holds && literal.norm.includes(norm));
         if (!exact && !loose) continue;
         const previous = hits.get(literal.file);
         if (!previous || (exact && !previous.exact)) hits.set(literal.file, { exact, literal: literal.text });
@@ -249,9 +254,9 @@ function matchScopes(signals: IssueSignals, index: InferenceIndex, scores: Score
     const past = index.scopeFiles.get(scope.toLowerCase());
     if (past && past.size > 0) {
       let max = 0;
-      for (const { count, recent } of past.values()) max = Math.max(max, count * (1 - W.scopeRecency) + recent * W.scopeRecency);
-      for (const [id, { count, recent }] of past) {
-        const weight = (W.scope * (count * (1 - W.scopeRecency) + recent * W.scopeRecency)) / max;
+      for (const { share, recent } of past.values()) max = Math.max(max, share * (1 - W.scopeRecency) + recent * W.scopeRecency);
+      for (const [id, { count, share, recent }] of past) {
+        const weight = (W.scope * (share * (1 - W.scopeRecency) + recent * W.scopeRecency)) / max;
         if (weight < W.scope * 0.05) continue; // a long tail of files the scope once touched: no evidence worth its cost
         scores.add(id, weight, { kind: 'scope', text: evidenceText, where: { field: 'title' }, matched: `changed by ${count} past ${scope} commit(s)` });
       }
@@ -415,7 +420,7 @@ export function inferCandidates(
         const weight = evidence.kind === 'lane' ? W.lane : W.scope;
         acc.score += weight;
         acc.evidence.push({ ...evidence, weight });
-      } else if (!acc.evidence.some((e) => STRONG.has(e.kind))) acc.score *= 0.5;
+      } else if (!acc.evidence.some((e) => STRONG.has(e.kind))) acc.score *= W.outsideScope;
     }
   }
   if (!options.strongOnly) {

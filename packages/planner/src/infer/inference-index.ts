@@ -52,8 +52,8 @@ export interface InferenceIndex {
   /** Recency-weighted count of past changes per file. */
   churn: Float64Array;
   maxChurn: number;
-  /** Past conventional-commit scope (lower-cased) → file id → times changed under it, and that count weighted by recency. */
-  scopeFiles: Map<string, Map<number, { count: number; recent: number }>>;
+  /** Past conventional-commit scope (lower-cased) → file id → times changed under it, that count shared among each commit's files, and weighted by recency too. */
+  scopeFiles: Map<string, Map<number, { count: number; share: number; recent: number }>>;
   packages: readonly WorkspacePackage[];
   /** Out and in neighbours in the import graph. */
   neighbours: (file: RepoPath) => { imports: RepoPath[]; importers: RepoPath[] };
@@ -106,8 +106,11 @@ function stemOf(path: RepoPath): string {
 /** Past commits this many back weigh half as much as the newest in the churn prior. */
 const CHURN_HALF_LIFE = 300;
 /** Past commits of each file that describe it in the file documents. */
+/** File names that say nothing of their own: the folder names the module. */
+const INDEX_STEMS = new Set(['index', 'main', 'mod']);
+
 /** Weights of the words of a file's document (exported for the benchmarks' tuning runs). */
-export const DOC_WEIGHTS = { path: 1, base: 1, name: 0.25, literal: 0.2, names: 60 };
+export const DOC_WEIGHTS = { path: 1, base: 1, name: 0.25, literal: 0.2, names: 60, literals: 24 };
 
 const built = new WeakMap<readonly RepoPath[], { symbols: unknown; history: unknown; index: InferenceIndex }>();
 
@@ -138,15 +141,17 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
   files.forEach((file, id) => {
     push(stems, stemOf(file), id);
     push(filesIn, parentDir(file), id);
-    let dir = parentDir(file);
-    while (dir !== '' && !seenDirs.has(dir)) {
-      seenDirs.add(dir);
-      push(dirs, squash(baseName(dir)), dir);
-      dir = parentDir(dir);
+    for (let up = parentDir(file); up !== '' && !seenDirs.has(up); up = parentDir(up)) {
+      seenDirs.add(up);
+      push(dirs, squash(baseName(up)), up);
     }
     const doc: [string, number][] = [];
-    for (const word of matchWords(parentDir(file))) doc.push([word, DOC_WEIGHTS.path]);
-    for (const word of matchWords(baseName(file).replace(/\.[^.]+$/, ''))) doc.push([word, DOC_WEIGHTS.path + DOC_WEIGHTS.base]);
+    // The file's own name, or for an index file (`DocumentControls/index.tsx`) its folder's.
+    const dir = parentDir(file);
+    const stem = baseName(file).replace(/\.[^.]+$/, '');
+    const named = INDEX_STEMS.has(stem.replace(/\..*$/, '')) && dir !== '' ? baseName(dir) : null;
+    for (const word of matchWords(named !== null ? parentDir(dir) : dir)) doc.push([word, DOC_WEIGHTS.path]);
+    for (const word of matchWords(named ?? stem)) doc.push([word, DOC_WEIGHTS.path + DOC_WEIGHTS.base]);
     const own = symbols.get(file);
     if (own) {
       own.names.forEach((name, i) => {
@@ -155,13 +160,13 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
         if (i < DOC_WEIGHTS.names) for (const word of matchWords(name)) doc.push([word, DOC_WEIGHTS.name]);
       });
       for (const pkg of own.packages ?? []) push(importers, pkg.toLowerCase(), id);
-      for (const text of own.literals) {
+      own.literals.forEach((text, i) => {
         const entry = literals.length;
         const norm = normaliseMessage(text);
         literals.push({ text, norm, file: id });
-        if (DOC_WEIGHTS.literal > 0) for (const word of matchWords(text, 16)) doc.push([word, DOC_WEIGHTS.literal]);
+        if (DOC_WEIGHTS.literal > 0 && i < DOC_WEIGHTS.literals) for (const word of matchWords(text, 16)) doc.push([word, DOC_WEIGHTS.literal]);
         for (const word of new Set(splitPieces(norm))) if (word.length >= 4) push(literalWords, word, entry);
-      }
+      });
     }
     docs.push(doc);
   });
@@ -171,7 +176,7 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
   const churn = new Float64Array(files.length);
   const changes = new Uint32Array(files.length);
   const commitsOf: number[][] = files.map(() => []);
-  const scopeFiles = new Map<string, Map<number, { count: number; recent: number }>>();
+  const scopeFiles = new Map<string, Map<number, { count: number; share: number; recent: number }>>();
   const commitFiles: number[][] = [];
   const commitDocs: [string, number][][] = [];
   history.forEach((commit, age) => {
@@ -191,12 +196,15 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
       const key = scope.toLowerCase();
       let counts = scopeFiles.get(key);
       if (!counts) scopeFiles.set(key, (counts = new Map()));
+      // A commit of many files (a version bump across packages) says less about each of them.
+      const share = 1 / Math.sqrt(Math.max(1, ids.length));
       for (const id of ids) {
         const entry = counts.get(id);
         if (entry) {
           entry.count++;
-          entry.recent += weight;
-        } else counts.set(id, { count: 1, recent: weight });
+          entry.share += share;
+          entry.recent += weight * share;
+        } else counts.set(id, { count: 1, share, recent: weight * share });
       }
     }
   });

@@ -17,8 +17,12 @@ import type { RepoPath } from '../types.js';
  * 50–91 % of the inferred fences, against 48–78 % with the cut at 0.8.
  */
 export const SURE = 0.9;
-/** Most candidates a fence is made of. */
-const MAX_FENCE = 3;
+/**
+ * Most candidates a fence is made of. Five, with a floor at 85 % of the threshold: replayed on
+ * commit subjects (zod, astro, payload at 0.7), violations fell from 4.5–8 % of the dispatched
+ * issues with three to 0.9–2.9 %, for more waves.
+ */
+const MAX_FENCE = 5;
 
 export interface InferredLeaf {
   path: RepoPath;
@@ -30,7 +34,7 @@ export interface InferredLeaf {
 export function strongCandidates(candidates: readonly Candidate[], threshold: number): Candidate[] {
   const best = candidates[0]?.confidence ?? 0;
   if (best < threshold) return [];
-  const floor = Math.max(threshold, best * 0.75);
+  const floor = Math.max(threshold * 0.85, best * 0.75);
   return candidates.filter((c) => c.confidence >= floor).slice(0, MAX_FENCE);
 }
 

@@ -320,7 +320,7 @@ export function readIssueSignals(title: string, body: string): IssueSignals {
     }
     namesIn(plain, where, false, names, seenNames);
     kebabNamesIn(plain, where, names, seenNames);
-    quotedIn(plain, where, messages);
+    quotedIn(line, where, messages); // a quoted message may hold code spans: `sharp`
     const error = errorMessageIn(plain);
     if (error && messages.length < MAX_MESSAGES && !messages.some((m) => m.text === error)) messages.push({ text: error, where });
     prose.push(plain);

@@ -80,7 +80,7 @@ export const PlanOptionsSchema = z.strictObject({
     .min(0)
     .max(1)
     .default(0.7)
-    .describe('In plan mode, the confidence (0..1) the best candidate needs for the issue to be dispatched (0.7: on commit subjects of four public monorepos it dispatched 60–75 %, and below it the top candidate was right less than a third of the time)'),
+    .describe('In plan mode, the confidence (0..1) the best candidate needs for the issue to be dispatched (0.7: on the commit subjects of zod, astro and payload it dispatched 61–89 % of the commits, with violations in 0.9–2.9 % of them)'),
   exactLimit: z
     .number()
     .int()
