@@ -79,6 +79,12 @@ then judged by what the commits really touched:
                import at depth k, path, dependency, subdivide, triage): the issues or pairs it
                touched, the true conflicts among them, the waves it cost (the plan re-partitioned
                without it) and the true conflicts it alone prevented.
+  Inference    the plan's candidates judged file by file: Acc@1 and Acc@5, any true file (or
+               every one) among the top 1 or 5, beside a plain BM25 match of the issue text
+               against file paths; with --inference plan, the inferred fences' recall.
+  Live fences  each wave replayed with every run writing its commit's files in turn, a write
+               outside its fence decided by the lease rule (granted, refused, needs a person),
+               and the collisions left, beside the plan's own violations.
 
 --grade says what each issue tells the planner: every file, marked edit, create or delete
 (files), the directories they lie in (dirs), or the subject alone (title) — how a team measures

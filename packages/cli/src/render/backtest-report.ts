@@ -52,6 +52,40 @@ function truthLine(report: BacktestReport): string {
   return `Truth: ${report.summary.truePairs} truly conflicting pair(s): same path, a path in a directory the other creates, or a direct import (${source}, ${truth.edges} edges)`;
 }
 
+function pct(share: number | null): string {
+  return share === null ? '—' : percent(share);
+}
+
+/** Scope inference against the BM25 baseline, file-level, and the live-fence replay: rows of [figure, value]. */
+function inferenceRows(report: BacktestReport): string[][] {
+  const l = report.localisation;
+  const acc = (f: { at1: { any: number; all: number }; at5: { any: number; all: number } }) =>
+    `Acc@1 ${percent(f.at1.any)} (all ${percent(f.at1.all)}) · Acc@5 ${percent(f.at5.any)} (all ${percent(f.at5.all)})`;
+  const mode = report.options.inference ? `${report.options.inference.mode}${report.options.inference.threshold === null ? '' : `, threshold ${report.options.inference.threshold}`}` : 'none';
+  const met = l.all.at5.any >= l.goalAt5 ? 'met' : 'not met';
+  return [
+    ['Inference', `${mode}; ${l.all.withCandidates} of ${l.all.locatable} locatable issue(s) with candidates`],
+    ['Candidates', `${acc(l.all)} — goal Acc@5 ≥ ${percent(l.goalAt5)}: ${met}`],
+    ['BM25 baseline', acc(l.baseline)],
+    ['Inferred fences', `${l.inferredDispatched} dispatched, ${l.inferredViolations} violation(s); fence recall ${pct(l.fence.recall)}, complete ${pct(l.fence.complete)}`],
+  ];
+}
+
+function liveFenceRows(report: BacktestReport): string[][] {
+  const f = report.liveFences;
+  if (!f) return [];
+  return [
+    ['Writes', `${f.writes}: ${f.inFence} inside the fence, ${f.granted} granted, ${f.refused} refused, ${f.person} needing a person`],
+    ['Issues stopped', `${f.issuesStopped} of ${report.summary.dispatched} dispatched (a write refused or needing a person)`],
+    ['Collisions', `${f.collisions} with live fences (the plan alone: ${f.planViolations} violation(s))`],
+  ];
+}
+
+const INFERENCE_NOTE =
+  'Acc@k: a true file (all: every true file) among the top k candidates; true files: the code files a commit edits or deletes, tests aside. BM25 baseline: the title and body matched against file paths.';
+const FENCE_NOTE =
+  'Live fences: each wave replayed with every run writing its commit\'s files in turn; a write outside its fence is decided by the lease rule (granted: the fence widens). Collisions: runs whose writes still truly conflict.';
+
 const RULES_NOTE =
   'Every issue is planned (no --top, no --max-waves cut). True pairs: true conflicts the rule kept apart. Waves cost: the waves it added (the plan re-partitioned without it; negative: it saved waves). Alone prevented: true conflicts no other rule would have kept apart.';
 
@@ -76,6 +110,14 @@ export function renderBacktestTable(report: BacktestReport): string {
   const rules = table(RULE_HEAD);
   for (const row of ruleRows(report)) rules.push(row);
   out.push('Rules', rules.toString(), RULES_NOTE, '');
+  const inference = table(['Figure', 'Value']);
+  for (const row of inferenceRows(report)) inference.push(row);
+  out.push('Scope inference (file level)', inference.toString(), INFERENCE_NOTE, '');
+  if (report.liveFences) {
+    const live = table(['Figure', 'Value']);
+    for (const row of liveFenceRows(report)) live.push(row);
+    out.push('Live fences', live.toString(), FENCE_NOTE, '');
+  }
   if (report.violations.length > 0) {
     out.push(`Violations (${report.violations.length}): pairs in one wave that truly conflict`);
     const titles = new Map(report.issues.map((i) => [i.number, i.title]));
@@ -121,7 +163,16 @@ export function renderBacktestMarkdown(report: BacktestReport): string {
     '',
     markdownCell(RULES_NOTE),
     '',
+    '#### Scope inference (file level)',
+    '',
+    mdTable(['Figure', 'Value'], inferenceRows(report).map((row) => row.map(markdownCell))),
+    '',
+    markdownCell(INFERENCE_NOTE),
+    '',
   ];
+  if (report.liveFences) {
+    out.push('#### Live fences', '', mdTable(['Figure', 'Value'], liveFenceRows(report).map((row) => row.map(markdownCell))), '', markdownCell(FENCE_NOTE), '');
+  }
   if (report.violations.length > 0) {
     const titles = new Map(report.issues.map((i) => [i.number, i.title]));
     out.push(`<details><summary>Violations (${report.violations.length})</summary>`, '');

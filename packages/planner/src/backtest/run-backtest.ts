@@ -20,6 +20,10 @@ import { judgePlan } from './judge-plan.js';
 import { measureRuleEffects } from './rule-effects.js';
 import { findTrueConflicts, type TrueConflict } from './true-conflicts.js';
 import type { TruthEdges } from './truth-edges.js';
+import { bm25Baseline } from './bm25-baseline.js';
+import { fencePath, fenceRecall, firstHit, locatableFiles, localisationFigures, type LocalisationCase } from './localisation.js';
+import { simulateLiveFences, type DecideLeases } from './live-fences.js';
+import { decideLeases } from '../leases/decide-lease.js';
 
 export interface BacktestInput {
   /** The first-parent commits of the range, oldest first (merges included: they are skipped). */
@@ -34,6 +38,18 @@ export interface BacktestInput {
   options?: PlanOptionsInput;
   /** Import edges of an independent judge (default: the repository graph's own). */
   truthEdges?: (TruthEdges & { file: string }) | null;
+  /** The lease rule of the live-fence replay (default `decideLeases`, the rule of `waves fence check` and dispatch); null: no replay. */
+  decide?: DecideLeases | null;
+}
+
+/** How many candidates of each issue the report keeps, and how many the accuracy judges. */
+const CANDIDATES_KEPT = 5;
+
+/** The inference of a plan entry, read from the plan as any consumer reads it (absent: none). */
+function inferenceOf(entry: unknown): { paths: string[]; inferred: boolean } {
+  const e = entry as { candidates?: readonly { path?: unknown }[]; inferred?: unknown };
+  const paths = Array.isArray(e.candidates) ? e.candidates.map((c) => c.path).filter((p): p is string => typeof p === 'string') : [];
+  return { paths, inferred: e.inferred === true };
 }
 
 /** No limit the planner's options accept, for lifting the subdivide limits. */
@@ -47,6 +63,13 @@ function importsIndex(edges: readonly (readonly [RepoPath, RepoPath])[]): Map<Re
     if (!list.includes(to)) list.push(to);
   }
   return out;
+}
+
+/** The inference mode and threshold of the plan's options (infer's `inference`, `inferenceThreshold`); null when the planner has none. */
+function inferenceOptions(options: object): { mode: 'off' | 'suggest' | 'plan'; threshold: number | null } | null {
+  const o = options as { inference?: unknown; inferenceThreshold?: unknown };
+  if (o.inference !== 'off' && o.inference !== 'suggest' && o.inference !== 'plan') return null;
+  return { mode: o.inference, threshold: typeof o.inferenceThreshold === 'number' ? o.inferenceThreshold : null };
 }
 
 export function runBacktest(input: BacktestInput): BacktestReport {
@@ -63,10 +86,11 @@ export function runBacktest(input: BacktestInput): BacktestReport {
   // The truth, at the base.
   const graph = input.repo.graph;
   const given = input.truthEdges ? importsIndex(input.truthEdges.edges) : null;
-  const truth: TrueConflict[] = findTrueConflicts(backlog.issues, {
-    isDir: (path) => analysis.tree.isDir(path),
-    importsOf: (file) => (given ? (given.get(file) ?? []) : graph.hasNode(file) ? graph.outNeighbors(file) : []),
-  });
+  const truthBase = {
+    isDir: (path: RepoPath) => analysis.tree.isDir(path),
+    importsOf: (file: RepoPath) => (given ? (given.get(file) ?? []) : graph.hasNode(file) ? graph.outNeighbors(file) : []),
+  };
+  const truth: TrueConflict[] = findTrueConflicts(backlog.issues, truthBase);
 
   const waves = analysis.plan.waves.map((wave) => wave.issues.map((issue) => issue.number));
   const { violations, reference, summary } = judgePlan({
@@ -77,6 +101,64 @@ export function runBacktest(input: BacktestInput): BacktestReport {
     precedences: analysis.units.flatMap((unit) => unit.dependsOn.map((dep) => [dep, unit.number] as const)),
   });
   const rules = measureRuleEffects({ analysis, lifted, graph, truth });
+
+  // Scope inference, judged file by file against what each commit changed, beside plain BM25.
+  const entries = new Map<IssueNumber, { paths: string[]; inferred: boolean; fence: string[] | null }>();
+  for (const wave of analysis.plan.waves) for (const entry of wave.issues) entries.set(entry.number, { ...inferenceOf(entry), fence: entry.paths.map(fencePath) });
+  for (const list of [analysis.plan.triage, analysis.plan.subdivide, analysis.plan.deferred, analysis.plan.held]) {
+    for (const entry of list) if (!entries.has(entry.number)) entries.set(entry.number, { ...inferenceOf(entry), fence: null });
+  }
+  const truthFiles = new Map(backlog.issues.map((issue) => [issue.number, locatableFiles(issue.files)]));
+  const baseline = bm25Baseline(
+    input.repo.files,
+    planInput.issues.map((issue) => ({ number: issue.number, text: `${issue.title}\n${issue.body}` })),
+    CANDIDATES_KEPT,
+  );
+  const inferredCase = (n: IssueNumber): LocalisationCase => ({ number: n, truth: truthFiles.get(n)!, ranked: entries.get(n)?.paths ?? [] });
+  const baselineCase = (n: IssueNumber): LocalisationCase => ({ number: n, truth: truthFiles.get(n)!, ranked: baseline.get(n) ?? [] });
+  const numbers = backlog.issues.map((issue) => issue.number);
+  const withCandidates = numbers.filter((n) => (entries.get(n)?.paths.length ?? 0) > 0);
+  const inferredDispatched = numbers.filter((n) => entries.get(n)?.inferred === true && entries.get(n)?.fence !== null);
+  const inferredSet = new Set(inferredDispatched);
+  const baselineFigures = localisationFigures(numbers.map(baselineCase));
+  const localisation = {
+    all: localisationFigures(numbers.map(inferredCase)),
+    candidates: localisationFigures(withCandidates.map(inferredCase)),
+    baseline: baselineFigures,
+    baselineOnCandidates: localisationFigures(withCandidates.map(baselineCase)),
+    goalAt5: Math.max(0.6, baselineFigures.at5.any + (1 - baselineFigures.at5.any) / 2),
+    inferredDispatched: inferredDispatched.length,
+    inferredViolations: violations.filter((v) => inferredSet.has(v.a) || inferredSet.has(v.b)).length,
+    fence: fenceRecall(inferredDispatched.map((n) => ({ truth: truthFiles.get(n)!, fence: entries.get(n)!.fence! }))),
+  };
+
+  // Live fences, replayed wave by wave.
+  const fences = new Map<IssueNumber, string[]>();
+  for (const wave of analysis.plan.waves) for (const entry of wave.issues) fences.set(entry.number, entry.paths.map(fencePath));
+  const decide = input.decide === undefined ? decideLeases : input.decide;
+  const live = decide
+    ? simulateLiveFences({
+        waves,
+        fences,
+        serialIssues: new Set(analysis.plan.waves.flatMap((wave) => wave.issues.filter((entry) => entry.serial !== null).map((entry) => entry.number))),
+        issues: backlog.issues,
+        rules: { graph, tree: analysis.tree, contentionDepth: analysis.options.contentionDepth, serial: analysis.options.serial },
+        base: truthBase,
+        decide,
+      })
+    : null;
+  const liveFences = live && {
+    writes: live.writes,
+    inFence: live.inFence,
+    granted: live.granted,
+    refused: live.refused,
+    person: live.person,
+    issuesStopped: live.issuesStopped,
+    planViolations: violations.length,
+    collisions: live.collisions.length,
+    collisionPairs: live.collisions,
+    events: live.events,
+  };
 
   const waveOf = new Map<IssueNumber, number>();
   waves.forEach((members, i) => members.forEach((n) => waveOf.set(n, i + 1)));
@@ -95,6 +177,13 @@ export function runBacktest(input: BacktestInput): BacktestReport {
       wave: inWave,
       referenceWave: referenceOf.get(issue.number) ?? null,
       reason: bucket.bucket === 'dispatchable' ? (serialReason.get(issue.number) ?? null) : 'reason' in bucket ? bucket.reason : null,
+      fence: fences.get(issue.number) ?? null,
+      inferred: entries.get(issue.number)?.inferred ?? false,
+      truthFiles: truthFiles.get(issue.number)!,
+      candidates: (entries.get(issue.number)?.paths ?? []).slice(0, CANDIDATES_KEPT),
+      candidateHit: firstHit(inferredCase(issue.number)),
+      baseline: baseline.get(issue.number) ?? [],
+      baselineHit: firstHit(baselineCase(issue.number)),
     };
   });
   return {
@@ -114,11 +203,14 @@ export function runBacktest(input: BacktestInput): BacktestReport {
       waveSize: analysis.options.waveSize,
       granularity: analysis.options.granularity,
       contentionDepth: analysis.options.contentionDepth,
+      inference: inferenceOptions(analysis.options),
       truth: input.truthEdges
         ? { source: input.truthEdges.format, file: input.truthEdges.file, edges: input.truthEdges.edges.length }
         : { source: 'waves', file: null, edges: graph.size },
     },
     summary,
+    localisation,
+    liveFences,
     rules,
     violations,
     issues,

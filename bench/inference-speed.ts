@@ -1,0 +1,129 @@
+/**
+ * `pnpm bench inference-speed --root DIR --before DIR [--runs 5] [--issues 1000]`: what scope
+ * inference costs (issue #13 §4).
+ *
+ * 1. The name and literal index on a graph build: `waves graph --no-cache` (cold) and `waves
+ *    graph` with its cache filled (warm), whole processes, of this checkout ("after", with the
+ *    index) and of `--before` (another built checkout of waves without it, main before the
+ *    index), alternating run by run after one warm-up each, medians. Goals: cold ≤ +30 %, warm
+ *    +0.
+ * 2. Inference for N issues: the last N first-parent commit subjects of the repository (titles,
+ *    as a backlog carries them) planned in-process with `inference: suggest` and with `off`
+ *    (every issue evaluated, every wave kept), the graph from the cache; medians; the
+ *    difference is inference. Goal: under 2 s for 1,000.
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { execFileSync } from 'node:child_process';
+import { analyzePlan, loadRepo, PlanOptionsSchema, type BacklogIssue } from '../packages/planner/dist/index.js';
+import { measure, median } from './lib/measure.js';
+import { writeResultBlock } from './lib/results.js';
+
+const { values } = parseArgs({
+  options: {
+    root: { type: 'string' },
+    before: { type: 'string' },
+    'before-label': { type: 'string' },
+    runs: { type: 'string', default: '5' },
+    issues: { type: 'string', default: '1000' },
+    results: { type: 'string' },
+    help: { type: 'boolean' },
+  },
+});
+if (values.help || !values.root) {
+  console.log('usage: pnpm bench inference-speed --root DIR [--before DIR [--before-label TEXT]] [--runs 5] [--issues 1000] [--results bench/RESULTS.md]');
+  process.exit(values.help ? 0 : 2);
+}
+const BENCH = path.dirname(new URL(import.meta.url).pathname);
+const root = path.resolve(values.root);
+const name = path.basename(root);
+const runs = Number(values.runs);
+const count = Number(values.issues);
+const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+const sources = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 })
+  .split('\n')
+  .filter((f) => /\.[cm]?[jt]sx?$/.test(f)).length;
+const cpu = execFileSync('sh', ['-c', "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"], { encoding: 'utf8' }).trim();
+const lines: string[] = [`### Scope inference: cost — ${name}`, ''];
+
+// 1. The index on the graph build.
+if (values.before) {
+  const builds = { before: path.join(path.resolve(values.before), 'packages/cli/bin/waves.js'), after: path.join(BENCH, '..', 'packages/cli/bin/waves.js') };
+  const version = (dir: string) => execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  const cold: Record<string, number[]> = { before: [], after: [] };
+  const warm: Record<string, number[]> = { before: [], after: [] };
+  const rss: Record<string, number[]> = { before: [], after: [] };
+  for (const which of ['before', 'after'] as const) measure('node', [builds[which], 'graph', '--root', root, '--no-cache', '--json'], root); // warm-up
+  for (let r = 0; r < runs; r++) {
+    for (const which of ['before', 'after'] as const) {
+      const m = measure('node', [builds[which], 'graph', '--root', root, '--no-cache', '--json'], root);
+      cold[which]!.push(m.seconds);
+      rss[which]!.push(m.peakMiB ?? 0);
+    }
+  }
+  for (const which of ['before', 'after'] as const) {
+    measure('node', [builds[which], 'graph', '--root', root, '--json'], root); // fills this version's cache
+    for (let r = 0; r < runs; r++) warm[which]!.push(measure('node', [builds[which], 'graph', '--root', root, '--json'], root).seconds);
+  }
+  const ratio = (key: Record<string, number[]>) => median(key.after!) / median(key.before!);
+  const s = (xs: number[]) => `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;
+  let beforeVersion = values['before-label'] ?? '?';
+  if (values['before-label'] === undefined) {
+    try {
+      beforeVersion = version(path.resolve(values.before));
+    } catch {
+      beforeVersion = path.basename(path.resolve(values.before));
+    }
+  }
+  lines.push(
+    `\`waves graph\` on ${name} at \`${head.slice(0, 10)}\` (${sources} source files): whole processes, ${runs} runs each, alternating after a warm-up, medians (min–max) in seconds. Before: waves without the index (\`${beforeVersion}\`); after: this checkout. ${cpu}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
+    '',
+    '| build | before s | after s | after ÷ before | goal | met? |',
+    '|---|---|---|---|---|---|',
+    `| cold (\`--no-cache\`) | ${s(cold.before!)} | ${s(cold.after!)} | ${ratio(cold).toFixed(2)} | ≤ 1.30 | ${ratio(cold) <= 1.3 ? 'yes' : '**no**'} |`,
+    `| warm (cache filled) | ${s(warm.before!)} | ${s(warm.after!)} | ${ratio(warm).toFixed(2)} | ≈ 1.00 (nothing added) | ${ratio(warm) <= 1.1 ? 'yes' : '**no**'} |`,
+    `| peak RSS MiB, cold | ${median(rss.before!).toFixed(0)} | ${median(rss.after!).toFixed(0)} | ${(median(rss.after!) / median(rss.before!)).toFixed(2)} | — | — |`,
+    '',
+  );
+  console.error(`  index: cold ×${ratio(cold).toFixed(2)}, warm ×${ratio(warm).toFixed(2)}`);
+}
+
+// 2. Inference for N issues, in-process.
+const supported = 'inference' in PlanOptionsSchema.shape;
+const repo = await loadRepo(root);
+const subjects = execFileSync('git', ['log', '--first-parent', '--no-merges', `-${count}`, '--format=%s'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 })
+  .split('\n')
+  .filter((s) => s !== '');
+const issues: BacklogIssue[] = subjects.map((title, i) => ({ number: i + 1, title, body: '', labels: [], state: 'open', createdAt: null, url: null, sortOrder: i }));
+const plan = (inference: string | null) => {
+  const options = { top: issues.length, maxWaves: issues.length, ...(inference === null ? {} : { inference }) };
+  const t = performance.now();
+  const analysis = analyzePlan({ issues, repo, options: options as never, now: 0 });
+  return { ms: performance.now() - t, analysis };
+};
+const off: number[] = [];
+const on: number[] = [];
+let withCandidates = 0;
+for (let r = 0; r < 3; r++) {
+  off.push(plan(supported ? 'off' : null).ms);
+  if (supported) {
+    const run = plan('suggest');
+    on.push(run.ms);
+    withCandidates = [...run.analysis.plan.triage, ...run.analysis.plan.waves.flatMap((w) => w.issues)].filter(
+      (entry) => ((entry as { candidates?: unknown[] }).candidates ?? []).length > 0,
+    ).length;
+  }
+}
+if (supported) {
+  const cost = median(on) - median(off);
+  lines.push(
+    `Inference for ${issues.length} issues (the last ${issues.length} commit subjects of ${name}, titles only), planned in-process with every issue evaluated, graph from the cache, medians of 3: \`inference: off\` ${(median(off) / 1000).toFixed(2)} s, \`suggest\` ${(median(on) / 1000).toFixed(2)} s — inference ${(cost / 1000).toFixed(2)} s (${withCandidates} issues given candidates); goal < 2 s: ${cost < 2000 ? 'met' : '**not met**'}.`,
+    '',
+  );
+  console.error(`  inference: ${(cost / 1000).toFixed(2)} s for ${issues.length} issues`);
+} else {
+  lines.push(`This build has no scope inference: planning ${issues.length} titles takes ${(median(off) / 1000).toFixed(2)} s in-process without it.`, '');
+}
+const table = lines.join('\n');
+console.log(table);
+if (values.results) writeResultBlock(values.results, `inference-speed:${name}`, table);
