@@ -17,6 +17,7 @@ import type { Candidate, Evidence, EvidenceKind } from '../schema/plan-schema.js
 import type { RepoTree } from '../scope/repo-tree.js';
 import type { RepoPath } from '../types.js';
 import { normaliseMessage, squash, type InferenceIndex } from './inference-index.js';
+import { fileRole, rolesNamed } from './file-roles.js';
 import { readIssueSignals, shown, type IssueSignals, type PathSignal, type Where } from './issue-signals.js';
 import { matchWords, splitPieces } from './text-tokens.js';
 
@@ -45,6 +46,8 @@ export const INFER_WEIGHTS = {
   /** Files that changed together with a top candidate in past commits. */
   cochange: 1,
   churn: 0.8,
+  /** What a test, fixture, example, playground, manifest, config or CI file keeps of its score when the title does not name its role (the fix goes to the source). */
+  offRole: 0.2,
   /** How much a file's share of a past commit's vote shrinks with how often it changes (popular files vote less per commit). */
   popularity: 0.5,
   /** Lowest BM25 score of a past commit, against the best, that still votes. */
@@ -350,7 +353,7 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
   }
 }
 
-function addNeighbours(index: InferenceIndex, scores: Scores): void {
+function addNeighbours(index: InferenceIndex, scores: Scores, factor: (id: number) => number): void {
   const strong = [...scores.byFile.entries()]
     .filter(([, acc]) => acc.evidence.some((e) => STRONG.has(e.kind) && e.weight >= 3))
     .sort((a, b) => b[1].score - a[1].score || a[0] - b[0])
@@ -363,7 +366,7 @@ function addNeighbours(index: InferenceIndex, scores: Scores): void {
       if (list.length === 0 || list.length > 30) return;
       for (const other of list) {
         const otherId = index.fileId.get(other);
-        if (otherId !== undefined) scores.add(otherId, share / Math.sqrt(list.length), { kind: 'neighbour', text: acc.evidence[0]!.text, where: acc.evidence[0]!.where, matched: `${how} ${file}` });
+        if (otherId !== undefined) scores.add(otherId, (share * factor(otherId)) / Math.sqrt(list.length), { kind: 'neighbour', text: acc.evidence[0]!.text, where: acc.evidence[0]!.where, matched: `${how} ${file}` });
       }
     };
     add(imports, 'imported by');
@@ -372,7 +375,7 @@ function addNeighbours(index: InferenceIndex, scores: Scores): void {
 }
 
 /** Files that past commits changed together with the best candidates (a source and its test, a module and its types). */
-function addCochanges(index: InferenceIndex, scores: Scores): void {
+function addCochanges(index: InferenceIndex, scores: Scores, factor: (id: number) => number): void {
   const ranked = [...scores.byFile.entries()].sort((a, b) => b[1].score - a[1].score || a[0] - b[0]).slice(0, 3);
   const top = ranked[0]?.[1].score ?? 0;
   if (top <= 0) return;
@@ -385,7 +388,7 @@ function addCochanges(index: InferenceIndex, scores: Scores): void {
     for (const [other, count] of together) {
       const ratio = count / Math.min(commits.length, 50);
       if (count < 2 || ratio < 0.25) continue;
-      scores.add(other, W.cochange * (acc.score / top) * ratio, { kind: 'neighbour', text: acc.evidence[0]!.text, where: acc.evidence[0]!.where, matched: `changed with ${file} in ${count} past commit(s)` });
+      scores.add(other, W.cochange * (acc.score / top) * ratio * factor(other), { kind: 'neighbour', text: acc.evidence[0]!.text, where: acc.evidence[0]!.where, matched: `changed with ${file} in ${count} past commit(s)` });
     }
   }
 }
@@ -430,8 +433,12 @@ export function inferCandidates(
       if (!acc.evidence.some((e) => STRONG.has(e.kind) && e.weight >= 3)) acc.score *= Math.sqrt(index.kindFactor[id]!);
     }
   }
-  addNeighbours(index, scores);
-  if (!options.strongOnly) addCochanges(index, scores);
+  // Tests, fixtures, examples, playgrounds, manifests, configs and CI files rank below the sources, unless the title names their role or a path points at one.
+  const roles = rolesNamed(issue.title);
+  const factor = (id: number): number => (roles.has(fileRole(index.files[id]!)) ? 1 : W.offRole);
+  for (const [id, acc] of scores.byFile) if (!acc.evidence.some((e) => e.kind === 'path' || e.kind === 'frame')) acc.score *= factor(id);
+  addNeighbours(index, scores, factor);
+  if (!options.strongOnly) addCochanges(index, scores, factor);
   const ranked = [...scores.byFile.entries()].sort((a, b) => b[1].score - a[1].score || (index.files[a[0]]! < index.files[b[0]]! ? -1 : 1));
   return ranked.slice(0, options.limit ?? MAX_CANDIDATES).map(([id, acc]) => ({
     path: index.files[id]!,

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRepoTree, inferCandidates, inferenceIndexOf, loadRepo, type Candidate, type RepoIndex } from '@waves/planner';
+import { TempRepo } from '../helpers/temp-repo.js';
+
+/**
+ * A small tool repository where every source file has its test, a playground, a manifest and
+ * configs beside it — the files a title's words also match, and that the fix rarely touches.
+ */
+const FILES: Record<string, string> = {
+  'package.json': JSON.stringify({ name: 'tool', private: true, workspaces: ['packages/*'] }),
+  'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true } }),
+  'packages/tool/package.json': JSON.stringify({ name: 'tool-core', main: 'src/index.ts' }),
+  'packages/tool/vitest.config.ts': 'export default { test: { worker: true } };\n',
+  'packages/tool/src/index.ts': "export { startServer } from './server';\n",
+  'packages/tool/src/server.ts': "import { listen } from './http';\nexport function startServer(port: number) { return listen(port); }\n",
+  'packages/tool/src/http.ts': [
+    'export function listen(port: number) {',
+    '  if (port < 0) throw new Error(`Port ${port} is already in use`);',
+    '  console.warn("Could not bind %s to the requested host", port);',
+    '  return port;',
+    '}',
+  ].join('\n'),
+  'packages/tool/src/plugins/worker.ts': 'export function workerPlugin(define: Record<string, string>) { return define; }\n',
+  'packages/tool/src/plugins/css.ts': 'export function cssPlugin(url: string) { return url; }\n',
+  'packages/tool/src/rules/no-floating-thing.ts': 'export const rule = { name: "no-floating-thing", create() { return {}; } };\n',
+  'packages/tool/src/rules/no-floating-other.ts': 'export const rule = { name: "no-floating-other", create() { return {}; } };\n',
+  'packages/tool/src/schemas.ts': 'export function looseRecord() { return {}; }\nexport function strictObject() { return {}; }\nexport function objectShape() { return {}; }\n',
+  'packages/tool/tests/rules/no-floating-thing.test.ts': "import { rule } from '../../src/rules/no-floating-thing';\ntest('no-floating-thing', () => rule);\n",
+  'packages/tool/tests/rules/no-floating-other.test.ts': "import { rule } from '../../src/rules/no-floating-other';\ntest('no-floating-other', () => rule);\n",
+  'packages/tool/tests/server.test.ts': "import { startServer } from '../src/server';\ntest('server port', () => startServer(1));\n",
+  'playground/worker/__tests__/worker.spec.ts': "test('worker define', () => 'worker');\n",
+  'playground/worker/worker.ts': "self.postMessage('worker');\n",
+  'playground/css/url.css': '.a { background: url(./a.png); }\n',
+};
+
+let repo: TempRepo;
+let index: RepoIndex;
+
+beforeAll(async () => {
+  repo = await TempRepo.create(FILES);
+  // A history where tests change with every fix: their kind's prior alone would put them first.
+  const commit = async (files: string[], subject: string) => {
+    await repo.write(Object.fromEntries(files.map((f) => [f, `${FILES[f]}\n// ${subject}\n`])));
+    FILES[files[0]!] = `${FILES[files[0]!]}\n// ${subject}\n`;
+    await repo.git('add', '-A');
+    await repo.git('-c', 'user.name=waves', '-c', 'user.email=waves@example.invalid', 'commit', '-q', '-m', subject);
+  };
+  await commit(['packages/tool/tests/rules/no-floating-thing.test.ts', 'packages/tool/tests/server.test.ts'], 'test: more cases');
+  await commit(['packages/tool/tests/rules/no-floating-other.test.ts', 'playground/worker/__tests__/worker.spec.ts'], 'test: more cases again');
+  index = await loadRepo(repo.root, { cache: false });
+});
+afterAll(async () => {
+  await repo.dispose();
+});
+
+function infer(title: string, body = ''): Candidate[] {
+  return inferCandidates({ title, body }, inferenceIndexOf(index), createRepoTree(index.files, index.packages));
+}
+
+describe('scope inference ranks the source a fix goes to', () => {
+  it('ranks a source above its test, playground, manifest and configs unless the title names their role', () => {
+    const found = infer('fix(tool): server port handling');
+    expect(found[0]!.path).toBe('packages/tool/src/server.ts');
+    const paths = found.map((c) => c.path);
+    expect(paths.indexOf('packages/tool/tests/server.test.ts')).not.toBe(0);
+    // The title names tests: the test file may lead.
+    const tests = infer('test: flaky server port test');
+    expect(tests.map((c) => c.path)).toContain('packages/tool/tests/server.test.ts');
+    // A path in the body still points at the test file itself.
+    expect(infer('Failing case', 'see packages/tool/tests/server.test.ts')[0]!.path).toBe('packages/tool/tests/server.test.ts');
+  });
+});
