@@ -69,4 +69,14 @@ describe('scope inference ranks the source a fix goes to', () => {
     // A path in the body still points at the test file itself.
     expect(infer('Failing case', 'see packages/tool/tests/server.test.ts')[0]!.path).toBe('packages/tool/tests/server.test.ts');
   });
+
+  it('reads a bracketed or backticked kebab-case name that is a file base name as a file, first', () => {
+    for (const title of ['fix(tool): [no-floating-thing] false positive on awaited calls', 'fix: crash in `no-floating-thing` with generics']) {
+      const found = infer(title);
+      expect(found[0]!.path).toBe('packages/tool/src/rules/no-floating-thing.ts');
+      expect(found[0]!.evidence[0]).toMatchObject({ kind: 'filename', text: 'no-floating-thing' });
+      expect(found[0]!.confidence).toBeGreaterThan(0.75);
+      expect(found.findIndex((c) => c.path.endsWith('no-floating-thing.test.ts'))).not.toBe(0);
+    }
+  });
 });

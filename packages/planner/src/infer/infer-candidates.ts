@@ -32,6 +32,8 @@ export const INFER_WEIGHTS = {
   identifierProse: 4,
   filenameCode: 5,
   filenameProse: 3.5,
+  /** A kebab-case name in brackets or a code span that is a file's base name (`[no-unused-vars]`). */
+  filenameKebab: 9,
   message: 8,
   messageLoose: 6,
   scope: 2.5,
@@ -152,6 +154,13 @@ function matchPaths(signals: IssueSignals, index: InferenceIndex, tree: RepoTree
   }
 }
 
+/** A file's base name without its extensions, lower-cased (`no-unused-vars.test.ts` → `no-unused-vars`). */
+function stemWithoutExtensions(path: RepoPath): string {
+  const base = baseName(path);
+  const dot = base.indexOf('.', 1);
+  return (dot < 0 ? base : base.slice(0, dot)).toLowerCase();
+}
+
 function matchNames(signals: IssueSignals, index: InferenceIndex, scores: Scores): void {
   for (const name of signals.names) {
     const where = whereOf(name.where);
@@ -168,8 +177,16 @@ function matchNames(signals: IssueSignals, index: InferenceIndex, scores: Scores
     const named = index.stems.get(key);
     if (named && named.length <= MAX_SHARED) {
       const plain = /^[a-z]+$/.test(name.text) ? 0.5 : 1;
-      const weight = ((name.code ? W.filenameCode : W.filenameProse) * plain) / Math.pow(named.length, 0.8);
-      for (const id of named) scores.add(id, weight, { kind: 'filename', text: name.text, where, matched: baseName(index.files[id]!) });
+      // A kebab-case name written as code (`[no-unused-vars]`) that is a file's very base name is nearly a path.
+      const kebab = name.code && name.text.includes('-');
+      const lower = name.text.toLowerCase();
+      // Shared among the sources so named (a source and its test are one module, not two guesses).
+      const sources = named.filter((id) => fileRole(index.files[id]!) === 'source').length || named.length;
+      for (const id of named) {
+        const exact = kebab && stemWithoutExtensions(index.files[id]!) === lower;
+        const weight = ((exact ? W.filenameKebab : name.code ? W.filenameCode : W.filenameProse) * plain) / Math.pow(sources, 0.8);
+        scores.add(id, weight, { kind: 'filename', text: name.text, where, matched: baseName(index.files[id]!) });
+      }
     }
     const dirs = index.dirs.get(key);
     if (dirs && dirs.length <= 4) {

@@ -72,6 +72,9 @@ const MAX_SHOWN = 120;
 /** An npm package name: `name`, `@scope/name`, lower-case letters, digits, `-`, `.`, `_`. */
 const PACKAGE_NAME = /^(?:@[a-z0-9][\w.-]{0,60}\/)?[a-z0-9][\w.-]{0,80}$/;
 
+/** A kebab-case name: letters and digits in two or more parts joined by single dashes. */
+const KEBAB = /^[A-Za-z][A-Za-z0-9]{0,40}(?:-[A-Za-z0-9]{1,40}){1,8}$/;
+
 const CODE_EXTENSIONS = new Set(['ts', 'tsx', 'js', 'jsx', 'mjs', 'cjs', 'mts', 'cts', 'vue', 'svelte', 'astro', 'json', 'css', 'scss', 'less', 'html', 'md', 'mdx', 'yaml', 'yml', 'graphql', 'sql']);
 const KEYWORDS = new Set(
   'const let var function class return import export from default new this true false null undefined void typeof instanceof async await if else for while switch case break continue throw try catch finally extends implements interface type enum public private protected static readonly string number boolean any unknown never object symbol bigint of in as is keyof infer satisfies declare module namespace require'.split(' '),
@@ -155,7 +158,8 @@ function kebabNamesIn(text: string, where: Where, out: NameSignal[], seen: Set<s
     const word = text.slice(start, i);
     if (seen.has(word)) continue;
     seen.add(word);
-    out.push({ text: word, where, code: false });
+    // `[no-unused-vars]`: a bracketed kebab-case name is written as a name (a rule, a file), not prose.
+    out.push({ text: word, where, code: before === 91 && after === 93 });
   }
 }
 
@@ -314,6 +318,11 @@ export function readIssueSignals(title: string, body: string): IssueSignals {
       }
       const span = line.slice(open + ticks, close).trim();
       namesIn(span, where, true, names, seenNames);
+      // A kebab-case span (`no-unnecessary-condition`): a file or rule name written as code.
+      if (KEBAB.test(span) && names.length < MAX_NAMES && !seenNames.has(span)) {
+        seenNames.add(span);
+        names.push({ text: span, where, code: true });
+      }
       if (PACKAGE_NAME.test(span) && packages.length < MAX_NAMES && !packages.some((p) => p.text === span)) packages.push({ text: span, where });
       if (span.includes(' ') && span.length >= 8 && messages.length < MAX_MESSAGES) messages.push({ text: span, where });
       i = close + ticks;
