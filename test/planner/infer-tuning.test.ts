@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRepoTree, inferCandidates, inferenceIndexOf, loadRepo, type Candidate, type RepoIndex } from '@waves/planner';
+import { conventionalPrefix, createRepoTree, inferCandidates, inferenceIndexOf, loadRepo, type Candidate, type RepoIndex } from '@waves/planner';
 import { TempRepo } from '../helpers/temp-repo.js';
 
 /**
@@ -78,5 +78,25 @@ describe('scope inference ranks the source a fix goes to', () => {
       expect(found[0]!.confidence).toBeGreaterThan(0.75);
       expect(found.findIndex((c) => c.path.endsWith('no-floating-thing.test.ts'))).not.toBe(0);
     }
+  });
+
+  it('reads [tag] and area: prefixes as scopes, but not commit types or error names', () => {
+    expect(conventionalPrefix('[worker] build.target is ignored')).toEqual({ scopes: ['worker'], rest: 'build.target is ignored' });
+    expect(conventionalPrefix('css: url() is not rebased')).toEqual({ scopes: ['css'], rest: 'url() is not rebased' });
+    expect(conventionalPrefix('fix(@scope/pkg, css)!: x')).toEqual({ scopes: ['@scope/pkg', 'css'], rest: 'x' });
+    expect(conventionalPrefix('[vue] fix: format')).toEqual({ scopes: ['vue'], rest: 'format' });
+    expect(conventionalPrefix('[ci] format').scopes).toEqual([]);
+    expect(conventionalPrefix('fix: publishing').scopes).toEqual([]);
+    expect(conventionalPrefix('TypeError: x is not a function').scopes).toEqual([]);
+    expect(conventionalPrefix('see https://example.com').scopes).toEqual([]);
+  });
+
+  it('reads a scope that is a source file base name as that file, whatever the prefix', () => {
+    for (const title of ['fix(worker): `define` values are not replaced', '[worker] build target is ignored', 'worker: build target is ignored']) {
+      const found = infer(title);
+      expect(found[0]!.path).toBe('packages/tool/src/plugins/worker.ts');
+      expect(found[0]!.evidence.map((e) => e.kind)).toContain('filename');
+    }
+    expect(infer('css: url() inside content is not rebased')[0]!.path).toBe('packages/tool/src/plugins/css.ts');
   });
 });

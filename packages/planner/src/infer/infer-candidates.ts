@@ -251,7 +251,7 @@ function matchMessages(signals: IssueSignals, index: InferenceIndex, scores: Sco
   }
 }
 
-/** Directories a title scope names: a workspace package so named, else directories of that name. */
+/** Directories a title scope names: a workspace package so named, else source directories of that name (else any of that name). */
 function scopeDirs(scope: string, index: InferenceIndex): RepoPath[] {
   const lower = scope.toLowerCase();
   const pkgs = index.packages.filter((p) => {
@@ -260,9 +260,26 @@ function scopeDirs(scope: string, index: InferenceIndex): RepoPath[] {
     const bare = name.includes('/') ? name.slice(name.indexOf('/') + 1) : name;
     return name === lower || bare === lower || bare === `${lower}js` || bare.endsWith(`-${lower}`) || baseName(p.dir).toLowerCase() === lower;
   });
+  // Packages and folders of the sources before test fixtures, playgrounds and examples of the same name (`@test/dev-container`).
+  const isSource = (dir: RepoPath) => fileRole(`${dir}/x.ts`) === 'source';
+  const sourcePkgs = pkgs.filter((p) => isSource(p.dir));
+  if (sourcePkgs.length > 0) return sourcePkgs.map((p) => p.dir).sort();
+  const all = index.dirs.get(squash(scope)) ?? [];
+  const sources = all.filter(isSource);
+  if (sources.length > 0) return sources.length <= 8 ? sources : [];
   if (pkgs.length > 0) return pkgs.map((p) => p.dir).sort();
-  const dirs = index.dirs.get(squash(scope)) ?? [];
-  return dirs.length <= 8 ? dirs : [];
+  return all.length <= 8 ? all : [];
+}
+
+/** A title scope that names no package or source folder but a source file's base name (`fix(worker): …` → plugins/worker.ts) names that file. */
+function matchScopeFiles(signals: IssueSignals, index: InferenceIndex, scores: Scores): void {
+  for (const scope of signals.scopes.slice(0, 4)) {
+    const key = squash(scope);
+    if (key.length < 3 || scopeDirs(scope, index).some((dir) => fileRole(`${dir}/x.ts`) === 'source')) continue;
+    const named = (index.stems.get(key) ?? []).filter((id) => fileRole(index.files[id]!) === 'source');
+    if (named.length === 0 || named.length > 4) continue;
+    for (const id of named) scores.add(id, W.filenameCode / Math.pow(named.length, 0.8), { kind: 'filename', text: scope, where: { field: 'title' }, matched: baseName(index.files[id]!) });
+  }
 }
 
 function matchScopes(signals: IssueSignals, index: InferenceIndex, scores: Scores, restrict: Map<RepoPath, Evidence>): void {
@@ -424,6 +441,7 @@ export function inferCandidates(
   matchNames(signals, index, scores);
   matchPackages(signals, index, scores, restrict);
   matchMessages(signals, index, scores);
+  matchScopeFiles(signals, index, scores);
   if (!options.strongOnly) {
     matchScopes(signals, index, scores, restrict);
     matchLanes(issue.title, issue.body, options, tree, restrict);

@@ -223,30 +223,65 @@ function pathSignal(token: string, where: Where, frameLine: boolean): PathSignal
   return { text: shown(token), where, kind, segments, nodeModule };
 }
 
-/** The conventional-commit prefix of a title: its scopes, and the title without it. */
+/** Conventional-commit types (and other prefixes that say what a change is, not where): never read as a scope. */
+const COMMIT_TYPES = new Set(
+  'fix fixes fixed feat feature chore docs doc refactor perf test tests build ci style revert release wip deps dep bug bugfix hotfix breaking improvement enhancement types typo security cleanup misc update upgrade merge note todo question help warning error'.split(
+    ' ',
+  ),
+);
+
+/** A scope word: letters, digits, `-`, `_`, `.`, `/`, `@` (a package, a folder, a file's name). */
+function scopeWords(text: string): string[] {
+  return text
+    .split(/[,|\s]+/)
+    .flatMap((s) => (s.startsWith('@') ? [s] : s.split('/')))
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0 && s.length <= 60 && s !== '*' && /^[@\w.$/-]+$/.test(s));
+}
+
+/**
+ * The prefix of a title that says where the change goes, and the title without it: the
+ * conventional-commit scope (`fix(css,theme)!: …` → css, theme), a bracketed tag (`[worker] …`),
+ * or a bare area before a colon (`css: …`, `worker: …` — not a commit type such as `fix:`).
+ * A linear scan of the first 120 characters, not a regular expression over the whole title.
+ */
 export function conventionalPrefix(title: string): { scopes: string[]; rest: string } {
-  // type(scope)!: subject — a linear scan, not a regular expression over the whole title.
-  let i = 0;
   const n = Math.min(title.length, 120);
+  let i = 0;
   while (i < n && title.charCodeAt(i) === 32) i++;
-  const typeStart = i;
-  while (i < n && /[A-Za-z]/.test(title[i]!)) i++;
-  if (i === typeStart || i - typeStart > 12) return { scopes: [], rest: title };
-  let scopes: string[] = [];
-  if (title[i] === '(') {
-    const close = title.indexOf(')', i);
-    if (close < 0 || close - i > 60) return { scopes: [], rest: title };
-    scopes = title
-      .slice(i + 1, close)
-      .split(/[,|\s]+/)
-      .flatMap((s) => (s.startsWith('@') ? [s] : s.split('/')))
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0 && s.length <= 60 && s !== '*');
-    i = close + 1;
+  const scopes: string[] = [];
+  // `[worker] …` (also before a conventional prefix: `[ci] fix: …`).
+  if (title[i] === '[') {
+    const close = title.indexOf(']', i);
+    if (close > i + 1 && close - i <= 40) {
+      const tagged = scopeWords(title.slice(i + 1, close)).filter((s) => !COMMIT_TYPES.has(s.toLowerCase()));
+      scopes.push(...tagged);
+      i = close + 1;
+      while (i < n && title.charCodeAt(i) === 32) i++;
+    }
   }
-  if (title[i] === '!') i++;
-  if (title[i] !== ':') return { scopes: [], rest: title };
-  return { scopes, rest: title.slice(i + 1).trim() };
+  const typeStart = i;
+  while (i < n && /[\w.@/-]/.test(title[i]!)) i++;
+  const word = title.slice(typeStart, i);
+  const rest = (from: number) => ({ scopes, rest: title.slice(from).trim() });
+  if (word.length === 0 || word.length > 30) return rest(typeStart);
+  let j = i;
+  if (title[j] === '(') {
+    const close = title.indexOf(')', j);
+    if (close < 0 || close - j > 60 || !/^[A-Za-z]+$/.test(word)) return rest(typeStart);
+    const inside = scopeWords(title.slice(j + 1, close));
+    j = close + 1;
+    if (title[j] === '!') j++;
+    if (title[j] !== ':') return rest(typeStart);
+    scopes.push(...inside);
+    return rest(j + 1);
+  }
+  if (title[j] === '!') j++;
+  if (title[j] !== ':') return rest(typeStart);
+  // `fix: …` names no place; `css: …` or `worker: …` does (a colon then a space: not a URL or `a:b`).
+  if (title[j + 1] !== ' ' && j + 1 < title.length) return rest(typeStart);
+  if (!COMMIT_TYPES.has(word.toLowerCase()) && /^[A-Za-z@]/.test(word) && !/(?:Error|Exception|Warning)$/.test(word)) scopes.push(...scopeWords(word));
+  return rest(j + 1);
 }
 
 /** Quoted text of a prose line: "…", '…' (not an apostrophe inside a word), “…”. */
