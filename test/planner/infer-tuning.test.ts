@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conventionalPrefix, createRepoTree, inferCandidates, inferenceIndexOf, loadRepo, type Candidate, type RepoIndex } from '@waves/planner';
+import { conventionalPrefix, createRepoTree, scanSymbols, inferCandidates, inferenceIndexOf, loadRepo, type Candidate, type RepoIndex } from '@waves/planner';
 import { TempRepo } from '../helpers/temp-repo.js';
 
 /**
@@ -98,5 +98,24 @@ describe('scope inference ranks the source a fix goes to', () => {
       expect(found[0]!.evidence.map((e) => e.kind)).toContain('filename');
     }
     expect(infer('css: url() inside content is not rebased')[0]!.path).toBe('packages/tool/src/plugins/css.ts');
+  });
+
+  it('matches a message as written against a literal with template holes, %s and {0}', () => {
+    const found = infer('strictPort fails with "Port 5173 is already in use" although the port is free');
+    expect(found[0]!.path).toBe('packages/tool/src/http.ts');
+    expect(found[0]!.evidence[0]).toMatchObject({ kind: 'message', text: 'Port 5173 is already in use', matched: '"Port ${} is already in use"' });
+    // The scan keeps a template literal whole, each substitution written `${}`.
+    expect(index.symbols?.get('packages/tool/src/http.ts')?.literals).toContain('Port ${} is already in use');
+    const printf = infer('Startup warns', 'The log says:\n```\nWarning: Could not bind 0.0.0.0:8080 to the requested host.\n```');
+    expect(printf[0]!.path).toBe('packages/tool/src/http.ts');
+    expect(printf[0]!.evidence.map((e) => e.kind)).toContain('message');
+    // A hole stands for one word, not for a sentence.
+    expect(infer('"Port is really not at all already in use"').some((c) => c.evidence.some((e) => e.kind === 'message'))).toBe(false);
+  });
+
+  it('keeps whole template literals, nested ones too, and none past the cap', () => {
+    const { literals } = scanSymbols('const a = `outer message ${`inner message ${x} here`} and ${y} done`;\nconst b = `cut ${x} ' + 'x'.repeat(400) + '`;\n');
+    expect(literals).toEqual(expect.arrayContaining(['outer message ${} and ${} done', 'inner message ${} here']));
+    expect(literals.some((l) => l.startsWith('cut ${}'))).toBe(false);
   });
 });

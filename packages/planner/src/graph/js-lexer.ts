@@ -26,6 +26,8 @@ const QUOTE = 39;
 const DQUOTE = 34;
 const BACKTICK = 96;
 const DOLLAR = 36;
+/** The longest template literal text kept whole (`Lexer.template`). */
+const MAX_TEMPLATE = 300;
 export const LBRACE = 123;
 export const RBRACE = 125;
 export const LPAREN = 40;
@@ -76,6 +78,10 @@ export class Lexer {
   private prevEnd = 0;
   /** Brace depths at which a template literal's `${` was opened. */
   private readonly templates: number[] = [];
+  /** The text so far of each template literal left open at a `${` (its holes written `${}`; null once longer than `MAX_TEMPLATE`). */
+  private readonly templateTexts: (string | null)[] = [];
+  /** On the token that closes a template literal with substitutions: its whole text, each substitution written `${}` (else null). */
+  template: string | null = null;
   /** Brace depth: 0 at the top level of the file. */
   depth = 0;
 
@@ -129,6 +135,7 @@ export class Lexer {
   }
 
   next(): void {
+    this.template = null;
     // Remember the previous significant token for the regex decision.
     if (this.type !== Tok.EOF || this.pos > 0) {
       this.prevType = this.type;
@@ -227,6 +234,7 @@ export class Lexer {
   private scanTemplate(i: number, head: boolean): number {
     const text = this.text;
     const n = text.length;
+    const before = head ? '' : (this.templateTexts.pop() ?? null);
     let j = i;
     for (; j < n; j++) {
       const c = text.charCodeAt(j);
@@ -235,10 +243,12 @@ export class Lexer {
         this.substitutions = !head;
         if (head) this.value = text.slice(i, j);
         this.hasValue = head;
+        this.template = !head && before !== null && before.length + j - i <= MAX_TEMPLATE ? before + text.slice(i, j) : null;
         return j + 1;
       }
       if (c === BACKSLASH) j++;
       else if (c === DOLLAR && text.charCodeAt(j + 1) === LBRACE) {
+        this.templateTexts.push(before !== null && before.length + j - i <= MAX_TEMPLATE ? `${before}${text.slice(i, j)}\${}` : null);
         this.templates.push(this.depth);
         this.type = Tok.String;
         this.substitutions = true;

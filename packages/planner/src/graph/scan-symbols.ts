@@ -123,6 +123,15 @@ export function scanSymbols(text: string): ScannedSymbols {
           (value.includes(' ') ? spaced : plain).push(value);
         }
       }
+      // A whole template literal with its holes (`Port ${} is already in use`): a message as it is printed.
+      if (lex.type === Tok.String && lex.template !== null) {
+        const value = lex.template;
+        if (spaced.length < MAX_LITERALS && chars + value.length <= MAX_LITERAL_CHARS && value.includes(' ') && keepLiteral(value) && !literals.has(value)) {
+          literals.add(value);
+          chars += value.length;
+          spaced.push(value);
+        }
+      }
       if (lex.type === Tok.Punct) prevPunct = p;
       else prevPunct = -2;
       if (lex.type !== Tok.Punct || p !== LPAREN) prevWord = lex.type === Tok.Punct ? null : prevWord;

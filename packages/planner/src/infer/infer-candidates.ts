@@ -219,6 +219,67 @@ function matchPackages(signals: IssueSignals, index: InferenceIndex, scores: Sco
   }
 }
 
+/** A hole of a message template: `${port}`, `%s`, `%d`, `{0}`. */
+const HOLE = '\u0001';
+const HOLES = /\$\{[^}]{0,80}\}|%[sdifoj]|\{\d{1,2}\}/g;
+const MAX_MESSAGE_TOKENS = 60;
+
+/** The words of a message or literal, lower-cased, punctuation at their edges taken off (at most `MAX_MESSAGE_TOKENS`). */
+export function messageTokens(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.slice(0, 600).toLowerCase().split(/\s+/)) {
+    let a = 0;
+    let b = raw.length;
+    while (a < b && `.,:;!?"'\`()[]<>`.includes(raw[a]!)) a++;
+    while (b > a && `.,:;!?"'\`()[]<>`.includes(raw[b - 1]!)) b--;
+    if (b > a) out.push(raw.slice(a, b));
+    if (out.length >= MAX_MESSAGE_TOKENS) break;
+  }
+  return out;
+}
+
+/** Whether a word of a literal (with holes, each standing for one or more characters) matches a word of a message. */
+function holedWordMatches(pattern: string, word: string): boolean {
+  if (!pattern.includes(HOLE)) return pattern === word;
+  const parts = pattern.split(HOLE);
+  const first = parts[0]!;
+  const last = parts[parts.length - 1]!;
+  if (!word.startsWith(first)) return false;
+  let at = first.length;
+  for (let k = 1; k < parts.length - 1; k++) {
+    const found = word.indexOf(parts[k]!, at + 1); // the hole before it takes one character at least
+    if (found < 0) return false;
+    at = found + parts[k]!.length;
+  }
+  return word.length - last.length >= at + 1 && word.endsWith(last);
+}
+
+/**
+ * A literal with holes (`Port ${port} is already in use`) against a message as written (`Port
+ * 5173 is already in use`): word by word, a hole standing for any run of non-space characters;
+ * the literal inside the message or the message inside the literal, three words at least, two of
+ * them not holes. O(words × words), both capped.
+ */
+export function holedMatch(literal: string, messageWords: readonly string[]): boolean {
+  if (!literal.includes('%') && !literal.includes('{')) return false;
+  const marked = literal.slice(0, 600).replace(HOLES, HOLE);
+  if (!marked.includes(HOLE)) return false;
+  const pattern = messageTokens(marked);
+  const solid = pattern.filter((w) => w.replaceAll(HOLE, '').length >= 2).length;
+  if (pattern.length < 3 || solid < 2) return false;
+  const runs = (outer: number, inner: number, at: (i: number, k: number) => boolean) => {
+    for (let i = 0; i + inner <= outer; i++) {
+      let k = 0;
+      while (k < inner && at(i, k)) k++;
+      if (k === inner) return true;
+    }
+    return false;
+  };
+  // The literal inside the message, or the message (three words at least) inside the literal.
+  if (runs(messageWords.length, pattern.length, (i, k) => holedWordMatches(pattern[k]!, messageWords[i + k]!))) return true;
+  return messageWords.length >= 3 && runs(pattern.length, messageWords.length, (i, k) => holedWordMatches(pattern[i + k]!, messageWords[k]!));
+}
+
 function matchMessages(signals: IssueSignals, index: InferenceIndex, scores: Scores): void {
   for (const message of signals.messages) {
     const norm = normaliseMessage(message.text);
@@ -228,6 +289,7 @@ function matchMessages(signals: IssueSignals, index: InferenceIndex, scores: Sco
     words.sort((a, b) => index.literalWords.get(a)!.length - index.literalWords.get(b)!.length || (a < b ? -1 : 1));
     const checked = new Set<number>();
     const hits = new Map<number, { exact: boolean; literal: string }>();
+    const messageWords = messageTokens(message.text);
     for (const word of words.slice(0, 3)) {
       for (const id of index.literalWords.get(word)!.slice(0, 300)) {
         if (checked.has(id)) continue;
@@ -237,7 +299,7 @@ function matchMessages(signals: IssueSignals, index: InferenceIndex, scores: Sco
         const partOf = literal.norm.length >= Math.max(12, norm.length * 0.3) && literal.norm.includes(' ');
         const holds = norm.length >= 12;
         const exact = (partOf && message.text.includes(literal.text)) || (holds && literal.text.includes(message.text));
-        const loose = (partOf && norm.includes(literal.norm)) || (holds && literal.norm.includes(norm));
+        const loose = (partOf && norm.includes(literal.norm)) || (holds && literal.norm.includes(norm)) || holedMatch(literal.text, messageWords);
         if (!exact && !loose) continue;
         const previous = hits.get(literal.file);
         if (!previous || (exact && !previous.exact)) hits.set(literal.file, { exact, literal: literal.text });
