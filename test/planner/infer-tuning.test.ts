@@ -118,4 +118,14 @@ describe('scope inference ranks the source a fix goes to', () => {
     expect(literals).toEqual(expect.arrayContaining(['outer message ${} and ${} done', 'inner message ${} here']));
     expect(literals.some((l) => l.startsWith('cut ${}'))).toBe(false);
   });
+
+  it('reads a declared name written lower-case or glued to the next word', () => {
+    for (const title of ['looserecord drops unknown keys', 'strictObjectinside a union fails to parse']) {
+      const found = infer(title);
+      expect(found[0]!.path).toBe('packages/tool/src/schemas.ts');
+      expect(found[0]!.evidence.find((e) => e.kind === 'identifier')?.matched).toMatch(/^declares (looserecord|strictobject) \(any case\)$/);
+    }
+    // A one-word name is a word of prose as much as a name: `Listen` is not read as `listen`.
+    expect(infer('Listening stops after reload').flatMap((c) => c.evidence).some((e) => e.kind === 'identifier')).toBe(false);
+  });
 });

@@ -19,7 +19,7 @@ import type { RepoPath } from '../types.js';
 import { normaliseMessage, squash, type InferenceIndex } from './inference-index.js';
 import { fileRole, rolesNamed } from './file-roles.js';
 import { readIssueSignals, shown, type IssueSignals, type PathSignal, type Where } from './issue-signals.js';
-import { matchWords, splitPieces } from './text-tokens.js';
+import { isStopWord, matchWords, splitPieces, stemWord } from './text-tokens.js';
 
 export const MAX_CANDIDATES = 5;
 const SCALE = 5;
@@ -200,6 +200,40 @@ function matchNames(signals: IssueSignals, index: InferenceIndex, scores: Scores
         }
       }
     }
+  }
+}
+
+/** The declared name a word stands for, lower-cased or glued to the next word (`looserecord`, `strictObjectinside`): the name and what was left, or null. */
+export function gluedName(word: string, index: InferenceIndex): { name: string; files: number[] } | null {
+  if (word.length < 5 || word.length > 60) return null;
+  const lower = word.toLowerCase();
+  // Only names of two words or more (`looseRecord`): one word (`Restore`) is a word of prose as much as a name; the
+  // words of paths and names make the terms of `fileText`, so a term there is one word.
+  const multiWord = (name: string) => !index.fileText.has(name) && !index.fileText.has(stemWord(name));
+  const whole = index.namesLower.get(lower);
+  if (whole) return multiWord(lower) ? { name: lower, files: whole } : null;
+  // The longest declared prefix (5 letters at least) before a rest of 3 letters at least.
+  for (let end = lower.length - 3; end >= 5; end--) {
+    const prefix = lower.slice(0, end);
+    const files = index.namesLower.get(prefix);
+    if (files && multiWord(prefix)) return { name: prefix, files };
+  }
+  return null;
+}
+
+/** Words of the title that are declared names written lower-case or glued to the next word (`looserecord`, `strictObjectinside`). */
+function matchGluedNames(signals: IssueSignals, index: InferenceIndex, scores: Scores): void {
+  const seen = new Set(signals.names.filter((n) => index.names.has(n.text) || (n.text.length >= 5 && index.namesLower.has(n.text.toLowerCase()))).map((n) => n.text.toLowerCase()));
+  const words = signals.titleText.slice(0, 300).split(/[^A-Za-z0-9_$]+/).slice(0, 40);
+  for (const word of words) {
+    if (word.length < 6 || seen.has(word.toLowerCase()) || isStopWord(word)) continue;
+    seen.add(word.toLowerCase());
+    const glued = gluedName(word, index);
+    if (!glued || glued.files.length > MAX_SHARED) continue;
+    // Only a name written otherwise than declared: a plain word that is also a declared name (`render`) is no news.
+    if (index.names.has(word)) continue;
+    const weight = (W.identifierProse * 0.6) / Math.pow(glued.files.length, 0.8);
+    for (const id of glued.files) scores.add(id, weight, { kind: 'identifier', text: word, where: { field: 'title' }, matched: `declares ${glued.name} (any case)` });
   }
 }
 
@@ -504,6 +538,7 @@ export function inferCandidates(
   matchPackages(signals, index, scores, restrict);
   matchMessages(signals, index, scores);
   matchScopeFiles(signals, index, scores);
+  matchGluedNames(signals, index, scores);
   if (!options.strongOnly) {
     matchScopes(signals, index, scores, restrict);
     matchLanes(issue.title, issue.body, options, tree, restrict);
