@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conventionalPrefix, createRepoTree, scanSymbols, inferCandidates, inferenceIndexOf, loadRepo, type Candidate, type RepoIndex } from '@waves/planner';
+import { conventionalPrefix, createRepoTree, fileRole, holedMatch, messageTokens, rolesNamed, scanSymbols, inferCandidates, inferenceIndexOf, loadRepo, type Candidate, type RepoIndex } from '@waves/planner';
 import { TempRepo } from '../helpers/temp-repo.js';
 
 /**
@@ -127,5 +127,34 @@ describe('scope inference ranks the source a fix goes to', () => {
     }
     // A one-word name is a word of prose as much as a name: `Listen` is not read as `listen`.
     expect(infer('Listening stops after reload').flatMap((c) => c.evidence).some((e) => e.kind === 'identifier')).toBe(false);
+  });
+
+  it('tells the role of a file and the roles a title names', () => {
+    expect(fileRole('packages/a/src/x.ts')).toBe('source');
+    expect(fileRole('packages/a/src/__tests__/x.ts')).toBe('test');
+    expect(fileRole('packages/vite/src/node/__tests_dts__/plugin.ts')).toBe('test');
+    expect(fileRole('packages/a/x.spec.tsx')).toBe('test');
+    expect(fileRole('packages/a/test/fixtures/b/c.ts')).toBe('fixture');
+    expect(fileRole('playground/worker/worker.ts')).toBe('playground');
+    expect(fileRole('play.ts')).toBe('playground');
+    expect(fileRole('examples/basic/src/app.ts')).toBe('example');
+    expect(fileRole('packages/a/package.json')).toBe('manifest');
+    expect(fileRole('packages/a/tsconfig.build.json')).toBe('config');
+    expect(fileRole('packages/a/vitest.config.mts')).toBe('config');
+    expect(fileRole('.github/workflows/ci.yml')).toBe('ci');
+    expect([...rolesNamed('fix(ci): flaky e2e test in the workflow')].sort()).toEqual(['ci', 'config', 'source', 'test']);
+    expect([...rolesNamed('fix: dark mode')]).toEqual(['source']);
+    expect(rolesNamed('4.3.0').has('manifest')).toBe(true);
+    expect(rolesNamed('constructor toString __proto__').size).toBe(1);
+  });
+
+  it('matches holes word by word, bounded, on hostile text', () => {
+    expect(holedMatch('Port ${} is already in use', messageTokens('Port 5173 is already in use.'))).toBe(true);
+    expect(holedMatch('Could not bind %s to the requested host', messageTokens('bind 0.0.0.0:80 to the requested'))).toBe(true);
+    expect(holedMatch('Expected {0} arguments', messageTokens('Expected 3 arguments, got 2'))).toBe(true);
+    expect(holedMatch('${} ${} ${}', messageTokens('any three words'))).toBe(false);
+    expect(holedMatch('Port ${} is in use', messageTokens('Port is not in use'))).toBe(false);
+    const hostile = `${'${} '.repeat(5000)}x`;
+    expect(holedMatch(hostile, messageTokens('a '.repeat(10_000)))).toBe(false);
   });
 });

@@ -143,7 +143,9 @@ export type { Accuracy, AccuracySums, PredictedLeaf, RunAccuracy, Tally } from '
 export { globMatcher, isGlob } from './paths/globs.js';
 
 // Scope inference (issues that name no files): evidence, index, candidates, fences.
-export { inferCandidates, INFER_WEIGHTS, MAX_CANDIDATES } from './infer/infer-candidates.js';
+export { gluedName, holedMatch, inferCandidates, INFER_WEIGHTS, MAX_CANDIDATES, messageTokens } from './infer/infer-candidates.js';
+export { fileRole, rolesNamed } from './infer/file-roles.js';
+export type { FileRole } from './infer/file-roles.js';
 export type { InferOptions } from './infer/infer-candidates.js';
 export { buildInferenceIndex, inferenceIndexOf, isCandidateFile } from './infer/inference-index.js';
 export type { InferenceIndex } from './infer/inference-index.js';

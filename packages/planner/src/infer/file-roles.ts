@@ -16,7 +16,7 @@ export function fileRole(path: RepoPath): FileRole {
   if (/(?:^|\/)(?:__)?fixtures?(?:__)?\//.test(path)) return 'fixture';
   if (/(?:^|\/)(?:examples?|demos?)\//.test(path)) return 'example';
   if (/(?:^|\/)playgrounds?\//.test(path) || /^play(?:ground)?\.[^/]+$/.test(path)) return 'playground';
-  if (/(?:^|\/)(?:test|tests|__tests__|__mocks__|e2e|spec|specs)\//.test(path) || /\.(?:test|spec|e2e|bench)\.[^/]+$/.test(path)) return 'test';
+  if (/(?:^|\/)(?:test|tests|__tests?[a-z_]{0,20}__|__mocks__|e2e|spec|specs)\//.test(path) || /\.(?:test|spec|e2e|bench)\.[^/]+$/.test(path)) return 'test';
   const base = baseName(path);
   if (base === 'package.json' || base === 'jsr.json' || base === 'deno.json') return 'manifest';
   if (/^tsconfig[^/]*\.json$/.test(base) || /\.config\.[^/.]+$/.test(base) || /^\.[^/]*rc(?:\.[^/.]+)?$/.test(base) || /^(?:turbo|nx|lerna|biome|vercel|renovate)\.json$/.test(base)) return 'config';
