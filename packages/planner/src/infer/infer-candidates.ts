@@ -257,6 +257,8 @@ function matchPackages(signals: IssueSignals, index: InferenceIndex, scores: Sco
 const HOLE = '\u0001';
 const HOLES = /\$\{[^}]{0,80}\}|%[sdifoj]|\{\d{1,2}\}/g;
 const MAX_MESSAGE_TOKENS = 60;
+/** Literals with holes checked word by word per message (each check is at most 60 × 60 word comparisons). */
+const MAX_HOLED_CHECKS = 200;
 
 /** The words of a message or literal, lower-cased, punctuation at their edges taken off (at most `MAX_MESSAGE_TOKENS`). */
 export function messageTokens(text: string): string[] {
@@ -324,6 +326,7 @@ function matchMessages(signals: IssueSignals, index: InferenceIndex, scores: Sco
     const checked = new Set<number>();
     const hits = new Map<number, { exact: boolean; literal: string }>();
     const messageWords = messageTokens(message.text);
+    let holedChecks = 0;
     for (const word of words.slice(0, 3)) {
       for (const id of index.literalWords.get(word)!.slice(0, 300)) {
         if (checked.has(id)) continue;
@@ -333,7 +336,7 @@ function matchMessages(signals: IssueSignals, index: InferenceIndex, scores: Sco
         const partOf = literal.norm.length >= Math.max(12, norm.length * 0.3) && literal.norm.includes(' ');
         const holds = norm.length >= 12;
         const exact = (partOf && message.text.includes(literal.text)) || (holds && literal.text.includes(message.text));
-        const loose = (partOf && norm.includes(literal.norm)) || (holds && literal.norm.includes(norm)) || holedMatch(literal.text, messageWords);
+        const loose = (partOf && norm.includes(literal.norm)) || (holds && literal.norm.includes(norm)) || ((literal.text.includes('%') || literal.text.includes('{')) && holedChecks++ < MAX_HOLED_CHECKS && holedMatch(literal.text, messageWords));
         if (!exact && !loose) continue;
         const previous = hits.get(literal.file);
         if (!previous || (exact && !previous.exact)) hits.set(literal.file, { exact, literal: literal.text });
