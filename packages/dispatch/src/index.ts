@@ -50,11 +50,11 @@ export { decideLanes, LeaseBusyError, LeaseRemoteError, refusalOf } from './leas
 export type { AcquireRequest, AcquireResult, ChangeResult, LeaseBackend, LeaseListing } from './leases/lease-backend.js';
 export { journalBackend } from './leases/journal-backend.js';
 export { DEFAULT_CLOCK_SKEW_MS, DEFAULT_LEASE_REF, DEFAULT_LEASE_REMOTE, gitLeaseBackend } from './leases/git-lease-backend.js';
-export { redactUrl, remoteUrlProblem } from './leases/git-lease-remote.js';
+export { isLocalUrl, LOCAL_RECEIVE_PACK, recordableUrl, redactUrl, remoteUrlProblem } from './leases/git-lease-remote.js';
 export type { GitLeaseOptions } from './leases/git-lease-backend.js';
 export { fanOutOf, holdsForOthers, leasePath, liveLeases, TableHeaderSchema, TableLeaseSchema } from './leases/git-lease-table.js';
 export type { TableLease } from './leases/git-lease-table.js';
-export { leaseRefProblem, leaseStoreOf, LeaseStoreSchema, openLeaseBackend, resolveLeaseStore } from './leases/open-lease-backend.js';
+export { LEASE_REF_PREFIX, leaseRefProblem, leaseStoreOf, LeaseStoreSchema, openLeaseBackend, resolveLeaseStore } from './leases/open-lease-backend.js';
 export type { LeaseStore, LeasesConfig } from './leases/open-lease-backend.js';
 export {
   isAlive,
