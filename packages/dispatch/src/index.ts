@@ -47,7 +47,7 @@ export {
 } from './leases/lease-journal.js';
 export type { CorruptLine, JournalLock, JournalRead, LeaseRequest } from './leases/lease-journal.js';
 export { decideLanes, LeaseBusyError, LeaseRemoteError, refusalOf } from './leases/lease-backend.js';
-export type { AcquireRequest, AcquireResult, ChangeResult, LeaseBackend, LeaseListing } from './leases/lease-backend.js';
+export type { AcquireRequest, AcquireResult, ChangeResult, GcResult, LeaseBackend, LeaseListing } from './leases/lease-backend.js';
 export { journalBackend } from './leases/journal-backend.js';
 export { DEFAULT_CLOCK_SKEW_MS, DEFAULT_LEASE_REF, DEFAULT_LEASE_REMOTE, gitLeaseBackend } from './leases/git-lease-backend.js';
 export { isLocalUrl, LOCAL_RECEIVE_PACK, recordableUrl, redactUrl, remoteUrlProblem } from './leases/git-lease-remote.js';

@@ -33,7 +33,7 @@ import path from 'node:path';
 import { canonicalLane, execaGit, GitTimeoutError, SAFE_GIT_CONFIG, type Lease } from '@waves/planner';
 import { isLocalUrl, LOCAL_RECEIVE_PACK, redact, redactUrl, remoteUrlProblem, TRANSPORT_CONFIG } from './git-lease-remote.js';
 import { stateDir } from '../runs/record-seal.js';
-import { decideLanes, LeaseBusyError, refusalOf, LeaseRemoteError, type AcquireResult, type ChangeResult, type LeaseBackend, type LeaseListing } from './lease-backend.js';
+import { decideLanes, LeaseBusyError, refusalOf, LeaseRemoteError, type AcquireResult, type ChangeResult, type GcResult, type LeaseBackend, type LeaseListing } from './lease-backend.js';
 import { newLeaseId } from './lease-journal.js';
 import {
   fanOutOf,
@@ -196,14 +196,16 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
       }
       const parts = file.split('/');
       if (type === 'tree') {
-        if (parts.length === 2 && parts[0] === LEASES_DIR) folderTrees.set(parts[1]!, sha);
+        if (parts.length === 2 && parts[0] === LEASES_DIR && /^[0-9a-f]{2}$/.test(parts[1]!)) folderTrees.set(parts[1]!, sha);
         continue;
       }
       if (parts.length === 3 && parts[0] === LEASES_DIR && /^[0-9a-f]{2}$/.test(parts[1]!)) {
         const folder = folders.get(parts[1]!) ?? new Map<string, TreeEntry>();
         folder.set(parts[2]!, { mode, type, sha });
         folders.set(parts[1]!, folder);
-        if (type === 'blob') leaseBlobs.set(sha, file);
+        // A gitlink, a link or a folder where a lease file goes is not a lease either.
+        if (type === 'blob' && mode !== '120000') leaseBlobs.set(sha, file);
+        else if (type !== 'tree') foreign.push(file);
       } else foreign.push(file);
     }
     const wanted = [...leaseBlobs.keys()].filter((sha) => !blobCache.has(sha));
@@ -375,7 +377,7 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
         const results: ChangeResult[] = ids.map((id) => {
           const lease = snap.leases.get(id);
           // An ended lease stays ended: another holder may have been granted its lane meanwhile.
-          if (!lease || !renewable(lease, at)) return { status: 'not-active', id };
+          if (!lease || !renewable(lease, at) || !holdsForOthers(lease, at, skewMs)) return { status: 'not-active', id };
           const renewed = { ...lease, expires: new Date(Math.max(Date.parse(lease.expires), at + ttlMs)).toISOString() };
           put.push(renewed);
           return { status: 'done', lease: toLease(renewed) };
@@ -385,10 +387,10 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
     },
     async gc() {
       await pruneSeen();
-      return change<Lease[]>((snap, at) => {
+      return change<GcResult>((snap, at) => {
         const expired = [...snap.leases.values()].filter((lease) => !holdsForOthers(lease, at, skewMs));
         const foreign = snap.foreign.map((file) => `foreign:${file}`);
-        return { result: expired.map(toLease), remove: [...expired.map((l) => l.id), ...foreign], note: `gc ${expired.length} expired, ${foreign.length} foreign` };
+        return { result: { dropped: expired.map(toLease), foreign: [...snap.foreign].sort() }, remove: [...expired.map((l) => l.id), ...foreign], note: `gc ${expired.length} expired, ${foreign.length} foreign` };
       });
     },
   };
