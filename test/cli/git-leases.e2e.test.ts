@@ -183,7 +183,7 @@ describe('leases on the git remote', () => {
     const witness = report.runs[0]!.witness;
     expect(witness.status).toBe('needs_person');
     expect(witness.commit).toBeNull();
-    expect(witness.reasons.join('\n')).toMatch(/its lease was lost before the agent ended \(lease .* is no longer held\): another machine may have worked on the same paths/);
+    expect(witness.reasons.join('\n')).toMatch(/its lease was lost before the agent ended \(lease .* is no longer held\): another machine or run may have worked on the same paths/);
   }, 120_000);
 
   it('never has two clones dispatching the same backlog at once run conflicting issues at the same time', async () => {
@@ -343,5 +343,41 @@ describe("what the repository's own config may do with the git backend", () => {
     const acquire = await waves(['lease', 'acquire', 'packages/core/src/x.ts', '--holder', 'bob', '--ttl', '5m'], root);
     expect(acquire.exitCode, acquire.stderr).toBe(0);
   }, 60_000);
+});
+
+describe('the leases of paths the live fence added while a run ran', () => {
+  for (const backend of ['git', 'journal'] as const) {
+    it(`fails the run and keeps its harvest from committing when an added path's lease is taken by another holder (${backend})`, async () => {
+      const root = await exampleOnRemote({ fence: { live: true }, ...(backend === 'journal' ? { leases: { backend: 'journal' } } : {}) });
+      const script = path.join(remote!.dir, 'script.json');
+      writeFileSync(script, JSON.stringify({ default: { sleepMs: 200 }, 101: { edit: { 'docs/notes.md': 'notes\n' }, sleepMs: 8_000 } }));
+      const env = { FAKE_AGENT_SCRIPT: script };
+      const running = waves(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake', '--worktree', '--top', '1'], root, env);
+      let granted: { leaseId: string } | undefined;
+      await waitFor('the grant of docs/notes.md', async () => {
+        const run = (await recordsOf(root)).find((r) => r.issue.number === 101) as { fence?: { extensions: { path: string; leaseId: string; epoch?: number }[] } } | undefined;
+        granted = run?.fence?.extensions.find((e) => e.path === 'docs/notes.md');
+        return granted !== undefined;
+      });
+      // Standing in for another machine, a person or an expiry: the lease ends and mallory takes the path.
+      expect((await waves(['lease', 'release', granted!.leaseId], root)).exitCode).toBe(0);
+      const mallory = await waves(['lease', 'acquire', 'docs/notes.md', '--holder', 'mallory@other-machine', '--ttl', '30m'], root);
+      expect(mallory.exitCode, mallory.stderr).toBe(0);
+      const dispatched = await running;
+      expect(dispatched.exitCode).not.toBe(0);
+      const run = (await recordsOf(root)).find((r) => r.issue.number === 101)! as { id: string; status: string; reason: string | null; leaseEnd?: { held: boolean; detail: string | null }; fence?: { extensions: { leaseId: string; epoch?: number }[] } };
+      expect(run.status).toBe('failed');
+      expect(run.reason).toMatch(new RegExp(`its lease was lost before the agent ended \\(lease ${granted!.leaseId} is no longer held\\)`));
+      expect(run.leaseEnd).toMatchObject({ held: false });
+      if (backend === 'git') expect(run.fence!.extensions[0]!.epoch).toEqual(expect.any(Number));
+      const harvest = await waves(['harvest', '--run', run.id, '--json', '--commit'], root);
+      const witness = (JSON.parse(harvest.stdout) as { runs: { witness: { status: string; reasons: string[]; commit: unknown } }[] }).runs[0]!.witness;
+      expect(witness.status).toBe('needs_person');
+      expect(witness.commit).toBeNull();
+      expect(witness.reasons.join('\n')).toMatch(/its lease was lost before the agent ended .*another machine or run may have worked on the same paths/);
+      // mallory's lease stands.
+      expect(JSON.parse((await waves(['lease', 'list', '--json'], root)).stdout)).toEqual([expect.objectContaining({ lane: 'docs/notes.md', holder: 'mallory@other-machine' })]);
+    }, 120_000);
+  }
 });
 
