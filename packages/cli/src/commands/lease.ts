@@ -36,9 +36,11 @@ export const LEASE_HELP = `Usage: waves lease acquire LANE [--holder H] [--ttl 1
 Exclusive, expiring claims on a lane (a workspace package or directory name) or a path, kept in
 the journal .waves/leases.jsonl (leases.journal in the config) and shared by every orchestrator
 on the machine — or, with leases.backend "git", in a ref of the git remote (leases.remote, default
-origin; leases.ref, default refs/waves/leases), shared by every machine that reaches it: each
-change one compare-and-swap push, expiry judged with leases.clockSkew (default 1m) of margin.
-gc drops expired entries from the git table.
+origin — a URL only in a config of your own, --config FILE; leases.ref, default refs/waves/leases,
+always under refs/waves/), shared by every machine that reaches it: each change one
+compare-and-swap push, expiry judged with leases.clockSkew (default 1m) of margin.
+gc drops expired entries (and those dated in the future) and files that are not leases from the
+git table, and says which (--json: dropped, foreign).
 acquire is refused while another holder's live lease covers the same path, one inside it or one
 around it. The lane . is the whole repository: waves dispatch takes it for a
 serial issue (one that must run alone), and a serial issue waits while any other lease is held.
