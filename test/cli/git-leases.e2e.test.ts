@@ -5,9 +5,10 @@
  * at plan time; a remote that goes away while a run works; a lease lost under a run, which its
  * harvest refuses.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lanesOverlap } from '@waves/planner';
@@ -182,7 +183,7 @@ describe('leases on the git remote', () => {
     const witness = report.runs[0]!.witness;
     expect(witness.status).toBe('needs_person');
     expect(witness.commit).toBeNull();
-    expect(witness.reasons.join('\n')).toMatch(/its lease was lost before the agent ended \(lease .* is no longer held\): another machine may have worked on the same paths/);
+    expect(witness.reasons.join('\n')).toMatch(/its lease was lost before the agent ended \(lease .* is no longer held\): another machine or run may have worked on the same paths/);
   }, 120_000);
 
   it('never has two clones dispatching the same backlog at once run conflicting issues at the same time', async () => {
@@ -205,5 +206,178 @@ describe('leases on the git remote', () => {
     // And the table never held overlapping leases of two runs.
     for (const table of await remote!.history()) expect(overlapIn(table.leases, table.at)).toBeNull();
   }, 180_000);
+});
+
+/** Writes `refs/waves/leases` in `bare` by hand: a table of `entries` (`path` → blob text, or a gitlink with `commit`). */
+async function forgeTable(bare: string, epoch: number, entries: Record<string, string | { commit: string }>): Promise<void> {
+  const git = (args: string[], input?: string) => execa('git', ['--git-dir', bare, ...args], input === undefined ? {} : { input }).then((r) => r.stdout.trim());
+  type Node = Map<string, Node | string>;
+  const rootNode: Node = new Map();
+  const all: Record<string, string | { commit: string }> = { 'table.json': `${JSON.stringify({ v: 1, epoch })}\n`, ...entries };
+  for (const [file, content] of Object.entries(all)) {
+    const parts = file.split('/');
+    let at = rootNode;
+    for (const part of parts.slice(0, -1)) {
+      if (!at.has(part)) at.set(part, new Map());
+      at = at.get(part) as Node;
+    }
+    at.set(parts.at(-1)!, typeof content === 'string' ? `100644 blob ${await git(['hash-object', '-w', '--stdin'], content)}` : `160000 commit ${content.commit}`);
+  }
+  const mktree = async (node: Node): Promise<string> => {
+    const lines: string[] = [];
+    for (const [name, child] of node) lines.push(`${typeof child === 'string' ? child : `040000 tree ${await mktree(child)}`}\t${name}`);
+    return git(['mktree', '--missing'], `${lines.join('\n')}\n`);
+  };
+  const commit = await git(['-c', 'user.name=x', '-c', 'user.email=x@example.invalid', 'commit-tree', await mktree(rootNode), '-m', 'forged']);
+  await git(['update-ref', 'refs/waves/leases', commit]);
+}
+
+describe("what the repository's own config may do with the git backend", () => {
+  it('runs no hook of a committed ./..leases.git the config names, refuses it with one line (exit 2), and refuses it inside the repository from --config too', async () => {
+    remote = await LeaseRemote.create();
+    const mark = path.join(remote.dir, 'pwned');
+    const hostile = await remote.clone('hostile', { 'src/a.ts': '', 'waves.config.json': JSON.stringify({ leases: { backend: 'git', remote: './..leases.git' } }) });
+    await execa('git', ['init', '-q', '--bare', path.join(hostile, '..leases.git')]);
+    writeFileSync(path.join(hostile, '..leases.git', 'hooks', 'pre-receive'), `#!/bin/sh\necho "PWNED in $(pwd)" >> "${mark}"\n`);
+    chmodSync(path.join(hostile, '..leases.git', 'hooks', 'pre-receive'), 0o755);
+    for (const keep of ['refs/heads/.keep', 'refs/tags/.keep', 'objects/pack/.keep']) writeFileSync(path.join(hostile, '..leases.git', keep), '');
+    await execa('git', ['-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'add', '-A'], { cwd: hostile });
+    await execa('git', ['-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qm', 'hostile'], { cwd: hostile });
+    const victim = path.join(remote.dir, 'victim');
+    await execa('git', ['clone', '-q', hostile, victim]);
+    expect(existsSync(path.join(victim, '..leases.git', 'hooks', 'pre-receive'))).toBe(true);
+    const acquire = await waves(['lease', 'acquire', 'src', '--holder', 'bob', '--ttl', '5m'], victim);
+    expect(acquire.exitCode).toBe(2);
+    expect(acquire.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^waves: leases\.remote "\.\/\.\.leases\.git": a repository's own config may only name one of its remotes/)]);
+    const own = path.join(remote.dir, 'own.json');
+    writeFileSync(own, JSON.stringify({ leases: { backend: 'git', remote: './..leases.git' } }));
+    const named = await waves(['lease', 'acquire', '--config', own, 'src', '--holder', 'bob', '--ttl', '5m'], victim);
+    expect(named.exitCode).toBe(2);
+    expect(named.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^waves: leases\.remote "\.\/\.\.leases\.git": \S+\/\.\.leases\.git lies inside the repository/)]);
+    // A remote of the person's own naming a local repository with hooks: the lease is taken, its hooks never run.
+    const outside = path.join(remote.dir, 'outside.git');
+    await execa('cp', ['-r', path.join(victim, '..leases.git'), outside]);
+    await execa('git', ['remote', 'add', 'leases', outside], { cwd: victim });
+    writeFileSync(own, JSON.stringify({ leases: { backend: 'git', remote: 'leases' } }));
+    const taken = await waves(['lease', 'acquire', '--config', own, 'src', '--holder', 'bob', '--ttl', '5m'], victim);
+    expect(taken.exitCode, taken.stderr).toBe(0);
+    expect((await execa('git', ['--git-dir', outside, 'rev-list', '--count', 'refs/waves/leases'])).stdout).toBe('1');
+    expect(existsSync(mark)).toBe(false);
+  }, 60_000);
+
+  it("refuses a ref outside refs/waves/ and another repository's URL from the repository's config, and leaves that repository's notes alone", async () => {
+    remote = await LeaseRemote.create();
+    const other = path.join(remote.dir, 'other.git');
+    await execa('git', ['init', '-q', '--bare', other]);
+    const work = await remote.clone('work');
+    await execa('git', ['-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'notes', 'add', '-m', 'audit: approved', 'HEAD'], { cwd: work });
+    await execa('git', ['push', '-q', other, 'HEAD:refs/heads/main', 'refs/notes/commits'], { cwd: work });
+    await execa('git', ['push', '-q', 'origin', 'refs/notes/commits'], { cwd: work });
+    const notesOf = (bare: string) => execa('git', ['--git-dir', bare, 'rev-parse', 'refs/notes/commits']).then((r) => r.stdout.trim());
+    const before = [await notesOf(other), await notesOf(remote.bare)];
+    for (const leases of [
+      { backend: 'git', remote: 'origin', ref: 'refs/notes/commits' },
+      { backend: 'git', ref: 'refs/meta/config' },
+      { backend: 'git', ref: 'refs/replace/abc' },
+      { backend: 'git', remote: other, ref: 'refs/waves/leases' },
+      { backend: 'git', remote: `file://${other}` },
+    ]) {
+      writeFileSync(path.join(work, 'waves.config.json'), JSON.stringify({ leases }));
+      const result = await waves(['lease', 'acquire', 'src', '--holder', 'bob', '--ttl', '5m'], work);
+      expect(result.exitCode, JSON.stringify(leases)).toBe(2);
+      expect(result.stderr.trim().split('\n'), JSON.stringify(leases)).toEqual([expect.stringMatching(/^waves: leases\.(ref "refs\/\S+" must be under refs\/waves\/|remote .*a repository's own config may only name one of its remotes)/)]);
+    }
+    expect([await notesOf(other), await notesOf(remote.bare)]).toEqual(before);
+    // From a config of the person's own, a URL is the person's word.
+    const own = path.join(remote.dir, 'own.json');
+    writeFileSync(own, JSON.stringify({ leases: { backend: 'git', remote: other } }));
+    expect((await waves(['lease', 'acquire', '--config', own, 'src', '--holder', 'bob', '--ttl', '5m'], work)).exitCode).toBe(0);
+    expect(await notesOf(other)).toBe(before[0]);
+  }, 60_000);
+
+  it('keeps no password of the remote URL in any run record, its sealed copy or the state directory, and still releases the leases', async () => {
+    const root = await exampleOnRemote();
+    const secret = 'https://alice:S3CRETPASS@example.invalid/shop.git';
+    const home = path.join(remote!.dir, 'home');
+    mkdirSync(home, { recursive: true });
+    writeFileSync(path.join(home, '.gitconfig'), `[url "${remote!.bare}"]\n\tinsteadOf = ${secret}\n`);
+    await execa('git', ['remote', 'set-url', 'origin', secret], { cwd: root });
+    const state = path.join(remote!.dir, 'state');
+    const env = { HOME: home, GIT_CONFIG_GLOBAL: path.join(home, '.gitconfig'), WAVES_STATE_DIR: state };
+    const dispatch = await waves(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake', '--top', '2'], root, env);
+    expect(dispatch.exitCode, dispatch.stderr).toBe(0);
+    const records = await recordsOf(root);
+    expect(records.length).toBeGreaterThan(0);
+    expect(records.every((r) => r.status === 'succeeded')).toBe(true);
+    const holding = (await execa('grep', ['-rl', 'S3CRETPASS', path.join(root, '.dispatch-runs'), state], { reject: false })).stdout;
+    expect(holding).toBe('');
+    const record = JSON.parse(readFileSync(path.join(root, '.dispatch-runs', readdirSync(path.join(root, '.dispatch-runs')).find((n) => n.endsWith('.json'))!), 'utf8'));
+    expect(record.leaseStore).toMatchObject({ remote: 'origin', url: 'https://***@example.invalid/shop.git' });
+    // The leases were released at the end, through the URL read again by name.
+    expect((await remote!.history()).at(-1)!.leases).toEqual([]);
+    expect(dispatch.stderr + dispatch.stdout).not.toMatch(/S3CRETPASS/);
+  }, 120_000);
+
+  it('lets a lease dated in 2099 hold nothing, and lease gc drops it, a gitlink and foreign files, saying so', async () => {
+    remote = await LeaseRemote.create();
+    const root = await remote.clone('machine', { 'packages/core/src/x.ts': '', 'waves.config.json': JSON.stringify(GIT_LEASES) });
+    const future = { v: 1, id: 'l-future-00000001', path: 'packages/core', holder: 'mallory', run: null, issue: null, acquired: '2099-01-01T00:00:00.000Z', expires: '2099-01-25T00:00:00.000Z', epoch: 4 };
+    const fan = (id: string) => createHash('sha1').update(id).digest('hex').slice(0, 2);
+    await forgeTable(remote.bare, 5, {
+      [`leases/${fan(future.id)}/${future.id}.json`]: `${JSON.stringify(future)}\n`,
+      'leases/ab/junk.json': 'not a lease\n',
+      'leases/ab/l-sub-1.json': { commit: '1111111111111111111111111111111111111111' },
+      'README.txt': 'not a lease\n',
+    });
+    const list = await waves(['lease', 'list', '--json'], root);
+    expect(list.exitCode, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual([]);
+    const gc = await waves(['lease', 'gc'], root);
+    expect(gc.exitCode, gc.stderr).toBe(0);
+    expect(gc.stdout.trim().split('\n')).toEqual([
+      'dropped 1 expired lease(s) (or dated in the future): l-future-00000001 (packages/core, dated 2099-01-01T00:00:00.000Z)',
+      'dropped 3 file(s) that are not leases: README.txt, leases/ab/junk.json, leases/ab/l-sub-1.json',
+    ]);
+    expect((await execa('git', ['--git-dir', remote.bare, 'ls-tree', '-r', '--name-only', 'refs/waves/leases'])).stdout.trim()).toBe('table.json');
+    expect((await waves(['lease', 'gc'], root)).stdout).toBe('No expired lease to drop.');
+    const acquire = await waves(['lease', 'acquire', 'packages/core/src/x.ts', '--holder', 'bob', '--ttl', '5m'], root);
+    expect(acquire.exitCode, acquire.stderr).toBe(0);
+  }, 60_000);
+});
+
+describe('the leases of paths the live fence added while a run ran', () => {
+  for (const backend of ['git', 'journal'] as const) {
+    it(`fails the run and keeps its harvest from committing when an added path's lease is taken by another holder (${backend})`, async () => {
+      const root = await exampleOnRemote({ fence: { live: true }, ...(backend === 'journal' ? { leases: { backend: 'journal' } } : {}) });
+      const script = path.join(remote!.dir, 'script.json');
+      writeFileSync(script, JSON.stringify({ default: { sleepMs: 200 }, 101: { edit: { 'docs/notes.md': 'notes\n' }, sleepMs: 8_000 } }));
+      const env = { FAKE_AGENT_SCRIPT: script };
+      const running = waves(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake', '--worktree', '--top', '1'], root, env);
+      let granted: { leaseId: string } | undefined;
+      await waitFor('the grant of docs/notes.md', async () => {
+        const run = (await recordsOf(root)).find((r) => r.issue.number === 101) as { fence?: { extensions: { path: string; leaseId: string; epoch?: number }[] } } | undefined;
+        granted = run?.fence?.extensions.find((e) => e.path === 'docs/notes.md');
+        return granted !== undefined;
+      });
+      // Standing in for another machine, a person or an expiry: the lease ends and mallory takes the path.
+      expect((await waves(['lease', 'release', granted!.leaseId], root)).exitCode).toBe(0);
+      const mallory = await waves(['lease', 'acquire', 'docs/notes.md', '--holder', 'mallory@other-machine', '--ttl', '30m'], root);
+      expect(mallory.exitCode, mallory.stderr).toBe(0);
+      const dispatched = await running;
+      expect(dispatched.exitCode).not.toBe(0);
+      const run = (await recordsOf(root)).find((r) => r.issue.number === 101)! as { id: string; status: string; reason: string | null; leaseEnd?: { held: boolean; detail: string | null }; fence?: { extensions: { leaseId: string; epoch?: number }[] } };
+      expect(run.status).toBe('failed');
+      expect(run.reason).toMatch(new RegExp(`its lease was lost before the agent ended \\(lease ${granted!.leaseId} is no longer held\\)`));
+      expect(run.leaseEnd).toMatchObject({ held: false });
+      if (backend === 'git') expect(run.fence!.extensions[0]!.epoch).toEqual(expect.any(Number));
+      const harvest = await waves(['harvest', '--run', run.id, '--json', '--commit'], root);
+      const witness = (JSON.parse(harvest.stdout) as { runs: { witness: { status: string; reasons: string[]; commit: unknown } }[] }).runs[0]!.witness;
+      expect(witness.status).toBe('needs_person');
+      expect(witness.commit).toBeNull();
+      expect(witness.reasons.join('\n')).toMatch(/its lease was lost before the agent ended .*another machine or run may have worked on the same paths/);
+      // mallory's lease stands.
+      expect(JSON.parse((await waves(['lease', 'list', '--json'], root)).stdout)).toEqual([expect.objectContaining({ lane: 'docs/notes.md', holder: 'mallory@other-machine' })]);
+    }, 120_000);
+  }
 });
 

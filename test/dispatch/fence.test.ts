@@ -18,6 +18,7 @@ import {
   installIntegrations,
   opencodeHookPaths,
   readJournal,
+  releaseLease,
   removeIntegrations,
   rulesFromCache,
   startFenceServer,
@@ -44,7 +45,7 @@ afterAll(async () => {
 });
 
 /** A keeper for a new run of its own (its own journal), or on the journal given. */
-function keeperFor(fence: string[], options: { journal?: string; holder?: string; ownFiles?: string[]; sharedTree?: boolean } = {}) {
+function keeperFor(fence: string[], options: { journal?: string; holder?: string; ownFiles?: string[]; sharedTree?: boolean; ttlMs?: number; onLeaseLost?: (path: string, why: string) => void } = {}) {
   const id = `resolve-${900 + ++serial}-20261201T000000${String(serial).padStart(3, '0')}Z`;
   const journal = options.journal ?? path.join(repo.root, '.waves', `leases-${serial}.jsonl`);
   const fenceRules: FenceRules = { holder: options.holder ?? `tester@host/${id}`, contentionDepth: 1, serial: ['tsconfig*.json'], onRefusal: 'tell' };
@@ -55,9 +56,10 @@ function keeperFor(fence: string[], options: { journal?: string; holder?: string
     journal,
     rules: fenceRules,
     fence,
-    ttlMs: 600_000,
+    ttlMs: options.ttlMs ?? 600_000,
     now: () => new Date(),
     ownFiles: options.ownFiles ?? [],
+    ...(options.onLeaseLost ? { onLeaseLost: options.onLeaseLost } : {}),
     log: { installed: [], extensions: [], refusals: [] },
     onChange: async (log) => {
       saved.push(structuredClone(log));
@@ -292,3 +294,23 @@ describe('the hook protocols', () => {
     });
   });
 });
+
+describe('the leases of paths added to the fence', () => {
+  it('says an added path lost when its renewal finds the lease ended (released, its path taken by another holder)', async () => {
+    const lost: [string, string][] = [];
+    const run = keeperFor(['packages/web/'], { ttlMs: 3_000, onLeaseLost: (p, why) => lost.push([p, why]) });
+    try {
+      const [granted] = await run.keeper.check(['docs/architecture.md'], 'cli');
+      expect(granted).toMatchObject({ status: 'granted' });
+      const [id] = run.keeper.leaseIds();
+      await releaseLease(run.journal, id!, () => new Date());
+      await acquireLease(run.journal, { lane: 'docs/architecture.md', holder: 'mallory@other/resolve-1-20261201T000000000Z', ttlMs: 600_000, now: () => new Date() });
+      const until = Date.now() + 10_000;
+      while (lost.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      expect(lost).toEqual([['docs/architecture.md', expect.stringMatching(new RegExp(`lease ${id} of a path added to the fence is no longer held`))]]);
+    } finally {
+      await run.keeper.close();
+    }
+  });
+});
+

@@ -3,11 +3,13 @@
  * refusals, expiry and takeover with the clock-skew margin, fencing tokens, a remote out of
  * reach, transports refused, and random interleavings of several clients checked against a model.
  */
-import { rename } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fenceProblem, gitLeaseBackend, LeaseRemoteError, remoteUrlProblem, resolveLeaseStore, type LeaseBackend } from '@waves/dispatch';
+import { execa } from 'execa';
+import { fenceProblem, gitLeaseBackend, LeaseRemoteError, openLeaseBackend, remoteUrlProblem, resolveLeaseStore, type LeaseBackend } from '@waves/dispatch';
 import { lanesOverlap } from '@waves/planner';
 import { LeaseRemote, overlapIn } from '../helpers/lease-remote.js';
 
@@ -162,3 +164,102 @@ describe('the git lease backend', () => {
     );
   }, 240_000);
 });
+
+/** A bare repository whose hooks and `core.alternateRefsCommand` leave a mark when they run. */
+async function trapped(bare: string, mark: string): Promise<void> {
+  await execa('git', ['init', '-q', '--bare', bare]);
+  for (const hook of ['pre-receive', 'update', 'post-receive', 'post-update', 'reference-transaction']) {
+    await writeFile(path.join(bare, 'hooks', hook), `#!/bin/sh\necho ${hook} >> "${mark}"\n`);
+    await chmod(path.join(bare, 'hooks', hook), 0o755);
+  }
+  const alternate = `${bare}-alt.git`;
+  await execa('git', ['init', '-q', '--bare', alternate]);
+  await writeFile(path.join(bare, 'objects', 'info', 'alternates'), `${path.join(alternate, 'objects')}\n`);
+  await execa('git', ['--git-dir', bare, 'config', 'core.alternateRefsCommand', `echo alternateRefsCommand >> "${mark}"; true`]);
+}
+
+describe('where the repository may point the git backend', () => {
+  it('refuses a local remote named ./..leases.git or ..x inside the repository, and accepts ../outside.git', async () => {
+    remote = await LeaseRemote.create();
+    const root = await remote.clone('machine');
+    for (const name of ['..leases.git', '..']) {
+      const bare = path.join(root, name === '..' ? 'sub/..x.git' : name);
+      await execa('git', ['init', '-q', '--bare', bare]);
+      const url = name === '..' ? './sub/..x.git' : `./${name}`;
+      await expect(resolveLeaseStore(root, '.waves/leases.jsonl', { backend: 'git', remote: url, personal: true }), url).rejects.toThrow(/lies inside the repository/);
+      await execa('git', ['remote', 'add', `r${name.length}`, url], { cwd: root });
+      await expect(resolveLeaseStore(root, '.waves/leases.jsonl', { backend: 'git', remote: `r${name.length}` }), url).rejects.toThrow(/lies inside the repository/);
+    }
+    await execa('git', ['init', '-q', '--bare', path.join(remote.dir, 'outside.git')]);
+    expect(await resolveLeaseStore(root, '.waves/leases.jsonl', { backend: 'git', remote: '../outside.git', personal: true })).toMatchObject({ url: path.join(remote.dir, 'outside.git') });
+  });
+
+  it("takes only a remote's name and a ref under refs/waves/ from the repository's own config; a URL only from the person's", async () => {
+    remote = await LeaseRemote.create();
+    const root = await remote.clone('machine');
+    const other = path.join(remote.dir, 'other.git');
+    await execa('git', ['init', '-q', '--bare', other]);
+    for (const url of [other, `file://${other}`, 'https://example.com/other.git', 'git@example.com:other.git']) {
+      await expect(resolveLeaseStore(root, '.waves/leases.jsonl', { backend: 'git', remote: url }), url).rejects.toThrow(/a repository's own config may only name one of its remotes/);
+    }
+    expect(await resolveLeaseStore(root, '.waves/leases.jsonl', { backend: 'git', remote: other, personal: true })).toMatchObject({ url: other });
+    for (const ref of ['refs/notes/commits', 'refs/meta/config', 'refs/replace/abc', 'refs/for/main', 'refs/pull/1/head', 'refs/stash', 'refs/heads/main', 'refs/waves/seen/1']) {
+      await expect(resolveLeaseStore(root, '.waves/leases.jsonl', { backend: 'git', ref, personal: true }), ref).rejects.toThrow(/must be under refs\/waves\//);
+    }
+    expect(await resolveLeaseStore(root, '.waves/leases.jsonl', { backend: 'git', ref: 'refs/waves/team-a' })).toMatchObject({ ref: 'refs/waves/team-a', remote: 'origin' });
+  });
+
+  it("runs none of a local remote's hooks nor its core.alternateRefsCommand on a lease change", async () => {
+    remote = await LeaseRemote.create();
+    const bare = path.join(remote.dir, 'hooked.git');
+    const mark = path.join(remote.dir, 'ran');
+    await trapped(bare, mark);
+    const backend = gitLeaseBackend({ url: bare, remoteName: 'hooked', ref: 'refs/waves/leases', skewMs: 0, now: () => new Date(), storeDir: path.join(remote.dir, 'store.git') });
+    const [taken] = await backend.acquire(['src'], { holder: 'alice', ttlMs: 60_000 });
+    await backend.release([taken!.id]);
+    await backend.gc();
+    expect(existsSync(mark) ? await readFile(mark, 'utf8') : '').toBe('');
+    expect((await execa('git', ['--git-dir', bare, 'rev-list', '--count', 'refs/waves/leases'])).stdout).toBe('2');
+    // The same push as git makes it by default runs them: the trap is a real one.
+    await execa('git', ['--git-dir', bare, 'update-ref', 'refs/waves/x', 'refs/waves/leases']);
+    await execa('git', ['--git-dir', path.join(remote.dir, 'store.git'), 'push', '-q', bare, `${(await execa('git', ['--git-dir', bare, 'rev-parse', 'refs/waves/leases'])).stdout}:refs/waves/y`]);
+    expect(await readFile(mark, 'utf8')).toMatch(/pre-receive/);
+  });
+
+  it("keeps no password or token of the remote's URL in the store a run record keeps, and reads the URL again by name at use", async () => {
+    remote = await LeaseRemote.create();
+    const root = await remote.clone('machine');
+    const secret = 'https://alice:S3CRETPASS@example.invalid/shop.git';
+    // The URL with credentials reaches the bare remote through an insteadOf of the person's (global) config.
+    const home = path.join(remote.dir, 'home');
+    await mkdir(home, { recursive: true });
+    await writeFile(path.join(home, '.gitconfig'), `[url "${remote.bare}"]\n\tinsteadOf = ${secret}\n`);
+    const saved = { HOME: process.env.HOME, GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL };
+    process.env.HOME = home;
+    process.env.GIT_CONFIG_GLOBAL = path.join(home, '.gitconfig');
+    try {
+      await execa('git', ['remote', 'set-url', 'origin', secret], { cwd: root });
+      const store = await resolveLeaseStore(root, '.waves/leases.jsonl', { backend: 'git' });
+      expect(JSON.stringify(store)).not.toMatch(/S3CRETPASS|alice/);
+      expect(store).toMatchObject({ remote: 'origin', url: 'https://***@example.invalid/shop.git', urlDigest: expect.stringMatching(/^[0-9a-f]{64}$/), repo: root });
+      const backend = openLeaseBackend(store, () => new Date());
+      const [taken] = await backend.acquire(['src'], { holder: 'alice', ttlMs: 60_000 });
+      expect(taken).toMatchObject({ status: 'acquired' });
+      // origin re-pointed (by an agent…): the store refuses to act elsewhere than where the leases were taken.
+      await execa('git', ['remote', 'set-url', 'origin', 'https://mallory:other@example.invalid/shop.git'], { cwd: root });
+      await expect(openLeaseBackend(store, () => new Date()).list()).rejects.toThrow(/no longer the URL the leases were taken at \(https:\/\/\*\*\*@example\.invalid\/shop\.git\)/);
+      await execa('git', ['remote', 'set-url', 'origin', secret], { cwd: root });
+      expect((await openLeaseBackend(store, () => new Date()).list()).leases.map((l) => l.id)).toEqual([taken!.id]);
+      // A URL with credentials given in a config of the person's is refused: no name to read it again by.
+      await expect(resolveLeaseStore(root, '.waves/leases.jsonl', { backend: 'git', remote: secret, personal: true })).rejects.toThrow(/password or token would be written into every run record/);
+      // An ssh user is no secret: kept as it is.
+      expect(await resolveLeaseStore(root, '.waves/leases.jsonl', { backend: 'git', remote: 'ssh://git@example.invalid/shop.git', personal: true })).toMatchObject({ url: 'ssh://git@example.invalid/shop.git' });
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+  });
+});
+

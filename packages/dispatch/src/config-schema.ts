@@ -128,8 +128,8 @@ export const LeasesConfigSchema = z.strictObject({
   ttl: z.string().regex(/^\d+(?:ms|s|m|h|d)$/, 'a duration such as 30m, 1h or 2d').optional().describe('Default lease time to live'),
   holder: z.string().optional().describe('Who this orchestrator is in the journal (default user@host)'),
   backend: z.enum(['journal', 'git']).optional().describe('Where leases live: journal (this machine, the default) or git (a ref on the remote, shared by every machine)'),
-  remote: z.string().optional().describe('The git backend\'s remote: a remote name or URL (default origin)'),
-  ref: z.string().optional().describe('The git backend\'s ref (default refs/waves/leases)'),
+  remote: z.string().optional().describe('The git backend\'s remote: a remote name (default origin), or a URL or path in a config named with --config'),
+  ref: z.string().optional().describe('The git backend\'s ref, under refs/waves/ (default refs/waves/leases)'),
   clockSkew: z
     .string()
     .regex(/^\d+(?:ms|s|m|h|d)$/, 'a duration such as 30s or 1m')

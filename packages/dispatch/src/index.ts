@@ -47,14 +47,14 @@ export {
 } from './leases/lease-journal.js';
 export type { CorruptLine, JournalLock, JournalRead, LeaseRequest } from './leases/lease-journal.js';
 export { decideLanes, LeaseBusyError, LeaseRemoteError, refusalOf } from './leases/lease-backend.js';
-export type { AcquireRequest, AcquireResult, ChangeResult, LeaseBackend, LeaseListing } from './leases/lease-backend.js';
+export type { AcquireRequest, AcquireResult, ChangeResult, GcResult, LeaseBackend, LeaseListing } from './leases/lease-backend.js';
 export { journalBackend } from './leases/journal-backend.js';
 export { DEFAULT_CLOCK_SKEW_MS, DEFAULT_LEASE_REF, DEFAULT_LEASE_REMOTE, gitLeaseBackend } from './leases/git-lease-backend.js';
-export { redactUrl, remoteUrlProblem } from './leases/git-lease-remote.js';
+export { isLocalUrl, LOCAL_RECEIVE_PACK, recordableUrl, redactUrl, remoteUrlProblem } from './leases/git-lease-remote.js';
 export type { GitLeaseOptions } from './leases/git-lease-backend.js';
 export { fanOutOf, holdsForOthers, leasePath, liveLeases, TableHeaderSchema, TableLeaseSchema } from './leases/git-lease-table.js';
 export type { TableLease } from './leases/git-lease-table.js';
-export { leaseRefProblem, leaseStoreOf, LeaseStoreSchema, openLeaseBackend, resolveLeaseStore } from './leases/open-lease-backend.js';
+export { LEASE_REF_PREFIX, leaseRefProblem, leaseStoreOf, LeaseStoreSchema, openLeaseBackend, resolveLeaseStore } from './leases/open-lease-backend.js';
 export type { LeaseStore, LeasesConfig } from './leases/open-lease-backend.js';
 export {
   isAlive,
@@ -105,7 +105,7 @@ export { heldTokens, holdTokens, takeTokens } from './runs/token-holder.js';
 export { DEFAULT_GRACE_MS, groupRefusal, markedProcesses, stopProcessTree } from './runs/kill-tree.js';
 export { DescendantTracker, TRACK_INTERVAL_MS } from './runs/track-descendants.js';
 export type { TrackedProcesses } from './runs/track-descendants.js';
-export { fenceProblem, leasesByRun, releaseOwnLeases, runOfHolder } from './runs/run-leases.js';
+export { fenceProblem, leasesByRun, releaseOwnLeases, runLeasesOf, runOfHolder } from './runs/run-leases.js';
 export type { TreeStop, TreeTarget } from './runs/kill-tree.js';
 export { keepLeases } from './runs/keep-leases.js';
 export type { KeepLeasesOptions, LeaseKeeper } from './runs/keep-leases.js';

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import Table from 'cli-table3';
 import { checkGitTrust, defaultHolder, type LeaseBackend } from '@waves/dispatch';
-import { checkLane, createRepoTree, listRepoFiles, readWorkspace, resolveLaneName, WHOLE_REPOSITORY } from '@waves/planner';
+import { checkLane, createRepoTree, listRepoFiles, readWorkspace, resolveLaneName, WHOLE_REPOSITORY, type Lease } from '@waves/planner';
 import { durationOf, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { configuredLeases } from '../config/lease-store.js';
 import { loadConfig } from '../config/load-config.js';
@@ -36,9 +36,11 @@ export const LEASE_HELP = `Usage: waves lease acquire LANE [--holder H] [--ttl 1
 Exclusive, expiring claims on a lane (a workspace package or directory name) or a path, kept in
 the journal .waves/leases.jsonl (leases.journal in the config) and shared by every orchestrator
 on the machine — or, with leases.backend "git", in a ref of the git remote (leases.remote, default
-origin; leases.ref, default refs/waves/leases), shared by every machine that reaches it: each
-change one compare-and-swap push, expiry judged with leases.clockSkew (default 1m) of margin.
-gc drops expired entries from the git table.
+origin — a URL only in a config of your own, --config FILE; leases.ref, default refs/waves/leases,
+always under refs/waves/), shared by every machine that reaches it: each change one
+compare-and-swap push, expiry judged with leases.clockSkew (default 1m) of margin.
+gc drops expired entries (and those dated in the future) and files that are not leases from the
+git table, and says which (--json: dropped, foreign).
 acquire is refused while another holder's live lease covers the same path, one inside it or one
 around it. The lane . is the whole repository: waves dispatch takes it for a
 serial issue (one that must run alone), and a serial issue waits while any other lease is held.
@@ -156,9 +158,15 @@ export async function runLease(argv: readonly string[], io: CliIo): Promise<numb
   }
   if (action === 'gc') {
     if (rest.length > 0) throw new UsageError('lease gc: takes no argument');
-    const dropped = await backend.gc();
-    if (values.json) json({ dropped });
-    else io.stdout(dropped.length === 0 ? 'No expired lease to drop.\n' : `dropped ${dropped.length} expired lease(s): ${dropped.map((l) => `${l.id} (${safeText(l.lane)})`).join(', ')}\n`);
+    const { dropped, foreign } = await backend.gc();
+    if (values.json) json({ dropped, foreign });
+    else {
+      const said: string[] = [];
+      const stale = (l: Lease) => (Date.parse(l.since) > io.now().getTime() ? `, dated ${l.since}` : '');
+      if (dropped.length > 0) said.push(`dropped ${dropped.length} expired lease(s) (or dated in the future): ${dropped.map((l) => `${l.id} (${safeText(l.lane)}${stale(l)})`).join(', ')}`);
+      if (foreign.length > 0) said.push(`dropped ${foreign.length} file(s) that are not leases: ${foreign.map((f) => safeText(f)).join(', ')}`);
+      io.stdout(said.length === 0 ? 'No expired lease to drop.\n' : `${said.join('\n')}\n`);
+    }
     return 0;
   }
   throw new UsageError(`lease: unknown action ${JSON.stringify(action)} (acquire, release, renew, list or gc)`);

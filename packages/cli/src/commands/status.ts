@@ -12,6 +12,7 @@ import {
   committedBranchProblem,
   isRunning,
   isStopped,
+  LeaseRemoteError,
   leasesByRun,
   leaseStoreOf,
   markedProcesses,
@@ -131,7 +132,9 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
   for (const record of rows.map((r) => r.record)) backendOf(leaseStoreOf(record));
   for (const backend of backends.values()) {
     const listed = await backend.list().catch((error: unknown) => {
-      // A remote that does not answer: which runs still hold leases there cannot be told now.
+      // A remote that does not answer: which runs still hold leases there cannot be told now. A
+      // journal that is not one (a FIFO, a folder…) is the person's to fix: one line, exit 2.
+      if (!(error instanceof LeaseRemoteError)) throw error;
       io.stderr(`waves: ${safeText((error as Error).message.split('\n')[0] ?? '')}; leases there not checked\n`);
       return { leases: [] };
     });
@@ -159,6 +162,7 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
  */
 async function orphanLeases(runsDir: string, backend: LeaseBackend, files: readonly string[], reap: boolean, now: () => Date, io: CliIo): Promise<OrphanRow[]> {
   const { leases } = await backend.list().catch((error: unknown) => {
+    if (!(error instanceof LeaseRemoteError)) throw error;
     io.stderr(`waves: ${safeText((error as Error).message.split('\n')[0] ?? '')}; orphan leases not checked\n`);
     return { leases: [] };
   });

@@ -23,6 +23,6 @@ export async function configuredLeases(loaded: LoadedConfig, root: string, now: 
   if (leases?.backend !== 'git' && (leases?.remote !== undefined || leases?.ref !== undefined || skew !== undefined)) {
     throw new ConfigError(`config ${loaded.shown}: leases.remote, leases.ref and leases.clockSkew are the git backend's; set leases.backend to "git" (or remove them)`);
   }
-  const store = await resolveLeaseStore(root, journal, { backend: leases?.backend, remote: leases?.remote, ref: leases?.ref, skewMs });
+  const store = await resolveLeaseStore(root, journal, { backend: leases?.backend, remote: leases?.remote, ref: leases?.ref, skewMs, personal: loaded.explicit });
   return { journal, store, backend: openLeaseBackend(store, now) };
 }

@@ -65,6 +65,11 @@ export interface FenceKeeperOptions {
   /** A grant, for the run's log. */
   onGranted?: (extension: FenceExtension) => void;
   /**
+   * An extension's lease was lost (released or taken by someone else, expired, or not renewed for
+   * its whole time): as for a planned lease, another holder may have its path now.
+   */
+  onLeaseLost?: (path: string, why: string) => void;
+  /**
    * The run shares the work tree with other runs (no worktree): a write the watcher sees inside
    * another run's lease is that run's, not a refusal of this one.
    */
@@ -229,6 +234,7 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
       at,
       by,
       leaseId: result!.id,
+      ...(result!.status === 'acquired' && result!.epoch !== undefined ? { epoch: result!.epoch } : {}),
       reason: `outside the planned fence; no other run's lease covers it or is within ${options.rules.contentionDepth} import hop(s) of it`,
     };
     log.extensions.push(extension);
@@ -237,11 +243,30 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
     return { path: asked, repoPath, status: 'granted', message: `added to the fence (leased as ${result!.id})` };
   };
 
-  // Extension leases live as long as the run's: renewed at a third of their time.
+  // Extension leases live as long as the run's: renewed at a third of their time. One that cannot
+  // be renewed (ended: released or expired, its path maybe taken) is lost, as a planned lease is;
+  // renewals that fail (the table out of reach) count as a loss once the lease's time has gone by.
+  const lost = new Set<string>();
+  let renewedAt = options.now().getTime();
+  const loseOnce = (id: string, why: string) => {
+    if (lost.has(id)) return;
+    lost.add(id);
+    options.onLeaseLost?.(log.extensions.find((e) => e.leaseId === id)?.path ?? id, why);
+  };
   const renewal = setInterval(() => {
     void (async () => {
-      const ids = log.extensions.map((e) => e.leaseId).filter((x): x is string => x !== null);
-      if (ids.length > 0) await leases.renew(ids, options.ttlMs).catch(() => undefined);
+      const ids = log.extensions.map((e) => e.leaseId).filter((x): x is string => x !== null && !lost.has(x));
+      if (ids.length === 0) return;
+      try {
+        const results = await leases.renew(ids, options.ttlMs);
+        renewedAt = options.now().getTime();
+        results.forEach((result, i) => {
+          if (result.status !== 'done') loseOnce(ids[i]!, `lease ${ids[i]} of a path added to the fence is no longer held: released, expired or taken`);
+        });
+      } catch (error) {
+        const since = options.now().getTime() - renewedAt;
+        if (since >= options.ttlMs) for (const id of ids) loseOnce(id, `not renewed for ${Math.round(since / 1000)} s: ${(error as Error).message.split('\n')[0]}`);
+      }
     })();
   }, Math.max(1_000, Math.floor(options.ttlMs / 3)));
   renewal.unref();

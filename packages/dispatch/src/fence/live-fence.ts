@@ -26,6 +26,8 @@ export interface LiveFenceOptions {
   note: (line: string) => void;
   /** A refusal with `fence.onRefusal: stop`: end the run as `fenced`. */
   stopRun: (reason: string) => void;
+  /** An extension's lease was lost: end the run as `failed` with this reason, as for a planned lease. */
+  leaseLost?: (reason: string) => void;
 }
 
 export interface LiveFence {
@@ -65,6 +67,7 @@ export async function startLiveFence(options: LiveFenceOptions): Promise<LiveFen
     onChange: options.save,
     onGranted: (extension) => options.note(`fence: granted ${extension.path} (${extension.by}): ${extension.reason}`),
     onRefused,
+    onLeaseLost: (lane, why) => options.leaseLost?.(`its lease on ${lane} was lost (${why})`),
     sharedTree: shared,
   });
   let server: FenceServer | null = null;

@@ -38,6 +38,7 @@ import { openLeaseBackend } from '../leases/open-lease-backend.js';
 import { processStart } from '../runs/process-table.js';
 import { rewrittenFields, sealFileOf } from '../runs/record-seal.js';
 import { liveProcessesOf } from '../runs/run-processes.js';
+import { runLeasesOf } from '../runs/run-leases.js';
 import { isSameProcess, readRecord, readSeal, readSeals, stamp, TERMINAL, viewStatus, WitnessSchema, writeWitness, type RunRecord, type Witness } from '../runs/run-record.js';
 import { commitInFence, commitsWithTrailer } from './commit-in-fence.js';
 import { committedBranchProblem } from './committed-check.js';
@@ -704,16 +705,22 @@ async function withFreshImports(cwd: string, changed: readonly ChangedPath[], op
 }
 
 /**
- * The fencing check of a run whose leases lived on the git remote: its supervisor confirmed, when
- * the agent ended and before releasing them, that every lease was still held with the token it was
- * acquired with; and the remote, asked again now, holds none of the run's leases under another
- * token. Otherwise another machine may have worked on the same paths meanwhile: a person decides.
- * Null when all is well (or for the journal, whose keeper watches the file itself).
+ * The fencing check of a run: its supervisor confirmed, when the agent ended and before releasing
+ * them, that every lease of the run — the planned ones and those of the paths its live fence added
+ * — was still held with the token it was acquired with; and, on the git remote, the remote asked
+ * again now holds none of them under another token. Otherwise another machine or run may have
+ * worked on the same paths meanwhile: a person decides. Null when all is well (a journal run of an
+ * older waves, with no check in its record, is taken as its keeper's watch left it).
  */
 async function leaseFenceProblem(record: RunRecord, now: () => Date): Promise<string | null> {
+  const { ids, epochs } = runLeasesOf(record);
+  if (ids.length === 0) return null;
+  if (record.leaseEnd && !record.leaseEnd.held) return `its lease was lost before the agent ended (${record.leaseEnd.detail ?? 'fencing check failed'}): another machine or run may have worked on the same paths`;
   const store = record.leaseStore;
-  if (store?.backend !== 'git' || record.leaseIds.length === 0) return null;
-  if (record.leaseEnd && !record.leaseEnd.held) return `its lease was lost before the agent ended (${record.leaseEnd.detail ?? 'fencing check failed'}): another machine may have worked on the same paths`;
+  if (store?.backend !== 'git') {
+    if (!record.leaseEnd && record.status === 'succeeded' && ids.length > record.leaseIds.length) return 'the leases of the paths its live fence added were never confirmed held when the agent ended (no fencing check in its record)';
+    return null;
+  }
   if (!record.leaseEnd && record.status === 'succeeded') return 'its leases were never confirmed held when the agent ended (no fencing check in its record)';
   let live;
   try {
@@ -721,9 +728,9 @@ async function leaseFenceProblem(record: RunRecord, now: () => Date): Promise<st
   } catch (error) {
     return `its leases could not be re-checked on the remote (${firstLine(error)}): nothing is committed until they can`;
   }
-  for (const id of record.leaseIds) {
+  for (const id of ids) {
     const lease = live.find((l) => l.id === id);
-    const epoch = record.leaseEpochs?.[id];
+    const epoch = epochs[id];
     if (lease && epoch !== undefined && lease.epoch !== epoch) return `stale fencing token: lease ${id} on ${lease.lane} now carries token ${lease.epoch ?? 'none'}, the run's was ${epoch}`;
   }
   return null;

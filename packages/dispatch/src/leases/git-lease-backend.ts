@@ -31,9 +31,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { canonicalLane, execaGit, GitTimeoutError, SAFE_GIT_CONFIG, type Lease } from '@waves/planner';
-import { redact, redactUrl, remoteUrlProblem, TRANSPORT_CONFIG } from './git-lease-remote.js';
+import { isLocalUrl, LOCAL_RECEIVE_PACK, redact, redactUrl, remoteUrlProblem, TRANSPORT_CONFIG } from './git-lease-remote.js';
 import { stateDir } from '../runs/record-seal.js';
-import { decideLanes, LeaseBusyError, refusalOf, LeaseRemoteError, type AcquireResult, type ChangeResult, type LeaseBackend, type LeaseListing } from './lease-backend.js';
+import { decideLanes, LeaseBusyError, refusalOf, LeaseRemoteError, type AcquireResult, type ChangeResult, type GcResult, type LeaseBackend, type LeaseListing } from './lease-backend.js';
 import { newLeaseId } from './lease-journal.js';
 import {
   fanOutOf,
@@ -59,8 +59,13 @@ export const MAX_ATTEMPTS = 16;
 export const DEFAULT_REMOTE_TIMEOUT_MS = 30_000;
 
 export interface GitLeaseOptions {
-  /** The remote's URL (resolved from `leases.remote`; see gitLeaseUrl). */
+  /** The remote's URL (resolved from `leases.remote`), or as a run record keeps it when `resolveUrl` is given. */
   url: string;
+  /**
+   * Finds the full URL when `url` had its credentials taken out (a run record never keeps them):
+   * called once, before the first fetch; throws `LeaseRemoteError` when it cannot.
+   */
+  resolveUrl?: () => Promise<string>;
   /** How messages name the remote: its name, or the URL with any credentials taken out. */
   remoteName: string;
   ref: string;
@@ -114,10 +119,12 @@ interface Snapshot {
 type Change<T> = { result: T | ((epoch: number) => T); put?: TableLease[]; remove?: string[]; note: string };
 
 export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
-  const { url, ref, skewMs, now } = options;
+  const { ref, skewMs, now } = options;
+  // The URL git reaches: the one given, or the one `resolveUrl` finds before the first fetch.
+  let url = options.url;
+  let resolved = options.resolveUrl === undefined;
   const store = storeOf(options);
   const timeoutMs = options.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS;
-  const problem = remoteUrlProblem(url);
   const where = `the lease table ${ref} on ${options.remoteName}`;
   const seenRef = `refs/waves/seen/${process.pid}`;
   const env = {
@@ -146,6 +153,11 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
   };
 
   const ensureStore = async () => {
+    if (!resolved) {
+      url = await options.resolveUrl!();
+      resolved = true;
+    }
+    const problem = remoteUrlProblem(url);
     if (problem !== null) throw new LeaseRemoteError(`${where}: the remote URL ${redactUrl(url)} ${problem}`);
     if (existsSync(path.join(store, 'HEAD'))) return;
     await mkdir(path.dirname(store), { recursive: true, mode: 0o700 });
@@ -184,14 +196,16 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
       }
       const parts = file.split('/');
       if (type === 'tree') {
-        if (parts.length === 2 && parts[0] === LEASES_DIR) folderTrees.set(parts[1]!, sha);
+        if (parts.length === 2 && parts[0] === LEASES_DIR && /^[0-9a-f]{2}$/.test(parts[1]!)) folderTrees.set(parts[1]!, sha);
         continue;
       }
       if (parts.length === 3 && parts[0] === LEASES_DIR && /^[0-9a-f]{2}$/.test(parts[1]!)) {
         const folder = folders.get(parts[1]!) ?? new Map<string, TreeEntry>();
         folder.set(parts[2]!, { mode, type, sha });
         folders.set(parts[1]!, folder);
-        if (type === 'blob') leaseBlobs.set(sha, file);
+        // A gitlink, a link or a folder where a lease file goes is not a lease either.
+        if (type === 'blob' && mode !== '120000') leaseBlobs.set(sha, file);
+        else if (type !== 'tree') foreign.push(file);
       } else foreign.push(file);
     }
     const wanted = [...leaseBlobs.keys()].filter((sha) => !blobCache.has(sha));
@@ -267,7 +281,9 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
     if (folderTrees.size > 0) rootEntries.push([LEASES_DIR, { mode: '040000', type: 'tree', sha: await mktree([...folderTrees].map(([fan, sha]) => [fan, { mode: '040000', type: 'tree', sha }])) }]);
     const root = await mktree(rootEntries);
     const commit = (await local(['commit-tree', root, ...(snap.commit ? ['-p', snap.commit] : []), '-m', `waves leases: epoch ${epoch}\n\n${note}`])).trim();
-    const pushed = await git(['push', '--atomic', '--porcelain', '--no-verify', url, `${commit}:${ref}`, `--force-with-lease=${ref}:${snap.commit ?? ''}`], { remote: true });
+    // A local remote's hooks never run (LOCAL_RECEIVE_PACK); a server's do, by design.
+    const receivePack = isLocalUrl(url) ? [`--receive-pack=${LOCAL_RECEIVE_PACK}`] : [];
+    const pushed = await git(['push', '--atomic', '--porcelain', '--no-verify', ...receivePack, url, `${commit}:${ref}`, `--force-with-lease=${ref}:${snap.commit ?? ''}`], { remote: true });
     const status = pushed.stdout.split('\n').find((line) => line.endsWith(`:${ref}`) || line.includes(`:${ref}\t`));
     if (status !== undefined && pushed.exitCode === 0 && !status.startsWith('!')) return true;
     // Lost to another writer: refused before the swap (the advertised ref moved), or by the remote
@@ -361,7 +377,7 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
         const results: ChangeResult[] = ids.map((id) => {
           const lease = snap.leases.get(id);
           // An ended lease stays ended: another holder may have been granted its lane meanwhile.
-          if (!lease || !renewable(lease, at)) return { status: 'not-active', id };
+          if (!lease || !renewable(lease, at) || !holdsForOthers(lease, at, skewMs)) return { status: 'not-active', id };
           const renewed = { ...lease, expires: new Date(Math.max(Date.parse(lease.expires), at + ttlMs)).toISOString() };
           put.push(renewed);
           return { status: 'done', lease: toLease(renewed) };
@@ -371,10 +387,10 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
     },
     async gc() {
       await pruneSeen();
-      return change<Lease[]>((snap, at) => {
+      return change<GcResult>((snap, at) => {
         const expired = [...snap.leases.values()].filter((lease) => !holdsForOthers(lease, at, skewMs));
         const foreign = snap.foreign.map((file) => `foreign:${file}`);
-        return { result: expired.map(toLease), remove: [...expired.map((l) => l.id), ...foreign], note: `gc ${expired.length} expired, ${foreign.length} foreign` };
+        return { result: { dropped: expired.map(toLease), foreign: [...snap.foreign].sort() }, remove: [...expired.map((l) => l.id), ...foreign], note: `gc ${expired.length} expired, ${foreign.length} foreign` };
       });
     },
   };

@@ -45,6 +45,41 @@ export function remoteUrlProblem(url: string): string | null {
   return null; // a path or scp-like ssh (host:path)
 }
 
+/**
+ * The URL as a run record may keep it: any password or token taken out. `user:password@`, and a
+ * user name on https (a token is often sent as one), are replaced by `***@`; an ssh user name
+ * (`ssh://git@host/…`, `git@host:…`) is no secret and stays.
+ */
+export function recordableUrl(url: string): string {
+  const match = /^([a-z][a-z0-9+.-]*):\/\/([^/@]*)@/i.exec(url);
+  if (match === null) return url;
+  const ssh = ['ssh', 'git+ssh', 'ssh+git'].includes(match[1]!.toLowerCase());
+  return ssh && !match[2]!.includes(':') ? url : redactUrl(url);
+}
+
+/** A URL git reaches on this machine's file system (a path or `file://`): a push there runs its hooks as you. */
+export function isLocalUrl(url: string): boolean {
+  if (/^file:\/\//i.test(url)) return true;
+  return !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url) && !/^[^/]*:/.test(url);
+}
+
+/**
+ * The receive-pack a push to a local remote runs, with the receiving repository's hooks and its
+ * program-running settings off. A push over the file transport starts `git receive-pack` in that
+ * repository, as you, through the shell; it reads that repository's config and runs its hooks
+ * (pre-receive, update, post-receive, reference-transaction…) and `core.alternateRefsCommand` —
+ * whoever could write into it could run a program on your next lease change. Command-line `-c`
+ * wins over the repository's config. (An ssh or https remote runs its server's hooks, by design:
+ * they are the server's, not a file on this machine.)
+ */
+export const LOCAL_RECEIVE_PACK = [
+  'git',
+  '-c', 'core.hooksPath=/dev/null',
+  '-c', 'core.alternateRefsCommand=true',
+  '-c', 'receive.autogc=false',
+  'receive-pack',
+].join(' ');
+
 /** Takes the URL (with any credentials) out of a message of git's. */
 export function redact(message: string, url: string): string {
   return message.split(url).join(redactUrl(url)).replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@');

@@ -9,7 +9,7 @@
  * lane exclusive: another machine's lease holds its lane until `expires + skewMs` by our clock,
  * and only then may a writer drop it; a holder renews its own lease only before `expires` by its
  * own clock. Two machines whose clocks differ by less than the margin never both believe they hold
- * one lane. Pure: no git, no clock.
+ * one lane; a lease acquired more than the margin in the future holds nothing. Pure: no git, no clock.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -66,9 +66,14 @@ export function leaseText(lease: TableLease): string {
   return `${JSON.stringify({ v, id, path, holder, run, issue, acquired, expires, epoch })}\n`;
 }
 
-/** Holds its lane for others at `now`: until its expiry plus the margin. */
+/**
+ * Holds its lane for others at `now`: until its expiry plus the margin. A lease acquired more than
+ * the margin after `now` holds nothing (as a journal event dated in the future, fold-leases.ts): a
+ * clock far ahead, or an entry forged with a date in 2099, cannot keep a lane for ever — and
+ * whoever writes next, or `waves lease gc`, drops it.
+ */
 export function holdsForOthers(lease: TableLease, now: number, skewMs: number): boolean {
-  return Date.parse(lease.expires) + skewMs > now;
+  return Date.parse(lease.acquired) <= now + skewMs && Date.parse(lease.expires) + skewMs > now;
 }
 
 /** Still the holder's to renew at `now` (by the holder's clock): before its expiry. */

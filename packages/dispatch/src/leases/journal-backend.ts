@@ -7,8 +7,8 @@
  */
 import { lstatSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import { canonicalLane, type Lease } from '@waves/planner';
-import type { ChangeResult, LeaseBackend, LeaseListing } from './lease-backend.js';
+import { canonicalLane } from '@waves/planner';
+import type { ChangeResult, GcResult, LeaseBackend, LeaseListing } from './lease-backend.js';
 import { acquireLeases, listLeases, releaseLease, renewLease } from './lease-journal.js';
 
 export function journalBackend(journal: string, now: () => Date): LeaseBackend {
@@ -41,9 +41,9 @@ export function journalBackend(journal: string, now: () => Date): LeaseBackend {
       for (const id of ids) results.push(await renewLease(journal, id, ttlMs, now));
       return results;
     },
-    async gc(): Promise<Lease[]> {
+    async gc(): Promise<GcResult> {
       // The fold already ignores expired leases; the journal keeps its history.
-      return [];
+      return { dropped: [], foreign: [] };
     },
     watch(onChange) {
       let watcher: FSWatcher | null = null;

@@ -51,6 +51,12 @@ export interface AcquireRequest {
 /** `unknown`: the backend never had this lease; `not-active`: it ended (released or expired). */
 export type ChangeResult = { status: 'done'; lease: Lease } | { status: 'not-active'; id: string } | { status: 'unknown'; id: string };
 
+/** What `gc` dropped: expired leases (or dated too far in the future), and table entries that are not leases, by path. */
+export interface GcResult {
+  dropped: Lease[];
+  foreign: string[];
+}
+
 export interface LeaseListing {
   leases: Lease[];
   /** What the reader skipped or doubts (a torn journal line…), one line each. */
@@ -70,8 +76,8 @@ export interface LeaseBackend {
   release(ids: readonly string[]): Promise<ChangeResult[]>;
   /** Extends live leases by `ttlMs` from now; an ended lease cannot be renewed (its lane may be taken). */
   renew(ids: readonly string[], ttlMs: number): Promise<ChangeResult[]>;
-  /** Drops the expired entries the table still holds; returns them. */
-  gc(): Promise<Lease[]>;
+  /** Drops the expired entries the table still holds, and its files that are not leases; says which. */
+  gc(): Promise<GcResult>;
   /** Calls `onChange` when the table may have changed (a file watch); returns how to stop. Absent: no watching, the renewals tell. */
   watch?(onChange: () => void): () => void;
   /** How the store was replaced since the backend was opened (a journal swapped for a link…), or null. */

@@ -7,6 +7,7 @@
  */
 import type { Lease } from '@waves/planner';
 import type { LeaseBackend } from '../leases/lease-backend.js';
+import type { RunRecord } from './run-record.js';
 
 const RUN_HOLDER = /\/(resolve-\d+-\d{8}T\d{9}Z)$/;
 
@@ -30,6 +31,18 @@ export async function releaseOwnLeases(backend: LeaseBackend, runId: string): Pr
   const own = (await backend.list()).leases.filter((l) => runOfHolder(l.holder) === runId);
   if (own.length > 0) await backend.release(own.map((l) => l.id));
   return own;
+}
+
+/**
+ * Every lease of a run and the fencing token each was taken with: the planned ones (`leaseIds`,
+ * `leaseEpochs`) and those of the paths its live fence added while it ran (`fence.extensions`).
+ */
+export function runLeasesOf(record: Pick<RunRecord, 'leaseIds' | 'leaseEpochs' | 'fence'>): { ids: string[]; epochs: Record<string, number> } {
+  const extensions = (record.fence?.extensions ?? []).filter((e): e is typeof e & { leaseId: string } => e.leaseId !== null);
+  const ids = [...record.leaseIds, ...extensions.map((e) => e.leaseId).filter((id) => !record.leaseIds.includes(id))];
+  const epochs: Record<string, number> = { ...(record.leaseEpochs ?? {}) };
+  for (const e of extensions) if (e.epoch !== undefined) epochs[e.leaseId] = e.epoch;
+  return { ids, epochs };
 }
 
 /**

@@ -154,6 +154,8 @@ export const FenceExtensionSchema = z.object({
   at: z.string(),
   by: FenceAskerSchema,
   leaseId: z.string().nullable(),
+  /** The lease's fencing token (the git table's epoch when it was granted); the journal has none. */
+  epoch: z.number().int().optional(),
   reason: z.string(),
 });
 

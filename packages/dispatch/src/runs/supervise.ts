@@ -21,7 +21,7 @@ import { shellQuote } from '../shell-quote.js';
 import { childEnvironment, markerEntry, RUN_MARKER, secretsOf, TOKEN_VARIABLES } from './agent-env.js';
 import { createPidFile, HeldLog } from './held-log.js';
 import { keepLeases, type LeaseKeeper } from './keep-leases.js';
-import { fenceProblem } from './run-leases.js';
+import { fenceProblem, runLeasesOf } from './run-leases.js';
 import { DEFAULT_GRACE_MS, stopProcessTree } from './kill-tree.js';
 import { exitWithin, startLogged, type Exit, type LoggedProcess } from './logged-process.js';
 import { readSeals, readTrustedRecord, TERMINAL, writeRecord, type RunRecord, type TerminalStatus } from './run-record.js';
@@ -175,6 +175,10 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
         note(`${reason}; stopping the agent (fence.onRefusal: stop)`);
         stop('fenced', reason);
       },
+      leaseLost: (reason) => {
+        note(`${reason}; stopping the agent`);
+        stop('failed', reason);
+      },
     });
     // A tag the agent inherits (Linux; see track-descendants.ts), held only while it is started.
     const tagged = DescendantTracker.tagSelf();
@@ -219,12 +223,15 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     keeper.stop();
     clearTimeout(timer);
     // The fencing check, before the leases are released: were they all still held, each with its
-    // token, when the agent ended? Work done without them is not the run's to hand over.
+    // token, when the agent ended — the planned ones and those of the paths the live fence added
+    // (on either backend: the journal's watch sees the planned ones only)? Work done without them
+    // is not the run's to hand over.
     let leaseEnd: RunRecord['leaseEnd'];
-    if (leases.kind === 'git' && state.ending === null) {
+    const { ids: heldIds, epochs: heldEpochs } = runLeasesOf(record);
+    if ((leases.kind === 'git' || heldIds.length > record.leaseIds.length) && state.ending === null) {
       const problem = await leases
         .list()
-        .then(({ leases: live }) => fenceProblem(live, record.leaseIds, record.leaseEpochs, now().getTime()))
+        .then(({ leases: live }) => fenceProblem(live, heldIds, heldEpochs, now().getTime()))
         .catch((error: unknown) => `the lease table could not be read (${(error as Error).message.split('\n')[0]})`);
       leaseEnd = { held: problem === null, at: now().toISOString(), detail: problem };
       if (problem !== null) {
