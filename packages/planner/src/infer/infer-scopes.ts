@@ -37,10 +37,12 @@ export function inferScopes(
     scopes.set(issue.number, stated);
     if (options.inference === 'off') continue;
     const named = stated.leaves.length > 0;
-    // An issue that names its files and holds no frame, name, package or message needs no index at all.
+    // An issue that names its files and holds no other frame or path, name, package or message
+    // needs no index at all (nor the symbols it reads: a warm plan of such issues never reads them).
     if (named) {
       const signals = readIssueSignals(issue.title, issue.body);
-      if (signals.paths.length === 0 && signals.names.length === 0 && signals.packages.length === 0 && signals.messages.length === 0) continue;
+      const stray = signals.paths.filter((p) => p.nodeModule !== null || !stated.leaves.some((leaf) => containsPath(leaf.path, p.segments.join('/'))));
+      if (stray.length === 0 && signals.names.length === 0 && signals.packages.length === 0 && signals.messages.length === 0) continue;
     }
     index ??= inferenceIndexOf(repo);
     const found = inferCandidates(issue, index, tree, { lanes: options.lanes, strongOnly: named }).filter(
