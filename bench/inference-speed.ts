@@ -6,12 +6,14 @@
  *    graph` with its cache filled (warm), whole processes, of this checkout ("after", with the
  *    index) and of `--before` (another built checkout of waves without it, main before the
  *    index), alternating run by run after one warm-up each, medians. Goals: cold ≤ +30 %, warm
- *    +0.
+ *    +0 (the symbols cache is read only when inference needs it, which `waves graph` never does);
+ *    then, in-process, what reading the symbols adds to a warm load for a plan that needs them.
  * 2. Inference for N issues: the last N first-parent commit subjects of the repository (titles,
  *    as a backlog carries them) planned in-process with `inference: suggest` and with `off`
  *    (every issue evaluated, every wave kept), the graph from the cache; medians; the
  *    difference is inference. Goal: under 2 s for 1,000.
  */
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
@@ -91,6 +93,29 @@ if (values.before) {
 // 2. Inference for N issues, in-process.
 const supported = 'inference' in PlanOptionsSchema.shape;
 const repo = await loadRepo(root);
+// What a warm plan that does need inference adds: reading the symbols cache (a plan that needs none never reads it).
+if (repo.readSymbols) {
+  const cacheDir = path.join(root, '.waves', 'cache');
+  const size = (prefix: string) => {
+    const file = readdirSync(cacheDir).find((f) => f.startsWith(prefix) && f.endsWith('.json') && !f.includes('-backtest'));
+    return file ? statSync(path.join(cacheDir, file)).size / 1e6 : NaN;
+  };
+  const loads: number[] = [];
+  const reads: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    let t = performance.now();
+    const warmRepo = await loadRepo(root, { history: false });
+    loads.push(performance.now() - t);
+    t = performance.now();
+    warmRepo.readSymbols?.();
+    reads.push(performance.now() - t);
+  }
+  lines.push(
+    `Caches of this checkout: the graph cache ${size('graph-v').toFixed(1)} MB, read on every run; the symbols cache ${size('symbols-v').toFixed(1)} MB, read only by a plan that needs inference (an issue naming no files, or frames, names, packages or messages to resolve). In-process, warm, medians of 5: \`loadRepo\` ${(median(loads) / 1000).toFixed(2)} s, and reading the symbols when inference asks ${(median(reads) / 1000).toFixed(2)} s more (×${((median(loads) + median(reads)) / median(loads)).toFixed(2)} for a warm plan that needs inference).`,
+    '',
+  );
+  console.error(`  symbols: ${(median(reads) / 1000).toFixed(2)} s on a warm load of ${(median(loads) / 1000).toFixed(2)} s`);
+}
 const subjects = execFileSync('git', ['log', '--first-parent', '--no-merges', `-${count}`, '--format=%s'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 })
   .split('\n')
   .filter((s) => s !== '');

@@ -16,8 +16,8 @@ const symbolsFile = (root: string) => path.join(root, '.waves/cache', `symbols-v
 
 /** A build; `read` says whether inference asks for the symbols. */
 async function build(root: string, read: boolean, cache: boolean | 'read-only' = true) {
-  let symbols: ReadonlyMap<string, FileSymbols> | null = null;
-  let stats: GraphBuildStats | null = null;
+  let symbols = null as ReadonlyMap<string, FileSymbols> | null;
+  let stats = null as GraphBuildStats | null;
   await buildRepoGraph(root, { cache, onStats: (s) => (stats = s), onSymbols: (reader) => (symbols = read ? reader() : null) });
   return { symbols, stats: stats! };
 }

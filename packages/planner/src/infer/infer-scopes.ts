@@ -12,7 +12,7 @@ import { containsPath } from '../paths/repo-paths.js';
 import type { BacklogIssue, IssueNumber, RepoIndex } from '../types.js';
 import { inferCandidates } from './infer-candidates.js';
 import { inferenceIndexOf, type InferenceIndex } from './inference-index.js';
-import { readIssueSignals } from './issue-signals.js';
+import { readIssueSignals, type PathSignal } from './issue-signals.js';
 import { inferredFence, scopeEvidenceOf, strongCandidates, type InferredLeaf } from './inferred-fence.js';
 
 export interface InferredScopes {
@@ -41,8 +41,11 @@ export function inferScopes(
     // needs no index at all (nor the symbols it reads: a warm plan of such issues never reads them).
     if (named) {
       const signals = readIssueSignals(issue.title, issue.body);
-      const stray = signals.paths.filter((p) => p.nodeModule !== null || !stated.leaves.some((leaf) => containsPath(leaf.path, p.segments.join('/'))));
-      if (stray.length === 0 && signals.names.length === 0 && signals.packages.length === 0 && signals.messages.length === 0) continue;
+      const covered = (p: PathSignal) => p.nodeModule === null && stated.leaves.some((leaf) => containsPath(leaf.path, p.segments.join('/')));
+      // The words of a path it names (`packages/api/src/routes/checkout.ts` in a code span) name nothing more.
+      const words = new Set(signals.paths.filter(covered).flatMap((p) => p.segments.flatMap((segment) => [segment, segment.replace(/\..*$/, '')])));
+      const names = signals.names.filter((n) => !words.has(n.text));
+      if (signals.paths.every(covered) && names.length === 0 && signals.packages.length === 0 && signals.messages.length === 0) continue;
     }
     index ??= inferenceIndexOf(repo);
     const found = inferCandidates(issue, index, tree, { lanes: options.lanes, strongOnly: named }).filter(
