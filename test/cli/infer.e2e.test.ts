@@ -114,7 +114,7 @@ describe('scope inference, end to end', () => {
     await writeFile(
       named,
       JSON.stringify([
-        { number: 7, title: 'Refunds: round half up', body: 'Edit packages/api/src/routes/refunds.ts to round half up', state: 'OPEN', labels: [] },
+        { number: 7, title: 'Refunds: round half up', body: 'Edit `packages/api/src/routes/refunds.ts` to round half up.', state: 'OPEN', labels: [] },
         { number: 8, title: 'Checkout: retry once', body: 'In `packages/api/src/routes/checkout.ts`.', state: 'OPEN', labels: [] },
       ]),
     );
@@ -133,7 +133,8 @@ describe('scope inference, end to end', () => {
     const plan = PlanSchema.parse(JSON.parse(inferred.stdout));
     expect(plan.triage.find((t) => t.number === 1)?.candidates?.[0]?.path).toBe('packages/web/src/styles/theme.ts');
     expect(plan.waves.flatMap((w) => w.issues).find((i) => i.number === 3)?.candidates?.map((c) => c.path)).toContain('packages/payments/src/stripe.ts');
-    expect(JSON.parse(await readFile(symbols, 'utf8')).entries['packages/payments/src/stripe.ts'][2]).toContain('Payment provider timed out after retries');
+    const stripe = (await repo.git('rev-parse', 'HEAD:packages/payments/src/stripe.ts')).stdout.trim();
+    expect(JSON.parse(await readFile(symbols, 'utf8')).entries[stripe][1]).toContain('Payment provider timed out after retries');
   });
 
   it('waves schema plan shows candidates and inferred', async () => {

@@ -29,11 +29,13 @@ describe('the symbols cache, beside the graph cache', () => {
     expect(cold.stats.cache).toBe('cold');
     const graph = JSON.parse(await readFile(graphFile(repo.root), 'utf8'));
     expect(graph.entries['packages/core/src/money.ts']).not.toHaveProperty('names');
+    // Keyed by blob id, as git knows it.
     const symbols = JSON.parse(await readFile(symbolsFile(repo.root), 'utf8'));
-    const [id, names] = symbols.entries['packages/core/src/money.ts'];
-    expect(id).toBe(graph.entries['packages/core/src/money.ts'].id);
+    const blob = async (file: string) => (await repo!.git('rev-parse', `HEAD:${file}`)).stdout.trim();
+    expect(graph.entries['packages/core/src/money.ts'].id).toBe(await blob('packages/core/src/money.ts'));
+    const [names] = symbols.entries[await blob('packages/core/src/money.ts')];
     expect(names.split(' ')).toEqual(['cartTotal', 'DiscountRule', 'applyDiscount']);
-    expect(symbols.entries['packages/payments/src/stripe.ts'][2].split('\n')).toContain('Payment provider timed out after retries');
+    expect(symbols.entries[await blob('packages/payments/src/stripe.ts')][1].split('\n')).toContain('Payment provider timed out after retries');
   });
 
   it('a warm build that needs no symbols never reads the symbols file: a corrupt one stays as it was', async () => {
@@ -47,24 +49,29 @@ describe('the symbols cache, beside the graph cache', () => {
     const again = await build(repo.root, true);
     expect(again.stats).toMatchObject({ scanned: 0, cache: 'warm' });
     expect([...again.symbols!]).toEqual([...cold.symbols!]);
-    expect(JSON.parse(await readFile(symbolsFile(repo.root), 'utf8')).entries['packages/core/src/money.ts'][0]).toMatch(/^[0-9a-f]{40}$/);
+    const blob = (await repo.git('rev-parse', 'HEAD:packages/core/src/money.ts')).stdout.trim();
+    expect(JSON.parse(await readFile(symbolsFile(repo.root), 'utf8')).entries[blob][0]).toBe('cartTotal DiscountRule applyDiscount');
   });
 
-  it('keys each file by its blob id: a changed file is scanned again, an unchanged one comes from the cache', async () => {
+  it('keys each file by its content (blob) id: a changed file is scanned again, an unchanged one comes from the cache', async () => {
     repo = await inferRepo();
     await build(repo.root, true);
     // Mark an unchanged file's cached entry, so that reading it from the cache shows.
     const cache = JSON.parse(await readFile(symbolsFile(repo.root), 'utf8'));
-    cache.entries['packages/api/src/routes/checkout.ts'][1] = 'fromTheCache';
+    const checkout = (await repo.git('rev-parse', 'HEAD:packages/api/src/routes/checkout.ts')).stdout.trim();
+    const money = (await repo.git('rev-parse', 'HEAD:packages/core/src/money.ts')).stdout.trim();
+    cache.entries[checkout][0] = 'fromTheCache';
     await writeFile(symbolsFile(repo.root), JSON.stringify(cache));
     await repo.write({ 'packages/core/src/money.ts': 'export function roundHalfUp(x: number) { return Math.round(x); }\n' });
     const rebuilt = await build(repo.root, true);
     expect(rebuilt.stats).toMatchObject({ scanned: 1, cache: 'rebuilt' });
     expect(rebuilt.symbols!.get('packages/core/src/money.ts')?.names).toEqual(['roundHalfUp']);
     expect(rebuilt.symbols!.get('packages/api/src/routes/checkout.ts')).toEqual({ names: ['fromTheCache'], literals: [], packages: [] });
-    // The cache now holds the changed file under its new id.
+    // The cache now holds the changed file under its new id, and no longer the old content.
     const after = JSON.parse(await readFile(symbolsFile(repo.root), 'utf8'));
-    expect(after.entries['packages/core/src/money.ts'][1]).toBe('roundHalfUp');
+    expect(Object.values(after.entries)).toContainEqual(['roundHalfUp', '']);
+    expect(after.entries).not.toHaveProperty(money);
+    expect(after.entries[checkout]).toEqual(['fromTheCache', '']);
   });
 
   it('a read-only cache is read but never written', async () => {

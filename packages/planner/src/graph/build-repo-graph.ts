@@ -20,7 +20,7 @@ import { ModuleResolver, type Resolved } from './module-resolver.js';
 import { readWorkspace, type WorkspaceMember } from './read-workspace.js';
 import { scanFiles, type ScanJob, type ScanOptions } from './scan-pool.js';
 import { scanSymbols } from './scan-symbols.js';
-import { packEntry, readSymbolsCache, unpackEntry, writeSymbolsCache, type SymbolsEntry } from './symbols-cache.js';
+import { packEntry, readSymbolsCache, unpackEntry, writeSymbolsCache, type SymbolsEntries } from './symbols-cache.js';
 
 /** Strongest first: the edge's `kind` is the first of these among its kinds. */
 export const IMPORT_KIND_ORDER: readonly ImportKind[] = ['static', 'reexport', 'require', 'dynamic', 'type'];
@@ -210,7 +210,7 @@ function readSymbols(at: {
   slot: string | undefined;
   sources: readonly RepoPath[];
   entries: Record<RepoPath, CachedFile>;
-  fresh: Record<RepoPath, SymbolsEntry>;
+  fresh: SymbolsEntries;
   allFresh: boolean;
   useCache: boolean;
   writeCache: boolean;
@@ -219,28 +219,25 @@ function readSymbols(at: {
   const { entries, fresh } = at;
   // A slot without symbols yet is seeded from the main cache: entries are keyed by content id.
   const cached = at.allFresh || !at.useCache ? null : (readSymbolsCache(at.cacheRoot, at.slot) ?? (at.slot ? readSymbolsCache(at.cacheRoot) : null));
-  const kept: Record<RepoPath, SymbolsEntry> = {};
-  let changed = false;
+  const kept: SymbolsEntries = {};
+  // Nothing to build on: whatever this call finds is new.
+  let changed = cached === null;
   let reader: ReturnType<typeof repoFileReader> | null = null;
   const symbols = new Map<RepoPath, FileSymbols>();
   for (const file of at.sources) {
     const entry = entries[file];
     if (!entry) continue;
-    let packed = fresh[file];
-    if (packed) changed ||= cached?.[file]?.[0] !== entry.id;
-    else {
-      const old = cached?.[file];
-      if (old && old[0] === entry.id) packed = old;
-      else {
-        reader ??= repoFileReader(at.absRoot, at.maxSourceBytes);
-        const read = reader.read(file);
-        if (!read.ok) continue; // gone or refused since the build: nothing to say about it
-        const { names, literals } = scanSymbols(read.content.toString('utf8'));
-        packed = packEntry(entry.id, names, literals);
-        changed = true;
-      }
+    const old = cached !== null && Object.hasOwn(cached, entry.id) ? cached[entry.id] : undefined;
+    let packed = fresh[entry.id] ?? old;
+    if (packed === undefined) {
+      reader ??= repoFileReader(at.absRoot, at.maxSourceBytes);
+      const read = reader.read(file);
+      if (!read.ok) continue; // gone or refused since the build: nothing to say about it
+      const { names, literals } = scanSymbols(read.content.toString('utf8'));
+      packed = packEntry(names, literals);
     }
-    kept[file] = packed;
+    if (old === undefined) changed = true;
+    kept[entry.id] = packed;
     // The third-party packages it imports (`is-wsl`, `@scope/name`): an issue naming one points here.
     const packages = new Set<string>();
     entry.imports.forEach(([specifier], i) => {
@@ -248,7 +245,7 @@ function readSymbols(at: {
       const parts = specifier.split('/');
       packages.add(specifier.startsWith('@') && parts.length > 1 ? `${parts[0]}/${parts[1]}` : parts[0]!);
     });
-    if (packed[1] !== '' || packed[2] !== '' || packages.size > 0) symbols.set(file, { ...unpackEntry(packed), packages: [...packages] });
+    if (packed[0] !== '' || packed[1] !== '' || packages.size > 0) symbols.set(file, { ...unpackEntry(packed), packages: [...packages] });
   }
   // Stale entries (files gone or changed) are dropped with the rewrite.
   if (at.writeCache && !at.allFresh && (changed || (cached !== null && Object.keys(cached).length !== Object.keys(kept).length))) writeSymbolsCache(at.cacheRoot, kept, at.slot);
@@ -322,12 +319,12 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
   texts.clear();
   const { results: scanned, threads } = await scanFiles(absRoot, jobs, options);
   // The symbols of what was scanned, from the same pass over each file's text.
-  const freshSymbols: Record<RepoPath, SymbolsEntry> = {};
+  const freshSymbols: SymbolsEntries = {};
   for (const result of scanned) {
     if (result.imports) {
       const id = ids.get(result.file)!;
       entries[result.file] = { id, imports: result.imports, targets: [] };
-      freshSymbols[result.file] = packEntry(id, result.names ?? [], result.literals ?? []);
+      freshSymbols[id] = result.symbols ?? ['', ''];
     }
     if (result.skipped) skipped.set(result.file, result.skipped);
   }
@@ -380,7 +377,7 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
   }
   // Every file scanned afresh (a cold build): their symbols are the whole cache, written now; else
   // the symbols cache is read only when inference asks for it (`onSymbols`).
-  const allFresh = jobs.length > 0 && Object.keys(entries).every((file) => file in freshSymbols);
+  const allFresh = jobs.length > 0 && Object.values(entries).every((entry) => entry.id in freshSymbols);
   if (writeCache && allFresh) writeSymbolsCache(cacheRoot, freshSymbols, slot);
   if (options.onSymbols) {
     let symbols: ReadonlyMap<RepoPath, FileSymbols> | null = null;

@@ -42,6 +42,6 @@ export async function filesToRead(
   if (!cache) return allSources;
   // And those whose symbols (scope inference) the symbols cache lacks: the backtest reads them in the checkout.
   const symbols = readSymbolsCache(cacheAt.root, cacheAt.slot) ?? readSymbolsCache(cacheAt.root) ?? {};
-  const paths = files.filter((f) => isSourceFile(f.path) && (cache.entries[f.path]?.id !== f.blob || symbols[f.path]?.[0] !== f.blob)).map((f) => f.path);
+  const paths = files.filter((f) => isSourceFile(f.path) && (cache.entries[f.path]?.id !== f.blob || !Object.hasOwn(symbols, f.blob))).map((f) => f.path);
   return paths.length > MAX_PATHS ? allSources : { globs: [...CONFIG_GLOBS], paths };
 }
