@@ -13,7 +13,8 @@
  *    (every issue evaluated, every wave kept), the graph from the cache; medians; the
  *    difference is inference. Goal: under 2 s for 1,000.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
@@ -67,6 +68,17 @@ if (values.before) {
     measure('node', [builds[which], 'graph', '--root', root, '--json'], root); // fills this version's cache
     for (let r = 0; r < runs; r++) warm[which]!.push(measure('node', [builds[which], 'graph', '--root', root, '--json'], root).seconds);
   }
+  // A warm plan whose issues all name their files (in code spans), which needs no inference.
+  const side = mkdtempSync(path.join(tmpdir(), 'waves-bench-'));
+  const named = path.join(side, 'named.json');
+  const picked = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 }).split('\n').filter((f) => /\.[jt]sx?$/.test(f) && !f.includes('`'));
+  const step = Math.max(1, Math.floor(picked.length / 40));
+  writeFileSync(named, JSON.stringify(Array.from({ length: 40 }, (_, i) => ({ number: i + 1, title: `Fix the bug in this file (${i + 1})`, body: `In \`${picked[i * step] ?? picked[0]}\`.`, state: 'OPEN', labels: [] }))));
+  const planArgs = (which: 'before' | 'after') => [builds[which], 'plan', '--from-issues', named, '--root', root, '--json'];
+  const warmPlan: Record<string, number[]> = { before: [], after: [] };
+  for (const which of ['before', 'after'] as const) measure('node', planArgs(which), root); // warm-up
+  for (let r = 0; r < runs; r++) for (const which of ['before', 'after'] as const) warmPlan[which]!.push(measure('node', planArgs(which), root).seconds);
+  rmSync(side, { recursive: true, force: true });
   const ratio = (key: Record<string, number[]>) => median(key.after!) / median(key.before!);
   const s = (xs: number[]) => `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;
   let beforeVersion = values['before-label'] ?? '?';
@@ -84,10 +96,11 @@ if (values.before) {
     '|---|---|---|---|---|---|',
     `| cold (\`--no-cache\`) | ${s(cold.before!)} | ${s(cold.after!)} | ${ratio(cold).toFixed(2)} | ≤ 1.30 | ${ratio(cold) <= 1.3 ? 'yes' : '**no**'} |`,
     `| warm (cache filled) | ${s(warm.before!)} | ${s(warm.after!)} | ${ratio(warm).toFixed(2)} | ≈ 1.00 (nothing added) | ${ratio(warm) <= 1.1 ? 'yes' : '**no**'} |`,
+    `| warm \`waves plan\`, 40 issues naming their files | ${s(warmPlan.before!)} | ${s(warmPlan.after!)} | ${ratio(warmPlan).toFixed(2)} | ≈ 1.00 (nothing added) | ${ratio(warmPlan) <= 1.1 ? 'yes' : '**no**'} |`,
     `| peak RSS MiB, cold | ${median(rss.before!).toFixed(0)} | ${median(rss.after!).toFixed(0)} | ${(median(rss.after!) / median(rss.before!)).toFixed(2)} | — | — |`,
     '',
   );
-  console.error(`  index: cold ×${ratio(cold).toFixed(2)}, warm ×${ratio(warm).toFixed(2)}`);
+  console.error(`  index: cold ×${ratio(cold).toFixed(2)}, warm ×${ratio(warm).toFixed(2)}, warm plan ×${ratio(warmPlan).toFixed(2)}`);
 }
 
 // 2. Inference for N issues, in-process.

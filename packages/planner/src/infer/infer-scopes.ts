@@ -43,7 +43,7 @@ export function inferScopes(
       const signals = readIssueSignals(issue.title, issue.body);
       const covered = (p: PathSignal) => p.nodeModule === null && stated.leaves.some((leaf) => containsPath(leaf.path, p.segments.join('/')));
       // The words of a path it names (`packages/api/src/routes/checkout.ts` in a code span) name nothing more.
-      const words = new Set(signals.paths.filter(covered).flatMap((p) => p.segments.flatMap((segment) => [segment, segment.replace(/\..*$/, '')])));
+      const words = new Set(signals.paths.filter(covered).flatMap((p) => p.segments.flatMap((segment) => [segment, ...segment.split(/[^\w$]+/)])));
       const names = signals.names.filter((n) => !words.has(n.text));
       if (signals.paths.every(covered) && names.length === 0 && signals.packages.length === 0 && signals.messages.length === 0) continue;
     }
