@@ -14,7 +14,7 @@
  *    difference is inference. Goal: under 2 s for 1,000.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
@@ -90,7 +90,7 @@ if (values.before) {
     }
   }
   lines.push(
-    `\`waves graph\` on ${name} at \`${head.slice(0, 10)}\` (${sources} source files): whole processes, ${runs} runs each, alternating after a warm-up, medians (min–max) in seconds. Before: waves without the index (\`${beforeVersion}\`); after: this checkout. ${cpu}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
+    `\`waves graph\` on ${name} at \`${head.slice(0, 10)}\` (${sources} source files): whole processes, ${runs} runs each, alternating after a warm-up, medians (min–max) in seconds. Before: waves without the index (\`${beforeVersion}\`); after: this checkout. ${cpu}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores as the builds ended (the machine is shared: ratios of alternating runs hold better than seconds).`,
     '',
     '| build | before s | after s | after ÷ before | goal | met? |',
     '|---|---|---|---|---|---|',
