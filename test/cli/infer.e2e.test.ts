@@ -1,10 +1,10 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IssueExplanationSchema, PlanSchema } from '@waves/planner';
+import { IssueExplanationSchema, PlanSchema, SYMBOLS_CACHE_VERSION } from '@waves/planner';
 import { inferRepo } from '../helpers/infer-repo.js';
 import type { TempRepo } from '../helpers/temp-repo.js';
 
@@ -107,6 +107,34 @@ describe('scope inference, end to end', () => {
     const threshold = await waves(['backtest', '--root', repo.root, '--inference-threshold', '1.5']);
     expect(threshold.exitCode).toBe(2);
     expect(threshold.stderr).toContain('--inference-threshold: expected a number from 0 to 1, got "1.5"');
+  });
+
+  it('a warm plan of issues that name their files never reads the symbols cache; one that needs inference rebuilds it', async () => {
+    const named = path.join(side, 'named.json');
+    await writeFile(
+      named,
+      JSON.stringify([
+        { number: 7, title: 'Refunds: round half up', body: 'Edit `packages/api/src/routes/refunds.ts` to round half up.', state: 'OPEN', labels: [] },
+        { number: 8, title: 'Checkout: retry once', body: 'In `packages/api/src/routes/checkout.ts`.', state: 'OPEN', labels: [] },
+      ]),
+    );
+    const symbols = path.join(repo.root, '.waves/cache', `symbols-v${SYMBOLS_CACHE_VERSION}.json`);
+    const first = await waves(['plan', '--from-issues', named, '--root', repo.root, '--json']);
+    expect(first.exitCode).toBe(0);
+    await writeFile(symbols, 'corrupt');
+    const warm = await waves(['plan', '--from-issues', named, '--root', repo.root, '--json']);
+    expect(warm.exitCode).toBe(0);
+    const planOf = (stdout: string) => ({ ...PlanSchema.parse(JSON.parse(stdout)), generatedAt: null });
+    expect(planOf(warm.stdout)).toEqual(planOf(first.stdout));
+    expect(planOf(warm.stdout).waves.flatMap((w) => w.issues.map((i) => i.number)).sort()).toEqual([7, 8]);
+    expect(await readFile(symbols, 'utf8')).toBe('corrupt');
+    // An issue naming no files needs the names and messages: they are scanned again, the same as before.
+    const inferred = await waves(['plan', '--from-issues', issues, '--root', repo.root, '--json']);
+    const plan = PlanSchema.parse(JSON.parse(inferred.stdout));
+    expect(plan.triage.find((t) => t.number === 1)?.candidates?.[0]?.path).toBe('packages/web/src/styles/theme.ts');
+    expect(plan.waves.flatMap((w) => w.issues).find((i) => i.number === 3)?.candidates?.map((c) => c.path)).toContain('packages/payments/src/stripe.ts');
+    const stripe = (await repo.git('rev-parse', 'HEAD:packages/payments/src/stripe.ts')).stdout.trim();
+    expect(JSON.parse(await readFile(symbols, 'utf8')).entries[stripe][1]).toContain('Payment provider timed out after retries');
   });
 
   it('waves schema plan shows candidates and inferred', async () => {

@@ -68,11 +68,11 @@ describe('the inference index in the graph cache and the history prior', () => {
     await repo.dispose();
   });
 
-  it('keeps declared names and literals in the graph cache: a warm build reads them without scanning', async () => {
+  it('keeps declared names and literals in the symbols cache: a warm build reads them without scanning', async () => {
     const run = async () => {
       let symbols: ReadonlyMap<string, FileSymbols> | null = null;
       let stats: GraphBuildStats | null = null;
-      await buildRepoGraph(repo.root, { onSymbols: (s) => (symbols = s), onStats: (s) => (stats = s) });
+      await buildRepoGraph(repo.root, { onSymbols: (read) => (symbols = read()), onStats: (s) => (stats = s) });
       return { symbols: symbols!, stats: stats! };
     };
     const cold = await run();

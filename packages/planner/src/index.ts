@@ -102,6 +102,7 @@ export type { LoadRepoOptions } from './graph/load-repo.js';
 export { buildRepoGraph, assembleGraph, IMPORT_KIND_ORDER } from './graph/build-repo-graph.js';
 export type { BuildRepoGraphOptions, GraphBuildStats } from './graph/build-repo-graph.js';
 export { GRAPH_CACHE_VERSION } from './graph/graph-cache.js';
+export { SYMBOLS_CACHE_VERSION } from './graph/symbols-cache.js';
 export { filesToRead } from './graph/files-to-read.js';
 export type { CheckoutPatterns } from './graph/files-to-read.js';
 export { listRepoFiles, SKIPPED_DIRS } from './graph/list-files.js';

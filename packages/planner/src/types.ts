@@ -91,8 +91,13 @@ export interface RepoIndex {
   files: readonly RepoPath[];
   packages: readonly WorkspacePackage[];
   graph: RepoGraph;
-  /** What each source file declares and its message literals, for scope inference (absent: names are not used). */
+  /** What each source file declares and its message literals, for scope inference (absent: `readSymbols`, else names are not used). */
   symbols?: ReadonlyMap<RepoPath, FileSymbols>;
+  /**
+   * Reads the same when first called (`loadRepo` gives it: the symbols cache is read, and the files
+   * it lacks scanned, only when inference needs them — never on a plan that does not). The same map each call.
+   */
+  readSymbols?: () => ReadonlyMap<RepoPath, FileSymbols>;
   /** The most recent commits before the planned one, newest first, for scope inference's history prior (absent: none). */
   history?: readonly PastCommit[];
 }

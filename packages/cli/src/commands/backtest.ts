@@ -178,7 +178,9 @@ export async function runBacktestCommand(argv: readonly string[], io: CliIo): Pr
         progress('reading its import graph');
         const index = await loadRepo(dir, { displayRoot: rootArg ?? '.', cache: useCache, cacheAt });
         checkpoint();
-        return index;
+        // Scope inference reads the files the symbols cache lacks: only while the checkout is there.
+        const { readSymbols, ...rest } = index;
+        return readSymbols ? { ...rest, symbols: readSymbols() } : index;
       },
       // Only what the graph reads is checked out: the manifests, and the sources the cache lacks.
       (files) => filesToRead(files, useCache ? cacheAt : false),

@@ -19,6 +19,8 @@ import { isJsonModule, isSourceFile } from './graph-files.js';
 import { ModuleResolver, type Resolved } from './module-resolver.js';
 import { readWorkspace, type WorkspaceMember } from './read-workspace.js';
 import { scanFiles, type ScanJob, type ScanOptions } from './scan-pool.js';
+import { scanSymbols } from './scan-symbols.js';
+import { packEntry, readSymbolsCache, unpackEntry, writeSymbolsCache, type SymbolsEntries } from './symbols-cache.js';
 
 /** Strongest first: the edge's `kind` is the first of these among its kinds. */
 export const IMPORT_KIND_ORDER: readonly ImportKind[] = ['static', 'reexport', 'require', 'dynamic', 'type'];
@@ -42,8 +44,13 @@ export interface BuildRepoGraphOptions extends ScanOptions {
   cacheAt?: { root: string; slot: string };
   /** Called now and then with the number of source files done and the total. */
   onProgress?: (done: number, total: number) => void;
-  /** Receives the names each source file declares and its message literals (scope inference). */
-  onSymbols?: (symbols: ReadonlyMap<RepoPath, FileSymbols>) => void;
+  /**
+   * Receives a reader of the names each source file declares, its message literals and the
+   * third-party packages it imports (scope inference). Nothing is read until it is called: the
+   * symbols cache (symbols-cache.ts) is read then, the files it lacks scanned (only those), and
+   * the cache updated; the first call's map is kept for the next.
+   */
+  onSymbols?: (read: () => ReadonlyMap<RepoPath, FileSymbols>) => void;
   /** Receives what the build did, for benchmarks and `waves graph`. */
   onStats?: (stats: GraphBuildStats) => void;
 }
@@ -191,6 +198,60 @@ async function seedFrom(root: string, tool: string): Promise<GraphCache | null> 
   return seed ? { ...seed, configKey: '', extraConfigs: {} } : null;
 }
 
+/**
+ * The symbols of every source file the graph holds: scanned in this build, else from the symbols
+ * cache under the same content id, else read now (through the same guarded reader as the scan)
+ * and scanned; the cache is updated when anything was new. The third-party packages each file
+ * imports come from its resolved imports.
+ */
+function readSymbols(at: {
+  absRoot: string;
+  cacheRoot: string;
+  slot: string | undefined;
+  sources: readonly RepoPath[];
+  entries: Record<RepoPath, CachedFile>;
+  fresh: SymbolsEntries;
+  allFresh: boolean;
+  useCache: boolean;
+  writeCache: boolean;
+  maxSourceBytes: number | undefined;
+}): ReadonlyMap<RepoPath, FileSymbols> {
+  const { entries, fresh } = at;
+  // A slot without symbols yet is seeded from the main cache: entries are keyed by content id.
+  const cached = at.allFresh || !at.useCache ? null : (readSymbolsCache(at.cacheRoot, at.slot) ?? (at.slot ? readSymbolsCache(at.cacheRoot) : null));
+  const kept: SymbolsEntries = {};
+  // Nothing to build on: whatever this call finds is new.
+  let changed = cached === null;
+  let reader: ReturnType<typeof repoFileReader> | null = null;
+  const symbols = new Map<RepoPath, FileSymbols>();
+  for (const file of at.sources) {
+    const entry = entries[file];
+    if (!entry) continue;
+    const old = cached !== null && Object.hasOwn(cached, entry.id) ? cached[entry.id] : undefined;
+    let packed = fresh[entry.id] ?? old;
+    if (packed === undefined) {
+      reader ??= repoFileReader(at.absRoot, at.maxSourceBytes);
+      const read = reader.read(file);
+      if (!read.ok) continue; // gone or refused since the build: nothing to say about it
+      const { names, literals } = scanSymbols(read.content.toString('utf8'));
+      packed = packEntry(names, literals);
+    }
+    if (old === undefined) changed = true;
+    kept[entry.id] = packed;
+    // The third-party packages it imports (`is-wsl`, `@scope/name`): an issue naming one points here.
+    const packages = new Set<string>();
+    entry.imports.forEach(([specifier], i) => {
+      if (entry.targets[i] !== EXTERNAL || specifier.startsWith('.') || specifier.startsWith('node:')) return;
+      const parts = specifier.split('/');
+      packages.add(specifier.startsWith('@') && parts.length > 1 ? `${parts[0]}/${parts[1]}` : parts[0]!);
+    });
+    if (packed[0] !== '' || packed[1] !== '' || packages.size > 0) symbols.set(file, { ...unpackEntry(packed), packages: [...packages] });
+  }
+  // Stale entries (files gone or changed) are dropped with the rewrite.
+  if (at.writeCache && !at.allFresh && (changed || (cached !== null && Object.keys(cached).length !== Object.keys(kept).length))) writeSymbolsCache(at.cacheRoot, kept, at.slot);
+  return symbols;
+}
+
 /** Builds the import graph of the repository at `root`. */
 export async function buildRepoGraph(root: string, options: BuildRepoGraphOptions = {}): Promise<RepoGraph> {
   const absRoot = path.resolve(root);
@@ -257,8 +318,14 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
   }
   texts.clear();
   const { results: scanned, threads } = await scanFiles(absRoot, jobs, options);
+  // The symbols of what was scanned, from the same pass over each file's text.
+  const freshSymbols: SymbolsEntries = {};
   for (const result of scanned) {
-    if (result.imports) entries[result.file] = { id: ids.get(result.file)!, imports: result.imports, targets: [], names: result.names ?? [], literals: result.literals ?? [] };
+    if (result.imports) {
+      const id = ids.get(result.file)!;
+      entries[result.file] = { id, imports: result.imports, targets: [] };
+      freshSymbols[id] = result.symbols ?? ['', ''];
+    }
     if (result.skipped) skipped.set(result.file, result.skipped);
   }
   const fresh = new Set(scanned.map((r) => r.file));
@@ -308,21 +375,13 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
     const cache: GraphCache = { version: GRAPH_CACHE_VERSION, configKey: keyOf(extraConfigs), files: [...files], extraConfigs, skippedConfigs, entries };
     await writeGraphCache(cacheRoot, tool, cache, slot);
   }
+  // Every file scanned afresh (a cold build): their symbols are the whole cache, written now; else
+  // the symbols cache is read only when inference asks for it (`onSymbols`).
+  const allFresh = jobs.length > 0 && Object.values(entries).every((entry) => entry.id in freshSymbols);
+  if (writeCache && allFresh) writeSymbolsCache(cacheRoot, freshSymbols, slot);
   if (options.onSymbols) {
-    const symbols = new Map<RepoPath, FileSymbols>();
-    for (const file of sources) {
-      const entry = entries[file];
-      if (!entry) continue;
-      // The third-party packages it imports (`is-wsl`, `@scope/name`): an issue naming one points here.
-      const packages = new Set<string>();
-      entry.imports.forEach(([specifier], i) => {
-        if (entry.targets[i] !== EXTERNAL || specifier.startsWith('.') || specifier.startsWith('node:')) return;
-        const parts = specifier.split('/');
-        packages.add(specifier.startsWith('@') && parts.length > 1 ? `${parts[0]}/${parts[1]}` : parts[0]!);
-      });
-      if (entry.names.length > 0 || entry.literals.length > 0 || packages.size > 0) symbols.set(file, { names: entry.names, literals: entry.literals, packages: [...packages] });
-    }
-    options.onSymbols(symbols);
+    let symbols: ReadonlyMap<RepoPath, FileSymbols> | null = null;
+    options.onSymbols(() => (symbols ??= readSymbols({ absRoot, cacheRoot, slot, sources, entries, fresh: freshSymbols, allFresh, useCache, writeCache, maxSourceBytes: options.maxSourceBytes })));
   }
   options.onStats?.({
     sources: sources.length,

@@ -5,13 +5,15 @@
  * - configuration: manifests, tsconfigs and whatever JSON an `extends` names, the pnpm workspace
  *   file (as globs: `*.json`, `pnpm-workspace.yaml`);
  * - the source files whose imports the cache does not hold under their blob id (all of them
- *   without a cache; on a warm cache, few or none).
+ *   without a cache; on a warm cache, few or none), or whose symbols the symbols cache does not
+ *   (scope inference reads them while the checkout is there: see `waves backtest`).
  * Every other file is known from the listing alone (its path and blob id), which is all the
  * resolver and the planner ask of it.
  */
 import type { RepoPath } from '../types.js';
 import { GRAPH_CACHE_TOOL, readGraphCache } from './graph-cache.js';
 import { isSourceFile, SOURCE_EXTENSIONS } from './graph-files.js';
+import { readSymbolsCache } from './symbols-cache.js';
 
 export interface CheckoutPatterns {
   /** Globs matching at any depth (gitignore syntax, as sparse checkout reads them). */
@@ -38,6 +40,8 @@ export async function filesToRead(
   if (cacheAt === false || files.some((f) => f.link && isSourceFile(f.path))) return allSources;
   const cache = (await readGraphCache(cacheAt.root, GRAPH_CACHE_TOOL, cacheAt.slot)) ?? (await readGraphCache(cacheAt.root, GRAPH_CACHE_TOOL));
   if (!cache) return allSources;
-  const paths = files.filter((f) => isSourceFile(f.path) && cache.entries[f.path]?.id !== f.blob).map((f) => f.path);
+  // And those whose symbols (scope inference) the symbols cache lacks: the backtest reads them in the checkout.
+  const symbols = readSymbolsCache(cacheAt.root, cacheAt.slot) ?? readSymbolsCache(cacheAt.root) ?? {};
+  const paths = files.filter((f) => isSourceFile(f.path) && (cache.entries[f.path]?.id !== f.blob || !Object.hasOwn(symbols, f.blob))).map((f) => f.path);
   return paths.length > MAX_PATHS ? allSources : { globs: [...CONFIG_GLOBS], paths };
 }

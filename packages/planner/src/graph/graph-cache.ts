@@ -12,7 +12,7 @@ import type { ImportKind, RepoPath } from '../types.js';
 import { readRegularFile } from './read-regular-file.js';
 
 /** Bump when scanning or resolution changes what a cached entry means. */
-export const GRAPH_CACHE_VERSION = 9; // 4: files read only inside the repository, regular and at most 2 MB; 5: JSON imports resolve to their files; 6: tsconfig extends chains read only inside the repository or from packages; 7: declared names and message literals of each file (scope inference); 8: up to 256 literals (16,000 characters) a file; 9: whole template literals with their holes
+export const GRAPH_CACHE_VERSION = 10; // 4: files read only inside the repository, regular and at most 2 MB; 5: JSON imports resolve to their files; 6: tsconfig extends chains read only inside the repository or from packages; 7: declared names and message literals of each file (scope inference); 8: up to 256 literals (16,000 characters) a file; 9: whole template literals with their holes; 10: names and literals moved to the symbols cache (symbols-cache.ts), read only for inference
 
 /** Who wrote a cache: a cache of another tool or version is never read. */
 export const GRAPH_CACHE_TOOL = `waves-graph-${GRAPH_CACHE_VERSION}`;
@@ -27,10 +27,6 @@ export interface CachedFile {
   imports: [string, ImportKind][];
   /** Aligned with `imports`. */
   targets: string[];
-  /** Names the file declares (scan-symbols.ts), for scope inference. */
-  names: string[];
-  /** Its string literals and template heads that read like messages (bounded). */
-  literals: string[];
 }
 
 export interface GraphCache {
@@ -67,7 +63,6 @@ function isCache(data: unknown, tool: string): data is GraphCache {
     if (!entry || typeof entry !== 'object') return false;
     const e = entry as Record<string, unknown>;
     if (typeof e.id !== 'string' || !Array.isArray(e.imports) || !isStringArray(e.targets) || e.targets.length !== e.imports.length) return false;
-    if (!isStringArray(e.names) || !isStringArray(e.literals)) return false;
     for (const item of e.imports as unknown[]) {
       if (!Array.isArray(item) || item.length !== 2 || typeof item[0] !== 'string' || typeof item[1] !== 'string' || !KINDS.has(item[1])) return false;
     }

@@ -52,10 +52,10 @@ export async function loadRepo(root: string, options: LoadRepoOptions = {}): Pro
   const absRoot = path.resolve(root);
   const listing = await listRepoFiles(absRoot);
   const workspace = await readWorkspace(absRoot, listing.files);
-  let symbols: ReadonlyMap<string, FileSymbols> | undefined;
+  let readSymbols: (() => ReadonlyMap<string, FileSymbols>) | undefined;
   const graph = await buildRepoGraph(absRoot, {
-    onSymbols: (found) => {
-      symbols = found;
+    onSymbols: (read) => {
+      readSymbols = read;
     },
     files: listing.files,
     blobIds: listing.blobIds,
@@ -71,7 +71,7 @@ export async function loadRepo(root: string, options: LoadRepoOptions = {}): Pro
     files: listing.files,
     packages: workspace.members.map(({ name, dir }) => ({ name, dir })),
     graph,
-    ...(symbols ? { symbols } : {}),
+    ...(readSymbols ? { readSymbols } : {}),
     ...(history ? { history } : {}),
   };
 }

@@ -12,7 +12,7 @@ import { containsPath } from '../paths/repo-paths.js';
 import type { BacklogIssue, IssueNumber, RepoIndex } from '../types.js';
 import { inferCandidates } from './infer-candidates.js';
 import { inferenceIndexOf, type InferenceIndex } from './inference-index.js';
-import { readIssueSignals } from './issue-signals.js';
+import { readIssueSignals, type PathSignal } from './issue-signals.js';
 import { inferredFence, scopeEvidenceOf, strongCandidates, type InferredLeaf } from './inferred-fence.js';
 
 export interface InferredScopes {
@@ -37,10 +37,15 @@ export function inferScopes(
     scopes.set(issue.number, stated);
     if (options.inference === 'off') continue;
     const named = stated.leaves.length > 0;
-    // An issue that names its files and holds no frame, name, package or message needs no index at all.
+    // An issue that names its files and holds no other frame or path, name, package or message
+    // needs no index at all (nor the symbols it reads: a warm plan of such issues never reads them).
     if (named) {
       const signals = readIssueSignals(issue.title, issue.body);
-      if (signals.paths.length === 0 && signals.names.length === 0 && signals.packages.length === 0 && signals.messages.length === 0) continue;
+      const covered = (p: PathSignal) => p.nodeModule === null && stated.leaves.some((leaf) => containsPath(leaf.path, p.segments.join('/')));
+      // The words of a path it names (`packages/api/src/routes/checkout.ts` in a code span) name nothing more.
+      const words = new Set(signals.paths.filter(covered).flatMap((p) => p.segments.flatMap((segment) => [segment, ...segment.split(/[^\w$]+/)])));
+      const names = signals.names.filter((n) => !words.has(n.text));
+      if (signals.paths.every(covered) && names.length === 0 && signals.packages.length === 0 && signals.messages.length === 0) continue;
     }
     index ??= inferenceIndexOf(repo);
     const found = inferCandidates(issue, index, tree, { lanes: options.lanes, strongOnly: named }).filter(

@@ -117,9 +117,9 @@ const built = new WeakMap<readonly RepoPath[], { symbols: unknown; history: unkn
 /** The inference index of a repository; the same one for the same file list, symbols and history. */
 export function inferenceIndexOf(repo: RepoIndex): InferenceIndex {
   const hit = built.get(repo.files);
-  if (hit && hit.symbols === repo.symbols && hit.history === repo.history) return hit.index;
+  if (hit && hit.symbols === (repo.symbols ?? repo.readSymbols) && hit.history === repo.history) return hit.index;
   const index = buildInferenceIndex(repo);
-  built.set(repo.files, { symbols: repo.symbols, history: repo.history, index });
+  built.set(repo.files, { symbols: repo.symbols ?? repo.readSymbols, history: repo.history, index });
   return index;
 }
 
@@ -133,7 +133,7 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
   const dirs = new Map<string, RepoPath[]>();
   const literals: LiteralEntry[] = [];
   const literalWords = new Map<string, number[]>();
-  const symbols: ReadonlyMap<RepoPath, FileSymbols> = repo.symbols ?? new Map();
+  const symbols: ReadonlyMap<RepoPath, FileSymbols> = repo.symbols ?? repo.readSymbols?.() ?? new Map();
   const seenDirs = new Set<RepoPath>();
   const docs: [string, number][][] = [];
 

@@ -1,0 +1,85 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildRepoGraph, GRAPH_CACHE_VERSION, SYMBOLS_CACHE_VERSION, type FileSymbols, type GraphBuildStats } from '@waves/planner';
+import { inferRepo } from '../helpers/infer-repo.js';
+import type { TempRepo } from '../helpers/temp-repo.js';
+
+let repo: TempRepo | undefined;
+afterEach(async () => {
+  await repo?.dispose();
+  repo = undefined;
+});
+
+const graphFile = (root: string) => path.join(root, '.waves/cache', `graph-v${GRAPH_CACHE_VERSION}.json`);
+const symbolsFile = (root: string) => path.join(root, '.waves/cache', `symbols-v${SYMBOLS_CACHE_VERSION}.json`);
+
+/** A build; `read` says whether inference asks for the symbols. */
+async function build(root: string, read: boolean, cache: boolean | 'read-only' = true) {
+  let symbols = null as ReadonlyMap<string, FileSymbols> | null;
+  let stats = null as GraphBuildStats | null;
+  await buildRepoGraph(root, { cache, onStats: (s) => (stats = s), onSymbols: (reader) => (symbols = read ? reader() : null) });
+  return { symbols, stats: stats! };
+}
+
+describe('the symbols cache, beside the graph cache', () => {
+  it('a cold build writes both caches in one scan; the graph cache holds no names or literals', async () => {
+    repo = await inferRepo();
+    const cold = await build(repo.root, false);
+    expect(cold.stats.cache).toBe('cold');
+    const graph = JSON.parse(await readFile(graphFile(repo.root), 'utf8'));
+    expect(graph.entries['packages/core/src/money.ts']).not.toHaveProperty('names');
+    // Keyed by blob id, as git knows it.
+    const symbols = JSON.parse(await readFile(symbolsFile(repo.root), 'utf8'));
+    const blob = async (file: string) => (await repo!.git('rev-parse', `HEAD:${file}`)).stdout.trim();
+    expect(graph.entries['packages/core/src/money.ts'].id).toBe(await blob('packages/core/src/money.ts'));
+    const [names] = symbols.entries[await blob('packages/core/src/money.ts')];
+    expect(names.split(' ')).toEqual(['cartTotal', 'DiscountRule', 'applyDiscount']);
+    expect(symbols.entries[await blob('packages/payments/src/stripe.ts')][1].split('\n')).toContain('Payment provider timed out after retries');
+  });
+
+  it('a warm build that needs no symbols never reads the symbols file: a corrupt one stays as it was', async () => {
+    repo = await inferRepo();
+    const cold = await build(repo.root, true);
+    await writeFile(symbolsFile(repo.root), '{"version": 1, "tool"');
+    const warm = await build(repo.root, false);
+    expect(warm.stats).toMatchObject({ scanned: 0, cache: 'warm' });
+    expect(await readFile(symbolsFile(repo.root), 'utf8')).toBe('{"version": 1, "tool"');
+    // Asked for them, it rebuilds what is missing: the same symbols as the cold build, and a valid cache.
+    const again = await build(repo.root, true);
+    expect(again.stats).toMatchObject({ scanned: 0, cache: 'warm' });
+    expect([...again.symbols!]).toEqual([...cold.symbols!]);
+    const blob = (await repo.git('rev-parse', 'HEAD:packages/core/src/money.ts')).stdout.trim();
+    expect(JSON.parse(await readFile(symbolsFile(repo.root), 'utf8')).entries[blob][0]).toBe('cartTotal DiscountRule applyDiscount');
+  });
+
+  it('keys each file by its content (blob) id: a changed file is scanned again, an unchanged one comes from the cache', async () => {
+    repo = await inferRepo();
+    await build(repo.root, true);
+    // Mark an unchanged file's cached entry, so that reading it from the cache shows.
+    const cache = JSON.parse(await readFile(symbolsFile(repo.root), 'utf8'));
+    const checkout = (await repo.git('rev-parse', 'HEAD:packages/api/src/routes/checkout.ts')).stdout.trim();
+    const money = (await repo.git('rev-parse', 'HEAD:packages/core/src/money.ts')).stdout.trim();
+    cache.entries[checkout][0] = 'fromTheCache';
+    await writeFile(symbolsFile(repo.root), JSON.stringify(cache));
+    await repo.write({ 'packages/core/src/money.ts': 'export function roundHalfUp(x: number) { return Math.round(x); }\n' });
+    const rebuilt = await build(repo.root, true);
+    expect(rebuilt.stats).toMatchObject({ scanned: 1, cache: 'rebuilt' });
+    expect(rebuilt.symbols!.get('packages/core/src/money.ts')?.names).toEqual(['roundHalfUp']);
+    expect(rebuilt.symbols!.get('packages/api/src/routes/checkout.ts')).toEqual({ names: ['fromTheCache'], literals: [], packages: [] });
+    // The cache now holds the changed file under its new id, and no longer the old content.
+    const after = JSON.parse(await readFile(symbolsFile(repo.root), 'utf8'));
+    expect(Object.values(after.entries)).toContainEqual(['roundHalfUp', '']);
+    expect(after.entries).not.toHaveProperty(money);
+    expect(after.entries[checkout]).toEqual(['fromTheCache', '']);
+  });
+
+  it('a read-only cache is read but never written', async () => {
+    repo = await inferRepo();
+    await build(repo.root, false);
+    await writeFile(symbolsFile(repo.root), 'not json');
+    const readOnly = await build(repo.root, true, 'read-only');
+    expect(readOnly.symbols!.get('packages/core/src/money.ts')?.names).toEqual(['cartTotal', 'DiscountRule', 'applyDiscount']);
+    expect(await readFile(symbolsFile(repo.root), 'utf8')).toBe('not json');
+  });
+});
