@@ -105,7 +105,7 @@ describe('scope inference ranks the source a fix goes to', () => {
     expect(found[0]!.path).toBe('packages/tool/src/http.ts');
     expect(found[0]!.evidence[0]).toMatchObject({ kind: 'message', text: 'Port 5173 is already in use', matched: '"Port ${} is already in use"' });
     // The scan keeps a template literal whole, each substitution written `${}`.
-    expect(index.symbols?.get('packages/tool/src/http.ts')?.literals).toContain('Port ${} is already in use');
+    expect((index.symbols ?? index.readSymbols?.())?.get('packages/tool/src/http.ts')?.literals).toContain('Port ${} is already in use');
     const printf = infer('Startup warns', 'The log says:\n```\nWarning: Could not bind 0.0.0.0:8080 to the requested host.\n```');
     expect(printf[0]!.path).toBe('packages/tool/src/http.ts');
     expect(printf[0]!.evidence.map((e) => e.kind)).toContain('message');
