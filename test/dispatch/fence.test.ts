@@ -217,12 +217,13 @@ describe('the hook protocols', () => {
     let run: ReturnType<typeof keeperFor>;
     let server: Awaited<ReturnType<typeof startFenceServer>>;
     let keeper: FenceKeeper;
-    const env = { WAVES_STATE_DIR: TEST_STATE_DIR };
+    const key = 'k'.repeat(32);
+    const env = { WAVES_STATE_DIR: TEST_STATE_DIR, WAVES_FENCE_KEY: key };
     beforeAll(async () => {
       run = keeperFor(['packages/api/src/routes/checkout.ts'], { ownFiles: ['.claude/settings.local.json', '.opencode/plugins/waves-fence.js'] });
       keeper = run.keeper;
       await acquireLease(run.journal, { lane: 'package.json', holder: 'other@host/resolve-8-20261201T000000000Z', ttlMs: 600_000, now: () => new Date() });
-      server = await startFenceServer(run.id, keeper, { ...process.env, ...env });
+      server = await startFenceServer(run.id, keeper, { ...process.env, ...env }, key);
     });
     afterAll(async () => {
       await server.close();
@@ -277,6 +278,9 @@ describe('the hook protocols', () => {
       expect(installed.installed).toEqual(['.opencode/plugins/waves-fence.js']);
       const plugin = (await import(pathToFileURL(path.join(tree, '.opencode/plugins/waves-fence.js')).href)) as { default: { id: string; server: (ctx: object) => Promise<Record<string, (input: object, output: object) => Promise<void>>> } };
       expect(plugin.default.id).toBe('waves-fence');
+      // opencode runs in the run's environment: its WAVES_RUN and WAVES_FENCE_KEY.
+      process.env.WAVES_RUN = run.id;
+      process.env.WAVES_FENCE_KEY = key;
       const hooks = await plugin.default.server({ directory: repo.root, worktree: repo.root });
       const before = hooks['tool.execute.before']!;
       const call = (name: string) => {
@@ -286,6 +290,8 @@ describe('the hook protocols', () => {
       await expect(call('opencode-edit.json')).resolves.toBeUndefined();
       await expect(before({ tool: 'write', sessionID: 's', callID: 'c' }, { args: { filePath: path.join(repo.root, 'pnpm-workspace.yaml'), content: 'x' } })).rejects.toThrow(/refused .*pnpm-workspace\.yaml: .*root file.*\n.*outside your fence/s);
       await expect(before({ tool: 'bash', sessionID: 's', callID: 'c' }, { args: { command: 'ls' } })).resolves.toBeUndefined();
+      delete process.env.WAVES_RUN;
+      delete process.env.WAVES_FENCE_KEY;
       await removeIntegrations(tree, installed.installed, installed.madeDirs);
       expect(readdirSync(tree)).toEqual([]);
       rmSync(tree, { recursive: true, force: true });

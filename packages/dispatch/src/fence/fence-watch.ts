@@ -43,7 +43,19 @@ export function isSkipped(relative: string): boolean {
  * Watches `tree` and calls `onWrites` with batches of tree-relative POSIX paths of files written,
  * created, renamed or deleted (ignored paths left out), at most every `batchMs`.
  */
-export function watchTree(tree: string, onWrites: (paths: string[]) => Promise<void> | void, options: { batchMs?: number } = {}): TreeWatcher {
+export function watchTree(
+  tree: string,
+  onWrites: (paths: string[]) => Promise<void> | void,
+  options: {
+    batchMs?: number;
+    /** A folder that cannot be watched for lack of watches or descriptors (ENOSPC, EMFILE, ENFILE): writes there go unseen. */
+    onBlind?: (relative: string, code: string) => void;
+  } = {},
+): TreeWatcher {
+  const blind = (rel: string, error: unknown) => {
+    const code = (error as NodeJS.ErrnoException | null)?.code ?? '';
+    if (code === 'ENOSPC' || code === 'EMFILE' || code === 'ENFILE') options.onBlind?.(rel, code);
+  };
   const watchers = new Map<string, FSWatcher>();
   let closed = false;
   let pending = new Set<string>();
@@ -97,13 +109,16 @@ export function watchTree(tree: string, onWrites: (paths: string[]) => Promise<v
         if (rel !== '' && String(name) === path.basename(rel) && !existsSync(path.join(tree, rel))) return;
         queue(rel === '' ? String(name) : `${rel}/${String(name)}`);
       });
-      watcher.on('error', () => {
+      watcher.on('error', (error) => {
         watcher.close();
         watchers.delete(rel);
+        blind(rel, error);
       });
       watchers.set(rel, watcher);
-    } catch {
-      // Gone already, or no permission: nothing to watch there.
+    } catch (error) {
+      // Gone already, or no permission: nothing to watch there. Out of watches: the backstop is
+      // gone there, which is said (a run that could exhaust them must not go unseen).
+      blind(rel, error);
     }
   };
   /** Watches a folder and those below it; `fresh`: it appeared during the run, so its files are writes too. */

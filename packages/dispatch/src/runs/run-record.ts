@@ -162,7 +162,7 @@ export const FenceRefusalSchema = z.object({
   path: z.string(),
   at: z.string(),
   by: FenceAskerSchema,
-  reason: z.enum(['overlap', 'import', 'root', 'serial', 'invalid', 'own']),
+  reason: z.enum(['overlap', 'import', 'root', 'serial', 'control', 'invalid', 'own']),
   holder: z.string().nullable(),
   via: z.string().nullable(),
   message: z.string(),
@@ -177,6 +177,8 @@ export const FenceLogSchema = z.object({
   installed: z.array(z.string()),
   extensions: z.array(FenceExtensionSchema),
   refusals: z.array(FenceRefusalSchema),
+  /** Folders the watcher could not watch (out of inotify watches or descriptors): writes there went unchecked live. */
+  unwatched: z.array(z.object({ path: z.string(), at: z.string(), code: z.string() })).optional(),
 });
 
 export type RunScope = z.infer<typeof RunScopeSchema>;
