@@ -220,8 +220,7 @@ export async function removeIntegrations(tree: string, installed: readonly strin
   const dirs = new Set(madeDirs);
   if (runId !== undefined) {
     const users = usersDir(tree, env);
-    await rm(path.join(users, runId), { force: true }).catch(() => undefined);
-    const others = await readdir(users).catch(() => [] as string[]);
+    const others = (await readdir(users).catch(() => [] as string[])).filter((name) => name !== runId);
     let inUse = false;
     for (const other of others) {
       let entry: { pid?: unknown; madeDirs?: unknown } = {};
@@ -230,13 +229,15 @@ export async function removeIntegrations(tree: string, installed: readonly strin
       } catch {
         entry = {};
       }
-      if (alive(entry.pid) && entry.pid !== process.pid) inUse = true;
-      else {
-        if (Array.isArray(entry.madeDirs)) for (const d of entry.madeDirs) if (d === '.claude' || d === '.opencode' || d === '.opencode/plugins') dirs.add(d);
-        await rm(path.join(users, other), { force: true }).catch(() => undefined);
-      }
+      if (alive(entry.pid)) inUse = true;
+      else if (Array.isArray(entry.madeDirs)) for (const d of entry.madeDirs) if (d === '.claude' || d === '.opencode' || d === '.opencode/plugins') dirs.add(d);
     }
-    if (inUse) return;
+    if (inUse) {
+      // Another run still uses the files: they stay, and the folders this run made are left for the last to remove.
+      await writeFile(path.join(users, runId), JSON.stringify({ pid: null, madeDirs }), { mode: 0o600 }).catch(() => undefined);
+      return;
+    }
+    for (const name of [runId, ...others]) await rm(path.join(users, name), { force: true }).catch(() => undefined);
     await rmdir(users).catch(() => undefined);
   }
   for (const file of installed) {
