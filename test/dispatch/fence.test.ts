@@ -5,7 +5,7 @@
  * the hooks' side — the CLI answering Claude Code's PreToolUse payloads and opencode's plugin
  * calling the same checker over the run's socket.
  */
-import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -187,6 +187,19 @@ describe('a live fence', () => {
     } finally {
       rmSync(path.join(repo.root, 'packages/api/L'));
       rmSync(path.join(repo.root, 'packages/core/src/d'), { recursive: true });
+    }
+    await run.keeper.close();
+  });
+
+  it('refuses a write the watcher sees to a file with another name (a hard link): it changes that file too (F2)', async () => {
+    const run = keeperFor(['packages/api/']);
+    linkSync(path.join(repo.root, 'packages/core/src/money.ts'), path.join(repo.root, 'packages/api/m.ts'));
+    try {
+      const [result] = await run.keeper.check(['packages/api/m.ts'], 'watcher');
+      expect([result!.status, result!.reason]).toEqual(['refused', 'invalid']);
+      expect(result!.message).toMatch(/hard link/);
+    } finally {
+      rmSync(path.join(repo.root, 'packages/api/m.ts'));
     }
     await run.keeper.close();
   });

@@ -10,6 +10,7 @@
  * NOTE: the record is written by the supervisor alone (its `save`), sealed outside the repository;
  * harvest reads the extensions from the seal, never from anything the agent can write.
  */
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import {
   createRepoTree,
@@ -199,6 +200,14 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
     };
     if (!resolved.ok) return refuse({ path: asked.slice(0, 300), reason: resolved.reason, holder: null, via: null, message: resolved.message });
     const repoPath = resolved.repoPath;
+    // A file written with more than one name (a hard link) changes the other names too — maybe
+    // another run's leased file, which the watcher never sees written: refused, as harvest refuses it.
+    if (by === 'watcher') {
+      const info = await lstat(path.join(options.tree, repoPath)).catch(() => null);
+      if (info !== null && info.isFile() && info.nlink > 1) {
+        return refuse({ path: repoPath, reason: 'invalid', holder: null, via: null, message: `${repoPath} is a hard link (${info.nlink} names): a write to it changes another file too` });
+      }
+    }
     if (options.ownFiles.includes(repoPath)) return refuse({ path: repoPath, reason: 'own', holder: null, via: null, message: `${repoPath} is waves' fence integration for this run, not a file of the issue` });
     if (inFence(fence, repoPath)) return { path: asked, repoPath, status: 'allowed', message: 'inside the fence' };
     if (inFence(extended(), repoPath)) {

@@ -57,6 +57,14 @@ export function watchTree(
     if (code === 'ENOSPC' || code === 'EMFILE' || code === 'ENFILE') options.onBlind?.(rel, code);
   };
   const watchers = new Map<string, FSWatcher>();
+  // The files last seen in each watched folder: a folder moved away or deleted at once reports no
+  // event for its files, which are then checked as deleted from this list.
+  const known = new Map<string, Set<string>>();
+  const remember = (rel: string) => {
+    const slash = rel.lastIndexOf('/');
+    const dir = slash < 0 ? '' : rel.slice(0, slash);
+    known.get(dir)?.add(slash < 0 ? rel : rel.slice(slash + 1));
+  };
   let closed = false;
   let pending = new Set<string>();
   let timer: NodeJS.Timeout | null = null;
@@ -75,11 +83,14 @@ export function watchTree(
     for (const rel of batch) {
       const info = await lstat(path.join(tree, rel)).catch(() => null);
       if (info === null && watchers.has(rel)) {
-        // A folder removed (or moved away): its files were reported by its own watcher.
+        // A folder removed (or moved away): its files went with it, whether or not their own
+        // events came (a move reports none) — each is checked as deleted.
         for (const [dir, watcher] of watchers) {
           if (dir === rel || dir.startsWith(`${rel}/`)) {
             watcher.close();
             watchers.delete(dir);
+            for (const name of known.get(dir) ?? []) if (!isSkipped(`${dir}/${name}`)) files.push(`${dir}/${name}`);
+            known.delete(dir);
           }
         }
         continue;
@@ -89,9 +100,10 @@ export function watchTree(
         await addTree(rel, true);
         continue;
       }
+      if (info !== null) remember(rel);
       files.push(rel);
     }
-    const kept = await notIgnored(tree, files);
+    const kept = await notIgnored(tree, [...new Set(files)]);
     if (kept.length > 0 && !closed) await onWrites(kept);
   };
   const queue = (rel: string) => {
@@ -115,6 +127,7 @@ export function watchTree(
         blind(rel, error);
       });
       watchers.set(rel, watcher);
+      if (!known.has(rel)) known.set(rel, new Set());
     } catch (error) {
       // Gone already, or no permission: nothing to watch there. Out of watches: the backstop is
       // gone there, which is said (a run that could exhaust them must not go unseen).
@@ -133,7 +146,10 @@ export function watchTree(
     for (const entry of entries) {
       const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (entry.isDirectory()) await addTree(child, fresh);
-      else if (fresh) queue(child);
+      else {
+        known.get(rel)?.add(entry.name);
+        if (fresh) queue(child);
+      }
     }
   };
   const ready = addTree('', false);
