@@ -159,9 +159,10 @@ describe('live fences', () => {
     expect(run.fence?.refusals).toMatchObject([{ path: '.npmrc', reason: 'control', by: 'watcher' }]);
     expect(run.fence?.extensions.map((e) => e.path)).toEqual(['docs/notes.md']);
     const harvest = await waves(['harvest', '--json'], ctx.root, env);
-    const witness = (JSON.parse(harvest.stdout) as { runs: { issue: { number: number }; witness: { status: string; reasons: string[] } }[] }).runs.find((r) => r.issue.number === 101)!.witness;
+    const witness = (JSON.parse(harvest.stdout) as { runs: { issue: { number: number }; witness: { status: string; reasons: string[]; outOfFence: { path: string }[]; extensions?: string[] } }[] }).runs.find((r) => r.issue.number === 101)!.witness;
     expect(witness.status).toBe('needs_person');
-    expect(witness.reasons.join('\n')).toMatch(/control file\(s\) outside its planned fence .*\.npmrc/);
+    expect(witness.outOfFence.map((c) => c.path)).toEqual(['.npmrc']);
+    expect(witness.extensions).toEqual(['docs/notes.md']);
   });
 
   it('lets several Claude runs of one shared work tree use one hook, each judged by its own fence (F11)', async () => {
