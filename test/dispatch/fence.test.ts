@@ -338,6 +338,13 @@ describe('the hook protocols', () => {
       const other = keeperFor(['packages/api/src/routes/checkout.ts']);
       const otherKey = 'o'.repeat(32);
       const otherServer = await startFenceServer(other.id, other.keeper, { ...process.env, ...env }, otherKey);
+      // One that sends a byte now and then but no question is closed by the server itself.
+      const idle = createConnection(otherServer.socket);
+      idle.on('error', () => undefined);
+      await new Promise((resolve) => idle.once('connect', resolve));
+      const keepAlive = setInterval(() => idle.write(' '), 500);
+      await new Promise((resolve) => idle.once('close', resolve));
+      clearInterval(keepAlive);
       const held = createConnection(otherServer.socket);
       held.on('error', () => undefined);
       await new Promise((resolve) => held.once('connect', resolve));

@@ -3,8 +3,8 @@
  * in a folder of its owner alone (waves' state directory, or a short one: fenceSocketPath), the
  * socket 0600, removed when the run ends. A request is one JSON line of at most
  * `MAX_FENCE_REQUEST_BYTES`, carrying the run's key (`WAVES_FENCE_KEY` of its agent); anything else
- * is answered with an error and the connection closed. A connection lives at most
- * `CONNECTION_LIFE_MS` whatever it sends, and closing the server ends every one still open: a
+ * is answered with an error and the connection closed. A connection sends its question within
+ * `QUESTION_WITHIN_MS` and lives at most `CONNECTION_LIFE_MS` whatever it sends, and closing the server ends every one still open: a
  * process holding a connection never keeps a finished run from settling.
  */
 import { timingSafeEqual } from 'node:crypto';
@@ -18,6 +18,8 @@ const ASKERS = new Set<FenceAsker>(['claude', 'opencode', 'cli', 'watcher']);
 
 /** The longest a connection to a run's socket stays open (a question takes milliseconds; a check that leases, seconds). */
 export const CONNECTION_LIFE_MS = 60_000;
+/** How long a connection may take to send its question line. */
+export const QUESTION_WITHIN_MS = 5_000;
 /** The most connections open at once; more are closed at once. */
 export const MAX_CONNECTIONS = 64;
 
@@ -110,7 +112,15 @@ function serve(connection: Socket, keeper: Pick<FenceKeeper, 'check'>, key: stri
   // Its whole life is bounded, not its idle time: a byte now and then does not keep it.
   const life = setTimeout(() => connection.destroy(), CONNECTION_LIFE_MS);
   life.unref();
-  connection.once('close', () => clearTimeout(life));
+  // And a question comes at once (a hook's, a client's): a connection that sends none is closed.
+  const question = setTimeout(() => {
+    if (!text.includes('\n')) connection.destroy();
+  }, QUESTION_WITHIN_MS);
+  question.unref();
+  connection.once('close', () => {
+    clearTimeout(life);
+    clearTimeout(question);
+  });
   connection.on('data', (chunk: string) => {
     if (answered) return;
     text += chunk;
