@@ -68,8 +68,8 @@ export const MAX_SOCKET_PATH_BYTES = 103;
 
 /**
  * The socket of a run's live fence: in waves' state directory, or — when that path is too long for
- * a unix socket (a deep state directory) — in a short folder of the system's temporary directory
- * named by the user and a hash of the state directory (`waves-<uid>-<hash>`, made 0700 and checked
+ * a unix socket (a deep state directory) — in a short folder of /tmp named by the user and a hash
+ * of the state directory (`waves-<uid>-<hash>`, made 0700 and checked
  * to be the user's own by the server and the client: `fenceSocketDir`).
  */
 export function fenceSocketPath(runId: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -84,7 +84,9 @@ export function fenceSocketDir(env: NodeJS.ProcessEnv = process.env): string {
   // The longest name a run's socket has: resolve-<16 digits>-<stamp>.sock.
   if (Buffer.byteLength(long) + 1 + 48 <= MAX_SOCKET_PATH_BYTES) return long;
   const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
-  return path.join(tmpdir(), `waves-${uid}-${createHash('sha256').update(state).digest('hex').slice(0, 12)}`);
+  // /tmp, not TMPDIR: the agent (and the hooks it runs) may be given another TMPDIR than its supervisor.
+  const temporary = process.platform === 'win32' ? tmpdir() : '/tmp';
+  return path.join(temporary, `waves-${uid}-${createHash('sha256').update(state).digest('hex').slice(0, 12)}`);
 }
 
 /** Why a socket folder is not one to trust (not a folder of this user's alone), or null. */

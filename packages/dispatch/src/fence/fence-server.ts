@@ -35,7 +35,7 @@ export interface FenceServer {
 export async function startFenceServer(runId: string, keeper: Pick<FenceKeeper, 'check'>, env: NodeJS.ProcessEnv, key: string): Promise<FenceServer> {
   if (key.length < 16) throw new Error('a fence key of at least 16 characters is needed');
   const socket = fenceSocketPath(runId, env);
-  if (Buffer.byteLength(socket) > MAX_SOCKET_PATH_BYTES) throw new Error(`the fence socket path ${socket} is too long for a unix socket (set TMPDIR or WAVES_STATE_DIR to a shorter folder)`);
+  if (Buffer.byteLength(socket) > MAX_SOCKET_PATH_BYTES) throw new Error(`the fence socket path ${socket} is too long for a unix socket (set WAVES_STATE_DIR to a shorter folder)`);
   await mkdir(path.dirname(socket), { recursive: true, mode: 0o700 });
   const problem = await socketDirProblem(path.dirname(socket));
   if (problem !== null) throw new Error(`the fence socket's folder is not to be trusted: ${problem}`);
