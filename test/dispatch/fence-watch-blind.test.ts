@@ -19,7 +19,7 @@ vi.mock('node:fs', async (original) => {
 const { watchTree } = await import('../../packages/dispatch/src/fence/fence-watch.js');
 const { TempRepo } = await import('../helpers/temp-repo.js');
 
-let repo: InstanceType<typeof TempRepo>;
+let repo: Awaited<ReturnType<typeof TempRepo.create>>;
 beforeAll(async () => {
   repo = await TempRepo.create({ 'src/a.ts': 'a\n' });
 });
