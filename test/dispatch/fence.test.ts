@@ -273,7 +273,7 @@ describe('the hook protocols', () => {
     let server: Awaited<ReturnType<typeof startFenceServer>>;
     let keeper: FenceKeeper;
     const key = 'k'.repeat(32);
-    const env = { WAVES_STATE_DIR: TEST_STATE_DIR, WAVES_FENCE_KEY: key };
+    const env = { WAVES_STATE_DIR: TEST_STATE_DIR, WAVES_FENCE_TICKET: key };
     beforeAll(async () => {
       run = keeperFor(['packages/api/src/routes/checkout.ts'], { ownFiles: ['.claude/settings.local.json', '.opencode/plugins/waves-fence.js'] });
       keeper = run.keeper;
@@ -328,7 +328,7 @@ describe('the hook protocols', () => {
 
     it('answers no question without the run\'s key: another run\'s agent can neither stop this run nor widen its fence (F3)', async () => {
       const before = structuredClone(run.last());
-      const noKey = await execa(process.execPath, [BIN, 'fence', 'check', '--run', run.id, 'package.json', 'scripts/junk.ts'], { reject: false, env: { WAVES_STATE_DIR: TEST_STATE_DIR, WAVES_FENCE_KEY: 'x'.repeat(32) } });
+      const noKey = await execa(process.execPath, [BIN, 'fence', 'check', '--run', run.id, 'package.json', 'scripts/junk.ts'], { reject: false, env: { WAVES_STATE_DIR: TEST_STATE_DIR, WAVES_FENCE_TICKET: 'x'.repeat(32) } });
       expect(noKey.exitCode).toBe(1);
       expect(noKey.stderr).toMatch(/does not carry this run's key/);
       expect(run.last()).toEqual(before);
@@ -360,8 +360,8 @@ describe('the hook protocols', () => {
     it('uses a short socket folder of the user\'s own when the state directory is too deep for a unix socket (F21)', async () => {
       const deep = path.join(TEST_STATE_DIR, 'd'.repeat(60), 'e'.repeat(40));
       const other = keeperFor(['packages/api/src/routes/checkout.ts']);
-      const deepEnv = { WAVES_STATE_DIR: deep, WAVES_FENCE_KEY: 'd'.repeat(32) };
-      const deepServer = await startFenceServer(other.id, other.keeper, { ...process.env, ...deepEnv }, deepEnv.WAVES_FENCE_KEY);
+      const deepEnv = { WAVES_STATE_DIR: deep, WAVES_FENCE_TICKET: 'd'.repeat(32) };
+      const deepServer = await startFenceServer(other.id, other.keeper, { ...process.env, ...deepEnv }, deepEnv.WAVES_FENCE_TICKET);
       expect(Buffer.byteLength(deepServer.socket)).toBeLessThanOrEqual(103);
       expect(deepServer.socket.startsWith(deep)).toBe(false);
       const asked = await execa(process.execPath, [BIN, 'fence', 'check', '--run', other.id, 'packages/api/src/routes/checkout.ts'], { reject: false, env: deepEnv });
@@ -422,9 +422,9 @@ describe('the hook protocols', () => {
       expect(installed.installed).toEqual(['.opencode/plugins/waves-fence.js']);
       const plugin = (await import(pathToFileURL(path.join(tree, '.opencode/plugins/waves-fence.js')).href)) as { default: { id: string; server: (ctx: object) => Promise<Record<string, (input: object, output: object) => Promise<void>>> } };
       expect(plugin.default.id).toBe('waves-fence');
-      // opencode runs in the run's environment: its WAVES_RUN and WAVES_FENCE_KEY.
+      // opencode runs in the run's environment: its WAVES_RUN and WAVES_FENCE_TICKET.
       process.env.WAVES_RUN = run.id;
-      process.env.WAVES_FENCE_KEY = key;
+      process.env.WAVES_FENCE_TICKET = key;
       const hooks = await plugin.default.server({ directory: repo.root, worktree: repo.root });
       const before = hooks['tool.execute.before']!;
       const call = (name: string) => {
@@ -435,7 +435,7 @@ describe('the hook protocols', () => {
       await expect(before({ tool: 'write', sessionID: 's', callID: 'c' }, { args: { filePath: path.join(repo.root, 'pnpm-workspace.yaml'), content: 'x' } })).rejects.toThrow(/refused .*pnpm-workspace\.yaml: .*root file.*\n.*outside your fence/s);
       await expect(before({ tool: 'bash', sessionID: 's', callID: 'c' }, { args: { command: 'ls' } })).resolves.toBeUndefined();
       delete process.env.WAVES_RUN;
-      delete process.env.WAVES_FENCE_KEY;
+      delete process.env.WAVES_FENCE_TICKET;
       await removeIntegrations(tree, installed.installed, installed.madeDirs);
       expect(readdirSync(tree)).toEqual([]);
       rmSync(tree, { recursive: true, force: true });

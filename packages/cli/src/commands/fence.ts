@@ -14,7 +14,7 @@ Asks the live fence of a running agent run about paths outside its fence. Inside
 Outside: the same lease rule as the planner's — no other run's live lease on the path, none within
 the plan's contention depth of imports, no root file, control file or serial path — and if free,
 the path is leased in the run's name and added to its fence (recorded in its sealed record); else
-refused. Only the run's own processes may ask: the question carries WAVES_FENCE_KEY, which waves
+refused. Only the run's own processes may ask: the question carries WAVES_FENCE_TICKET, which waves
 puts in the environment of that run's agent alone.
 
 Options:

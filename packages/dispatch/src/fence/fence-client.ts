@@ -8,7 +8,7 @@
  *
  * Protocol: one JSON line each way. Request `{"v":1,"paths":[…],"by":"claude","key":"…"}`; answer
  * `{"v":1,"results":[{path,status,…}]}` or `{"v":1,"error":"…"}`. `key` is the run's secret, given
- * to its agent alone as `WAVES_FENCE_KEY`: a question without it (another run's agent) is not
+ * to its agent alone as `WAVES_FENCE_TICKET`: a question without it (another run's agent) is not
  * answered. Processes of one user can read each other's environment (/proc/<pid>/environ): this
  * guards against accidents and naive agents, it is no sandbox.
  *
@@ -107,7 +107,7 @@ export function askFence(runId: string, paths: readonly string[], by: FenceAsker
   } catch (error) {
     return Promise.resolve({ v: 1, error: (error as Error).message });
   }
-  const key = (options.env ?? process.env).WAVES_FENCE_KEY ?? '';
+  const key = (options.env ?? process.env).WAVES_FENCE_TICKET ?? '';
   return socketDirProblem(path.dirname(socket)).then((problem) => (problem !== null ? { v: 1 as const, error: `run ${runId}: the fence socket's folder is not to be trusted: ${problem}` } : askSocket(runId, socket, paths, by, key, options)));
 }
 

@@ -2,7 +2,7 @@
  * The socket a run's supervisor answers fence checks on (protocol: fence-client.ts). One per run,
  * in a folder of its owner alone (waves' state directory, or a short one: fenceSocketPath), the
  * socket 0600, removed when the run ends. A request is one JSON line of at most
- * `MAX_FENCE_REQUEST_BYTES`, carrying the run's key (`WAVES_FENCE_KEY` of its agent); anything else
+ * `MAX_FENCE_REQUEST_BYTES`, carrying the run's key (`WAVES_FENCE_TICKET` of its agent); anything else
  * is answered with an error and the connection closed. A connection sends its question within
  * `QUESTION_WITHIN_MS` and lives at most `CONNECTION_LIFE_MS` whatever it sends, and closing the server ends every one still open: a
  * process holding a connection never keeps a finished run from settling.
@@ -135,7 +135,7 @@ function serve(connection: Socket, keeper: Pick<FenceKeeper, 'check'>, key: stri
     }
     const { paths, by } = request ?? {};
     // Only the run's own processes have its key: another run's agent asking is neither answered nor recorded.
-    if (!sameKey(request?.key, key)) return answer({ v: 1, error: "the request does not carry this run's key (WAVES_FENCE_KEY of the run's agent): only the run's own processes may ask its fence" });
+    if (!sameKey(request?.key, key)) return answer({ v: 1, error: "the request does not carry this run's key (WAVES_FENCE_TICKET of the run's agent): only the run's own processes may ask its fence" });
     if (!Array.isArray(paths) || paths.length === 0 || paths.length > MAX_FENCE_PATHS || !paths.every((p) => typeof p === 'string')) {
       return answer({ v: 1, error: `paths: expected 1 to ${MAX_FENCE_PATHS} strings` });
     }

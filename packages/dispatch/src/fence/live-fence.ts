@@ -32,7 +32,7 @@ export interface LiveFenceOptions {
 
 export interface LiveFence {
   keeper: FenceKeeper;
-  /** The run's secret its agent asks its fence with (`WAVES_FENCE_KEY` in the agent's environment alone). */
+  /** The run's secret its agent asks its fence with (`WAVES_FENCE_TICKET` in the agent's environment alone). */
   key: string;
   close(): Promise<void>;
 }

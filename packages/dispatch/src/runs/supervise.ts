@@ -191,7 +191,8 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
       agent = startLogged(record.argv, {
         cwd: record.cwd,
         // The fence's key goes to the agent alone: another run's agent cannot ask this run's fence.
-        env: { ...childEnvironment(env, { passThrough: record.passEnv ?? [], runId }), ...ownVariables(record.agentEnv), ...(fence ? { WAVES_FENCE_KEY: fence.key } : {}) },
+        // Named so that agents' secret filters (codex drops *KEY*, *SECRET*, *TOKEN*) pass it to their shells.
+        env: { ...childEnvironment(env, { passThrough: record.passEnv ?? [], runId }), ...ownVariables(record.agentEnv), ...(fence ? { WAVES_FENCE_TICKET: fence.key } : {}) },
         log,
         maxBytes: record.logMaxBytes ?? null,
         secrets: secretsOf(env),
