@@ -173,7 +173,7 @@ export const FenceRefusalSchema = z.object({
  * record field; an agent's copy in the repository is never read back for it).
  */
 export const FenceLogSchema = z.object({
-  /** Integration files waves put in the run's tree (removed when the run ends). */
+  /** Integration files the run used in its tree: written by it, or found as waves writes them for another run of the tree (removed by the last run to end). */
   installed: z.array(z.string()),
   extensions: z.array(FenceExtensionSchema),
   refusals: z.array(FenceRefusalSchema),
