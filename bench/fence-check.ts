@@ -31,7 +31,7 @@ const BIN = path.join(BENCH, '..', 'packages/cli/bin/waves.js');
 const root = path.resolve(values.root);
 const calls = Number(values.calls);
 const state = mkdtempSync(path.join(tmpdir(), 'wfb-'));
-const env = { ...process.env, WAVES_STATE_DIR: state };
+const env = { ...process.env, WAVES_STATE_DIR: state, WAVES_FENCE_TICKET: 'bench-fence-key-0123456789' };
 process.env.WAVES_STATE_DIR = state;
 const journal = path.join(state, 'leases.jsonl');
 const runId = 'resolve-1-20261201T000000000Z';
@@ -58,7 +58,7 @@ const keeper = createFenceKeeper({
   onChange: async () => undefined,
   loadRules: async () => rules,
 });
-const server = await startFenceServer(runId, keeper, env);
+const server = await startFenceServer(runId, keeper, env, String(env.WAVES_FENCE_TICKET));
 
 /** A process run to its end without blocking this one (the checker answers from this process's loop). */
 function run(argv: string[], input: string | null): Promise<{ status: number | null; stdout: string; stderr: string }> {

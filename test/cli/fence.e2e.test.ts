@@ -24,7 +24,7 @@ const ctx = useRunRepo({
     },
     fence: { live: true },
   },
-  clean: ['.waves/worktrees', 'docs/notes.md', 'scripts/extra.ts'],
+  clean: ['.waves/worktrees', 'docs/notes.md', 'scripts/extra.ts', '.claude', '.npmrc'],
 });
 
 // Each test starts from no worktree and no run branch.
@@ -149,6 +149,42 @@ describe('live fences', () => {
     const result = await dispatch(env, '--agent', 'fake-claude', '--worktree');
     expect(result.exitCode, result.stderr).toBe(0);
     expect(recordOf(101).fence?.refusals).toMatchObject([{ path: '.claude/settings.local.json', reason: 'own', by: 'watcher' }]);
+  });
+
+  it('refuses a run a control file it writes outside its fence (.npmrc), and harvest needs a person for it (F4)', async () => {
+    const env = agentsScript({ 101: { edit: { '.npmrc': 'node-options=--require ./evil.cjs\n', 'docs/notes.md': 'notes\n' } } });
+    const result = await dispatch(env, '--agent', 'fake', '--worktree');
+    expect(result.exitCode, result.stderr).toBe(0);
+    const run = recordOf(101);
+    expect(run.fence?.refusals).toMatchObject([{ path: '.npmrc', reason: 'control', by: 'watcher' }]);
+    expect(run.fence?.extensions.map((e) => e.path)).toEqual(['docs/notes.md']);
+    const harvest = await waves(['harvest', '--json'], ctx.root, env);
+    const witness = (JSON.parse(harvest.stdout) as { runs: { issue: { number: number }; witness: { status: string; reasons: string[]; outOfFence: { path: string }[]; extensions?: string[] } }[] }).runs.find((r) => r.issue.number === 101)!.witness;
+    expect(witness.status).toBe('needs_person');
+    expect(witness.outOfFence.map((c) => c.path)).toEqual(['.npmrc']);
+    expect(witness.extensions).toEqual(['docs/notes.md']);
+  });
+
+  it('lets several Claude runs of one shared work tree use one hook, each judged by its own fence (F11)', async () => {
+    const env = agentsScript({
+      101: { holdMs: 4_000 },
+      102: { waitMs: 1_500, writes: ['packages/payments/src/stripe.ts'] },
+      105: { waitMs: 1_500, writes: ['packages/core/src/money.ts'] },
+    });
+    const result = await dispatch(env, '--agent', 'fake-claude');
+    expect(result.exitCode, result.stderr).toBe(0);
+    const trace = readFileSync(path.join(ctx.side, 'hooked.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { issue: number; path: string; allowed: boolean; reason: string | null });
+    expect(trace.map((t) => [t.issue, t.path, t.allowed]).sort()).toEqual([
+      [102, 'packages/payments/src/stripe.ts', false],
+      [105, 'packages/core/src/money.ts', true],
+    ]);
+    expect(trace.find((t) => t.issue === 102)!.reason).toMatch(/resolve-101-/);
+    expect(recordOf(101).status).toBe('succeeded');
+    expect(recordOf(101).fence?.refusals).toEqual([]);
+    for (const n of [101, 102, 105]) expect(recordOf(n).fence?.installed).toEqual(['.claude/settings.local.json']);
+    // The last run to end removed it.
+    expect(existsSync(path.join(ctx.root, '.claude'))).toBe(false);
+    await ctx.repo.git('checkout', '--', '.');
   });
 
   for (const agent of ['claude', 'opencode'] as const) {

@@ -2,7 +2,7 @@
  * The live fence's watcher on a real git work tree: every write is reported once checked against
  * the tree's ignore files, in new folders too; git's, waves' and node_modules' files never are.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchTree } from '@waves/dispatch';
@@ -10,14 +10,14 @@ import { TempRepo } from '../helpers/temp-repo.js';
 
 let repo: TempRepo;
 beforeAll(async () => {
-  repo = await TempRepo.create({ '.gitignore': 'dist/\n', 'src/a.ts': 'a\n', 'src/old/b.ts': 'b\n', 'node_modules/x/index.js': '' });
+  repo = await TempRepo.create({ '.gitignore': 'dist/\n', 'src/a.ts': 'a\n', 'src/old/b.ts': 'b\n', 'src/moved/m1.ts': 'm\n', 'src/moved/sub/m2.ts': 'm\n', 'node_modules/x/index.js': '' });
 });
 afterAll(async () => {
   await repo.dispose();
 });
 
 describe('the watcher of a run\'s work tree', () => {
-  it('reports writes, creations in new folders and deletions; never .git, .waves, node_modules or ignored files', async () => {
+  it('reports writes, creations in new folders and deletions (a folder moved away: its files, F2); never .git, .waves, node_modules or ignored files', async () => {
     const seen: string[] = [];
     const watcher = watchTree(repo.root, (paths) => {
       seen.push(...paths);
@@ -28,6 +28,8 @@ describe('the watcher of a run\'s work tree', () => {
     mkdirSync(at('src/fresh/deep'), { recursive: true });
     writeFileSync(at('src/fresh/deep/c.ts'), 'c\n');
     rmSync(at('src/old'), { recursive: true });
+    // Moved out of the tree: no event comes for its files, which went with it.
+    renameSync(at('src/moved'), `${repo.root}-moved-away`);
     writeFileSync(at('node_modules/x/index.js'), 'x');
     mkdirSync(at('dist'), { recursive: true });
     writeFileSync(at('dist/out.js'), 'x');
@@ -38,6 +40,7 @@ describe('the watcher of a run\'s work tree', () => {
     await watcher.drain();
     watcher.close();
     const unique = [...new Set(seen)].sort();
-    expect(unique).toEqual(['src/a.ts', 'src/fresh/deep/c.ts', 'src/old/b.ts']);
+    expect(unique).toEqual(['src/a.ts', 'src/fresh/deep/c.ts', 'src/moved/m1.ts', 'src/moved/sub/m2.ts', 'src/old/b.ts']);
+    rmSync(`${repo.root}-moved-away`, { recursive: true, force: true });
   });
 });

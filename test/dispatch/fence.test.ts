@@ -5,7 +5,8 @@
  * the hooks' side — the CLI answering Claude Code's PreToolUse payloads and opencode's plugin
  * calling the same checker over the run's socket.
  */
-import { readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -14,6 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   acquireLease,
   claudeHookPaths,
+  claudeSettings,
+  shellQuote,
   createFenceKeeper,
   installIntegrations,
   opencodeHookPaths,
@@ -159,6 +162,58 @@ describe('a live fence', () => {
     await run.keeper.close();
   });
 
+  it('never adds a control file to a running run\'s fence: package manager, git, agent, CI and waves settings, manifests and tsconfig files at any depth (F4)', async () => {
+    const run = keeperFor(['packages/core/src/cart.ts']);
+    const asked = ['.npmrc', '.pnpmfile.cjs', 'waves.config.json', '.gitattributes', '.husky/pre-commit', '.claude/settings.json', '.mcp.json', 'opencode.json', '.opencode/plugins/x.js', '.yarnrc.yml', '.envrc', 'packages/core/package.json', 'packages/core/tsconfig.json', 'packages/core/vite.config.ts'];
+    const results = await run.keeper.check(asked, 'cli');
+    expect(results.map((r) => [r.repoPath, r.status, r.reason])).toEqual(asked.map((p) => [p, 'refused', 'control']));
+    expect(results[0]!.message).toMatch(/control file/);
+    expect(run.last().extensions).toEqual([]);
+    expect((await readJournal(run.journal)).events).toEqual([]);
+    await run.keeper.close();
+  });
+
+  it('refuses a path whose `..` comes after a symbolic link: the kernel writes through the link, elsewhere than the spelling says (F16)', async () => {
+    const run = keeperFor(['packages/api/']);
+    await mkdir(path.join(repo.root, 'packages/core/src/d'), { recursive: true });
+    symlinkSync('../core/src/d', path.join(repo.root, 'packages/api/L'));
+    try {
+      const through = ['packages/api/L/../money.ts', `${repo.root}/packages/api/L/../money.ts`];
+      const results = await run.keeper.check([...through, 'packages/api/src/../src/new.ts'], 'cli');
+      expect(results.map((r) => [r.status, r.reason])).toEqual([
+        ['refused', 'invalid'],
+        ['refused', 'invalid'],
+        ['allowed', undefined],
+      ]);
+      expect(results[0]!.message).toMatch(/packages\/api\/L is a symbolic link/);
+    } finally {
+      rmSync(path.join(repo.root, 'packages/api/L'));
+      rmSync(path.join(repo.root, 'packages/core/src/d'), { recursive: true });
+    }
+    await run.keeper.close();
+  });
+
+  it('refuses a write the watcher sees to a file with another name (a hard link): it changes that file too (F2)', async () => {
+    const run = keeperFor(['packages/api/']);
+    linkSync(path.join(repo.root, 'packages/core/src/money.ts'), path.join(repo.root, 'packages/api/m.ts'));
+    try {
+      const [result] = await run.keeper.check(['packages/api/m.ts'], 'watcher');
+      expect([result!.status, result!.reason]).toEqual(['refused', 'invalid']);
+      expect(result!.message).toMatch(/hard link/);
+    } finally {
+      rmSync(path.join(repo.root, 'packages/api/m.ts'));
+    }
+    await run.keeper.close();
+  });
+
+  it('records a folder the watcher could not watch (out of inotify watches), for harvest (F12)', async () => {
+    const run = keeperFor(['packages/core/src/cart.ts']);
+    await run.keeper.blind('packages/core/src/sneaky', 'ENOSPC');
+    await run.keeper.blind('packages/core/src/sneaky', 'ENOSPC');
+    expect(run.last().unwatched).toEqual([{ path: 'packages/core/src/sneaky', at: expect.any(String), code: 'ENOSPC' }]);
+    await run.keeper.close();
+  });
+
   it('in a shared work tree, takes a write under another run\'s lease for that run\'s: neither granted nor refused', async () => {
     const run = keeperFor(['packages/core/src/cart.ts'], { sharedTree: true });
     await acquireLease(run.journal, { lane: 'package.json', holder: 'me@host/resolve-9-20261201T000000000Z', ttlMs: 600_000, now: () => new Date() });
@@ -219,12 +274,13 @@ describe('the hook protocols', () => {
     let run: ReturnType<typeof keeperFor>;
     let server: Awaited<ReturnType<typeof startFenceServer>>;
     let keeper: FenceKeeper;
-    const env = { WAVES_STATE_DIR: TEST_STATE_DIR };
+    const key = 'k'.repeat(32);
+    const env = { WAVES_STATE_DIR: TEST_STATE_DIR, WAVES_FENCE_TICKET: key };
     beforeAll(async () => {
       run = keeperFor(['packages/api/src/routes/checkout.ts'], { ownFiles: ['.claude/settings.local.json', '.opencode/plugins/waves-fence.js'] });
       keeper = run.keeper;
       await acquireLease(run.journal, { lane: 'package.json', holder: 'other@host/resolve-8-20261201T000000000Z', ttlMs: 600_000, now: () => new Date() });
-      server = await startFenceServer(run.id, keeper, { ...process.env, ...env });
+      server = await startFenceServer(run.id, keeper, { ...process.env, ...env }, key);
     });
     afterAll(async () => {
       await server.close();
@@ -272,6 +328,95 @@ describe('the hook protocols', () => {
       expect(bad.exitCode).toBe(2);
     });
 
+    it('answers no question without the run\'s key: another run\'s agent can neither stop this run nor widen its fence (F3)', async () => {
+      const before = structuredClone(run.last());
+      const noKey = await execa(process.execPath, [BIN, 'fence', 'check', '--run', run.id, 'package.json', 'scripts/junk.ts'], { reject: false, env: { WAVES_STATE_DIR: TEST_STATE_DIR, WAVES_FENCE_TICKET: 'x'.repeat(32) } });
+      expect(noKey.exitCode).toBe(1);
+      expect(noKey.stderr).toMatch(/does not carry this run's key/);
+      expect(run.last()).toEqual(before);
+    });
+
+    it('closes a connection held open without a question, and ends every open one when the run ends (F20)', async () => {
+      const other = keeperFor(['packages/api/src/routes/checkout.ts']);
+      const otherKey = 'o'.repeat(32);
+      const otherServer = await startFenceServer(other.id, other.keeper, { ...process.env, ...env }, otherKey);
+      // One that sends a byte now and then but no question is closed by the server itself.
+      const idle = createConnection(otherServer.socket);
+      idle.on('error', () => undefined);
+      await new Promise((resolve) => idle.once('connect', resolve));
+      const keepAlive = setInterval(() => idle.write(' '), 500);
+      await new Promise((resolve) => idle.once('close', resolve));
+      clearInterval(keepAlive);
+      const held = createConnection(otherServer.socket);
+      held.on('error', () => undefined);
+      await new Promise((resolve) => held.once('connect', resolve));
+      held.write(' ');
+      const gone = new Promise((resolve) => held.once('close', resolve));
+      // The server closes although the connection is held: the run can settle.
+      await otherServer.close();
+      await gone;
+      expect(existsSync(otherServer.socket)).toBe(false);
+      await other.keeper.close();
+    });
+
+    it('uses a short socket folder of the user\'s own when the state directory is too deep for a unix socket (F21)', async () => {
+      const deep = path.join(TEST_STATE_DIR, 'd'.repeat(60), 'e'.repeat(40));
+      const other = keeperFor(['packages/api/src/routes/checkout.ts']);
+      const deepEnv = { WAVES_STATE_DIR: deep, WAVES_FENCE_TICKET: 'd'.repeat(32) };
+      const deepServer = await startFenceServer(other.id, other.keeper, { ...process.env, ...deepEnv }, deepEnv.WAVES_FENCE_TICKET);
+      expect(Buffer.byteLength(deepServer.socket)).toBeLessThanOrEqual(103);
+      expect(deepServer.socket.startsWith(deep)).toBe(false);
+      const asked = await execa(process.execPath, [BIN, 'fence', 'check', '--run', other.id, 'packages/api/src/routes/checkout.ts'], { reject: false, env: deepEnv });
+      expect([asked.exitCode, asked.stdout]).toEqual([0, 'allowed packages/api/src/routes/checkout.ts: inside the fence']);
+      await deepServer.close();
+      await other.keeper.close();
+    });
+
+    it('serves every run of a shared tree with one hook file that reads the run from WAVES_RUN; the last run removes it; a hook with no run refuses (F11)', async () => {
+      const tree = path.join(repo.root, '..', `${path.basename(repo.root)}-shared`);
+      await mkdir(tree, { recursive: true });
+      const install = (runId: string) => installIntegrations({ tree, runId, argv: ['/usr/local/bin/claude', '-p', 'x'], waves: [process.execPath, BIN], clientModule: CLIENT, env: { ...process.env, ...env } });
+      const second = keeperFor(['packages/core/src/money.ts']);
+      const first = await install(run.id);
+      const shared = await install(second.id);
+      expect([first.installed, shared.installed, shared.notes]).toEqual([['.claude/settings.local.json'], ['.claude/settings.local.json'], []]);
+      const settings = readFileSync(path.join(tree, '.claude/settings.local.json'), 'utf8');
+      expect(settings).not.toMatch(/--run/);
+      const command = JSON.parse(settings).hooks.PreToolUse[0].hooks[0].command as string;
+      // The hook asks the fence of the run whose agent calls it.
+      const asked = await execa('sh', ['-c', command], { input: fixture('claude-multiedit.json', repo.root), reject: false, env: { ...process.env, ...env, WAVES_RUN: run.id } });
+      expect(JSON.parse(asked.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(/refused .*package\.json: .*root file/);
+      const { WAVES_RUN: _ignored, ...noRun } = process.env;
+      const orphan = await execa('sh', ['-c', command], { input: fixture('claude-edit.json', repo.root), reject: false, env: { ...noRun, ...env } });
+      expect(JSON.parse(orphan.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/WAVES_RUN/) });
+      // The first run ends: the file stays for the second; the second ends: it goes, with its folder.
+      await removeIntegrations(tree, first.installed, first.madeDirs, run.id, { ...process.env, ...env });
+      expect(existsSync(path.join(tree, '.claude/settings.local.json'))).toBe(true);
+      await removeIntegrations(tree, shared.installed, shared.madeDirs, second.id, { ...process.env, ...env });
+      expect(readdirSync(tree)).toEqual([]);
+      await second.keeper.close();
+      rmSync(tree, { recursive: true, force: true });
+    });
+
+    it('replaces the hook file a killed supervisor of an ended run left, and leaves the person\'s own alone (F19)', async () => {
+      const tree = path.join(repo.root, '..', `${path.basename(repo.root)}-stale`);
+      await mkdir(path.join(tree, '.claude'), { recursive: true });
+      const dead = 'resolve-102-20261201T013310230Z';
+      const state = env.WAVES_STATE_DIR;
+      writeFileSync(path.join(tree, '.claude/settings.local.json'), claudeSettings(shellQuote(['env', `WAVES_STATE_DIR=${state}`, process.execPath, BIN, 'fence', 'check', '--hook', 'claude', '--run', dead])));
+      const options = { tree, runId: run.id, argv: ['claude'], waves: [process.execPath, BIN], clientModule: CLIENT, env: { ...process.env, ...env } };
+      const replaced = await installIntegrations(options);
+      expect(replaced.installed).toEqual(['.claude/settings.local.json']);
+      expect(replaced.notes.join('\n')).toMatch(/left by run resolve-102-20261201T013310230Z, which has ended, is replaced/);
+      expect(readFileSync(path.join(tree, '.claude/settings.local.json'), 'utf8')).not.toMatch(/--run/);
+      await removeIntegrations(tree, replaced.installed, replaced.madeDirs, run.id, options.env);
+      // A file of the person's, even one that looks like waves', is never touched.
+      writeFileSync(path.join(tree, '.claude/settings.local.json'), '{"hooks":{}}\n');
+      const kept = await installIntegrations(options);
+      expect([kept.installed, kept.notes.join('\n')]).toEqual([[], expect.stringMatching(/not installed: .* exists/)]);
+      rmSync(tree, { recursive: true, force: true });
+    });
+
     it('runs the opencode plugin as opencode would: its tool.execute.before throws the reason when refused', async () => {
       const tree = path.join(repo.root, '..', `${path.basename(repo.root)}-opencode`);
       await mkdir(tree, { recursive: true });
@@ -279,6 +424,9 @@ describe('the hook protocols', () => {
       expect(installed.installed).toEqual(['.opencode/plugins/waves-fence.js']);
       const plugin = (await import(pathToFileURL(path.join(tree, '.opencode/plugins/waves-fence.js')).href)) as { default: { id: string; server: (ctx: object) => Promise<Record<string, (input: object, output: object) => Promise<void>>> } };
       expect(plugin.default.id).toBe('waves-fence');
+      // opencode runs in the run's environment: its WAVES_RUN and WAVES_FENCE_TICKET.
+      process.env.WAVES_RUN = run.id;
+      process.env.WAVES_FENCE_TICKET = key;
       const hooks = await plugin.default.server({ directory: repo.root, worktree: repo.root });
       const before = hooks['tool.execute.before']!;
       const call = (name: string) => {
@@ -288,6 +436,8 @@ describe('the hook protocols', () => {
       await expect(call('opencode-edit.json')).resolves.toBeUndefined();
       await expect(before({ tool: 'write', sessionID: 's', callID: 'c' }, { args: { filePath: path.join(repo.root, 'pnpm-workspace.yaml'), content: 'x' } })).rejects.toThrow(/refused .*pnpm-workspace\.yaml: .*root file.*\n.*outside your fence/s);
       await expect(before({ tool: 'bash', sessionID: 's', callID: 'c' }, { args: { command: 'ls' } })).resolves.toBeUndefined();
+      delete process.env.WAVES_RUN;
+      delete process.env.WAVES_FENCE_TICKET;
       await removeIntegrations(tree, installed.installed, installed.madeDirs);
       expect(readdirSync(tree)).toEqual([]);
       rmSync(tree, { recursive: true, force: true });

@@ -70,9 +70,9 @@ describe('live fences replayed on a wave', () => {
     expect(report.collisions.map((c) => [c.a, c.b, c.evidence.map((e) => e.kind)])).toEqual([[1, 2, ['path', 'import']]]);
   });
 
-  it('lets a serial run, which holds the whole repository, write anywhere', () => {
+  it('lets a serial run, which holds the whole repository, write anywhere but a control file (a manifest needs a person)', () => {
     const report = simulateLiveFences({ waves: [[3]], fences, issues, rules, base, decide: decideLeases, serialIssues: new Set([3]) });
-    expect(report.events.map((e) => [e.path, e.outcome])).toEqual([['package.json', 'granted']]);
+    expect(report.events.map((e) => [e.path, e.outcome, e.reason])).toEqual([['package.json', 'person', 'control']]);
   });
 });
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRepoTree, decideAcquire, decideLeases, dependenciesOf, dependentsOf, lanesOverlap, type Lease, type LeaseRules } from '@waves/planner';
+import { createRepoTree, decideAcquire, decideLeases, isControlFile, dependenciesOf, dependentsOf, lanesOverlap, type Lease, type LeaseRules } from '@waves/planner';
 import { repoArb, type RandomRepo } from '../arbitraries.js';
 import { makeRepo } from '../helpers/repo.js';
 
@@ -74,8 +74,28 @@ describe('decideLeases: the one lease rule', () => {
     expect(decideLeases(own, ['.'], 'run-1', rules(1, { extension: true }))).toMatchObject({ status: 'refused', reason: 'root' });
     expect(decideLeases(own, ['db/schema.ts'], 'run-1', rules(1, { extension: true }))).toMatchObject({ status: 'refused', reason: 'serial' });
     expect(decideLeases(own, ['packages/c/src/new.ts'], 'run-1', rules(1, { extension: true }))).toEqual({ status: 'granted' });
-    // A serial run holds the whole repository: it may write anywhere.
-    expect(decideLeases([lease('.', 'run-1')], ['tsconfig.json'], 'run-1', rules(1, { extension: true }))).toEqual({ status: 'granted' });
+    // A serial run holds the whole repository: it may write anywhere but a control file.
+    expect(decideLeases([lease('.', 'run-1')], ['pnpm-workspace.yaml'], 'run-1', rules(1, { extension: true }))).toEqual({ status: 'granted' });
+    expect(decideLeases([lease('.', 'run-1')], ['tsconfig.json'], 'run-1', rules(1, { extension: true }))).toMatchObject({ status: 'refused', reason: 'control' });
+  });
+
+  it('never grows a running run\'s fence onto a control file (one a tool or agent runs or obeys), at any depth; the plan\'s rule is unchanged', () => {
+    const own = [lease('packages/a/src/x.ts', 'run-1')];
+    const control = [
+      '.npmrc', '.pnpmfile.cjs', '.yarnrc.yml', 'waves.config.json', '.gitattributes', '.gitmodules', '.gitignore', 'packages/c/.gitignore',
+      '.husky/pre-commit', '.claude/settings.json', '.claude/settings.local.json', '.mcp.json', 'opencode.json', 'opencode.jsonc', '.opencode/plugins/x.js',
+      '.envrc', '.vscode/settings.json', 'CLAUDE.md', 'packages/c/AGENTS.md', 'packages/c/package.json', 'packages/c/tsconfig.json', 'packages/c/tsconfig.build.json',
+      '.github/workflows/ci.yml', 'packages/c/vite.config.ts', 'vitest.config.mjs', 'packages/c/.eslintrc.cjs', '.yarn/releases/yarn.cjs',
+    ];
+    for (const file of control) {
+      expect(isControlFile(file), file).toBe(true);
+      expect(decideLeases(own, [file], 'run-1', rules(1, { extension: true })), file).toMatchObject({ status: 'refused' });
+      expect(decideLeases(own, [file], 'run-1', rules(1, { extension: true })).status === 'refused' && ['control', 'root'].includes((decideLeases(own, [file], 'run-1', rules(1, { extension: true })) as { reason: string }).reason), file).toBe(true);
+    }
+    expect(decideLeases(own, ['packages/c/package.json'], 'run-1', rules(1, { extension: true }))).toMatchObject({ reason: 'control' });
+    for (const file of ['packages/c/src/config.ts', 'packages/c/src/rc.ts', 'docs/guide.md', 'packages/c/src/new.ts']) expect(isControlFile(file), file).toBe(false);
+    // A plan (no extension) is decided as before.
+    expect(decideLeases(own, ['packages/c/package.json'], 'run-1', rules(1)).status).toBe('granted');
   });
 
   it('throws for a lane with no canonical spelling, never deciding on a guess', () => {

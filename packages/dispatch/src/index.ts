@@ -121,14 +121,14 @@ export { checkGitTrust, GitTrustError, originOf, recordGitTrust, reviewGitTrust 
 export type { GitTrust, TrustReview } from './git-trust/git-trust.js';
 export { namesProgram, parseConfigList, pathInRepository, programChanges, programConfig, signingOptions, trustedConfigOf } from './git-trust/program-config.js';
 export type { GitConfigEntry, ProgramChange, ProgramConfig, TrustedConfig } from './git-trust/program-config.js';
-export { askFence, claudeHookPaths, fenceSocketPath, isRunId, opencodeCheck, opencodeHookPaths, runFenceCheck } from './fence/fence-client.js';
+export { askFence, claudeHookPaths, fenceSocketDir, fenceSocketPath, isRunId, opencodeCheck, opencodeHookPaths, runFenceCheck } from './fence/fence-client.js';
 export type { FenceAnswer, FenceAsker, FencePathResult } from './fence/fence-client.js';
 export { createFenceKeeper, rulesFromCache } from './fence/fence-keeper.js';
 export type { FenceKeeper, FenceKeeperOptions } from './fence/fence-keeper.js';
 export { resolveFencePath } from './fence/fence-paths.js';
 export { startFenceServer } from './fence/fence-server.js';
 export { isSkipped, watchTree } from './fence/fence-watch.js';
-export { claudeSettings, CLAUDE_SETTINGS, installIntegrations, integrationsFor, OPENCODE_PLUGIN, opencodePlugin, removeIntegrations } from './fence/fence-integrations.js';
+export { claudeSettings, CLAUDE_SETTINGS, installIntegrations, integrationsFor, integrationText, OPENCODE_PLUGIN, opencodePlugin, removeIntegrations } from './fence/fence-integrations.js';
 export { FenceConfigSchema } from './config-schema.js';
 export { FenceLogSchema, FenceRulesSchema } from './runs/run-record.js';
 export type { FenceExtension, FenceLog, FenceRefusal, FenceRules } from './runs/run-record.js';

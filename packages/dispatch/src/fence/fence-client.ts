@@ -6,8 +6,11 @@
  * no planner, no graph) and an agent confined to its work tree (codex's workspace-write) can still
  * widen its fence — the journal and the seals it could not write are written by the supervisor.
  *
- * Protocol: one JSON line each way. Request `{"v":1,"paths":[…],"by":"claude"}`; answer
- * `{"v":1,"results":[{path,status,…}]}` or `{"v":1,"error":"…"}`.
+ * Protocol: one JSON line each way. Request `{"v":1,"paths":[…],"by":"claude","key":"…"}`; answer
+ * `{"v":1,"results":[{path,status,…}]}` or `{"v":1,"error":"…"}`. `key` is the run's secret, given
+ * to its agent alone as `WAVES_FENCE_TICKET`: a question without it (another run's agent) is not
+ * answered. Processes of one user can read each other's environment (/proc/<pid>/environ): this
+ * guards against accidents and naive agents, it is no sandbox.
  *
  * Hook formats:
  * - Claude Code `PreToolUse` (https://code.claude.com/docs/en/hooks, "PreToolUse" input and
@@ -23,7 +26,10 @@
  *   name `args.filePath`, `apply_patch` (and the older `patch`) the files of `args.patchText`.
  *   The answer is `{"allowed":true}` or `{"allowed":false,"message":"…"}` (exit 0 or 3).
  */
+import { createHash } from 'node:crypto';
+import { lstat } from 'node:fs/promises';
 import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stateDir } from '../runs/state-dir.js';
 
@@ -36,7 +42,7 @@ export interface FencePathResult {
   repoPath: string | null;
   /** `allowed`: inside the fence (or granted before); `granted`: leased now and added to the fence. */
   status: 'allowed' | 'granted' | 'refused';
-  reason?: 'overlap' | 'import' | 'root' | 'serial' | 'invalid' | 'own';
+  reason?: 'overlap' | 'import' | 'root' | 'serial' | 'control' | 'invalid' | 'own';
   /** Who holds what is in the way. */
   holder?: string;
   /** The import chain, for `import`. */
@@ -57,10 +63,40 @@ export function isRunId(text: string): boolean {
   return RUN_ID.test(text);
 }
 
-/** The socket of a run's live fence, in waves' state directory. */
+/** The longest unix socket path used: Linux allows 107 bytes, macOS 103. */
+export const MAX_SOCKET_PATH_BYTES = 103;
+
+/**
+ * The socket of a run's live fence: in waves' state directory, or — when that path is too long for
+ * a unix socket (a deep state directory) — in a short folder of /tmp named by the user and a hash
+ * of the state directory (`waves-<uid>-<hash>`, made 0700 and checked
+ * to be the user's own by the server and the client: `fenceSocketDir`).
+ */
 export function fenceSocketPath(runId: string, env: NodeJS.ProcessEnv = process.env): string {
   if (!isRunId(runId)) throw new Error(`not a run id: ${JSON.stringify(runId.slice(0, 80))}`);
-  return path.join(stateDir(env), 'fence', `${runId}.sock`);
+  return path.join(fenceSocketDir(env), `${runId}.sock`);
+}
+
+/** The folder of the runs' fence sockets (see fenceSocketPath); `short`: the temporary one. */
+export function fenceSocketDir(env: NodeJS.ProcessEnv = process.env): string {
+  const state = stateDir(env);
+  const long = path.join(state, 'fence');
+  // The longest name a run's socket has: resolve-<16 digits>-<stamp>.sock.
+  if (Buffer.byteLength(long) + 1 + 48 <= MAX_SOCKET_PATH_BYTES) return long;
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+  // /tmp, not TMPDIR: the agent (and the hooks it runs) may be given another TMPDIR than its supervisor.
+  const temporary = process.platform === 'win32' ? tmpdir() : '/tmp';
+  return path.join(temporary, `waves-${uid}-${createHash('sha256').update(state).digest('hex').slice(0, 12)}`);
+}
+
+/** Why a socket folder is not one to trust (not a folder of this user's alone), or null. */
+export async function socketDirProblem(dir: string): Promise<string | null> {
+  const info = await lstat(dir).catch(() => null);
+  if (info === null) return null;
+  if (!info.isDirectory()) return `${dir} is not a folder`;
+  if (typeof process.getuid === 'function' && info.uid !== process.getuid()) return `${dir} belongs to another user`;
+  if ((info.mode & 0o077) !== 0) return `${dir} is open to other users (mode ${(info.mode & 0o777).toString(8)})`;
+  return null;
 }
 
 /** Asks the run's supervisor about paths; an `error` answer when it cannot be reached. */
@@ -71,6 +107,11 @@ export function askFence(runId: string, paths: readonly string[], by: FenceAsker
   } catch (error) {
     return Promise.resolve({ v: 1, error: (error as Error).message });
   }
+  const key = (options.env ?? process.env).WAVES_FENCE_TICKET ?? '';
+  return socketDirProblem(path.dirname(socket)).then((problem) => (problem !== null ? { v: 1 as const, error: `run ${runId}: the fence socket's folder is not to be trusted: ${problem}` } : askSocket(runId, socket, paths, by, key, options)));
+}
+
+function askSocket(runId: string, socket: string, paths: readonly string[], by: FenceAsker, key: string, options: { timeoutMs?: number }): Promise<FenceAnswer> {
   return new Promise((resolve) => {
     let text = '';
     let done = false;
@@ -84,7 +125,7 @@ export function askFence(runId: string, paths: readonly string[], by: FenceAsker
     const timer = setTimeout(() => finish({ v: 1, error: `the fence checker of ${runId} did not answer within ${Math.round((options.timeoutMs ?? 30_000) / 1000)} s` }), options.timeoutMs ?? 30_000);
     const connection = createConnection(socket);
     connection.setEncoding('utf8');
-    connection.on('connect', () => connection.write(`${JSON.stringify({ v: 1, paths, by })}\n`));
+    connection.on('connect', () => connection.write(`${JSON.stringify({ v: 1, paths, by, key })}\n`));
     connection.on('data', (chunk: string) => {
       text += chunk;
       if (text.length > MAX_FENCE_REQUEST_BYTES) return finish({ v: 1, error: 'the fence checker answered too much' });
@@ -148,7 +189,7 @@ export interface FenceCheckIo {
   env: NodeJS.ProcessEnv;
 }
 
-const USAGE = 'usage: waves fence check --run ID PATH… | waves fence check --run ID --hook claude|opencode';
+const USAGE = 'usage: waves fence check [--run ID] PATH… | waves fence check [--run ID] --hook claude|opencode  (the run: --run, else WAVES_RUN)';
 
 /** Control characters shown as escapes: a path from an agent may hold anything. */
 const visible = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
@@ -186,11 +227,12 @@ export async function runFenceCheck(args: readonly string[], io: FenceCheckIo): 
     } else paths.push(arg);
   }
   runId ??= io.env.WAVES_RUN ?? null;
+  // A hook serves every run of its work tree: the run is the agent's own (WAVES_RUN); without one it refuses.
+  if (hook !== null) return runHook(hook, runId !== null && isRunId(runId) ? runId : null, io);
   if (runId === null || !isRunId(runId)) {
     io.stderr(`waves: --run: expected a run id such as resolve-101-20261129T120000123Z${runId === null ? '' : `, got ${JSON.stringify(visible(runId.slice(0, 80)))}`}\n`);
     return 2;
   }
-  if (hook !== null) return runHook(hook, runId, io);
   if (paths.length === 0) {
     io.stderr(`waves: fence check: name at least one path\n${USAGE}\n`);
     return 2;
@@ -232,7 +274,7 @@ export function refusalAdvice(refused: readonly FencePathResult[]): string {
   return `${refused.map(describeRefusal).join('\n')}\nThis file is outside your fence and cannot be added to it now. Work around it, wait, or stop with a note saying what you needed.`;
 }
 
-async function runHook(hook: 'claude' | 'opencode', runId: string, io: FenceCheckIo): Promise<number> {
+async function runHook(hook: 'claude' | 'opencode', runId: string | null, io: FenceCheckIo): Promise<number> {
   const text = await io.stdin();
   let input: unknown = null;
   try {
@@ -255,6 +297,7 @@ async function runHook(hook: 'claude' | 'opencode', runId: string, io: FenceChec
   };
   if (input === null) return refuse('waves fence: the hook input is not JSON; the edit is refused');
   if (paths === null) return allow();
+  if (runId === null) return refuse("waves fence: this agent runs in no waves run known to the hook (WAVES_RUN is not set to a run id in its environment); the edit is refused");
   if (paths.length === 0) return refuse('waves fence: the tool input names no file; the edit is refused');
   const answer = await askFence(runId, paths, hook, { env: io.env });
   if ('error' in answer) return refuse(`waves fence: ${answer.error}; the edit is refused`);

@@ -10,6 +10,7 @@
  * NOTE: the record is written by the supervisor alone (its `save`), sealed outside the repository;
  * harvest reads the extensions from the seal, never from anything the agent can write.
  */
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import {
   createRepoTree,
@@ -85,6 +86,8 @@ export interface FenceKeeperOptions {
 
 export interface FenceKeeper {
   check(paths: readonly string[], by: FenceAsker): Promise<FencePathResult[]>;
+  /** Records a folder the watcher cannot watch (ENOSPC, EMFILE): the run then needs a person at harvest. */
+  blind(relative: string, code: string): Promise<void>;
   /** The ids of the leases granted to extensions. */
   leaseIds(): string[];
   /** Stops renewing; releases the extensions' leases. */
@@ -127,10 +130,14 @@ export function importsReader(root: string, tree: string, files: () => Promise<r
 }
 
 export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
-  const log: FenceLog = { installed: [...options.log.installed], extensions: [...options.log.extensions], refusals: [...options.log.refusals] };
+  const log: FenceLog = {
+    installed: [...options.log.installed],
+    extensions: [...options.log.extensions],
+    refusals: [...options.log.refusals],
+    ...(options.log.unwatched ? { unwatched: [...options.log.unwatched] } : {}),
+  };
   const fence = fenceWithCompanions(options.fence);
   const leases = options.backend ?? journalBackend(options.journal, options.now);
-  const own = new Set(options.ownFiles);
   let rules: Promise<Pick<LeaseRules, 'graph' | 'tree'>> | null = null;
   const rulesNow = () => (rules ??= (options.loadRules ?? (() => rulesFromCache(options.root)))().catch(() => ({ graph: null, tree: null })));
   // Warm: the first question should not wait for the graph.
@@ -198,7 +205,15 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
     };
     if (!resolved.ok) return refuse({ path: asked.slice(0, 300), reason: resolved.reason, holder: null, via: null, message: resolved.message });
     const repoPath = resolved.repoPath;
-    if (own.has(repoPath)) return refuse({ path: repoPath, reason: 'own', holder: null, via: null, message: `${repoPath} is waves' fence integration for this run, not a file of the issue` });
+    // A file written with more than one name (a hard link) changes the other names too — maybe
+    // another run's leased file, which the watcher never sees written: refused, as harvest refuses it.
+    if (by === 'watcher') {
+      const info = await lstat(path.join(options.tree, repoPath)).catch(() => null);
+      if (info !== null && info.isFile() && info.nlink > 1) {
+        return refuse({ path: repoPath, reason: 'invalid', holder: null, via: null, message: `${repoPath} is a hard link (${info.nlink} names): a write to it changes another file too` });
+      }
+    }
+    if (options.ownFiles.includes(repoPath)) return refuse({ path: repoPath, reason: 'own', holder: null, via: null, message: `${repoPath} is waves' fence integration for this run, not a file of the issue` });
     if (inFence(fence, repoPath)) return { path: asked, repoPath, status: 'allowed', message: 'inside the fence' };
     if (inFence(extended(), repoPath)) {
       // Written again (the watcher saw it): its imports now may reach a file another run leases.
@@ -280,6 +295,12 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
       });
       queue = run.catch(() => undefined);
       return run;
+    },
+    async blind(relative, code) {
+      const unwatched = (log.unwatched ??= []);
+      if (unwatched.length >= MAX_REFUSALS || unwatched.some((u) => u.path === relative)) return;
+      unwatched.push({ path: relative === '' ? '.' : relative, at: options.now().toISOString(), code });
+      await options.onChange(log).catch(() => undefined);
     },
     leaseIds: () => log.extensions.map((e) => e.leaseId).filter((x): x is string => x !== null),
     async close() {

@@ -34,6 +34,12 @@ export async function resolveFencePath(tree: string, text: string): Promise<Fenc
     }
   }
   if (relative === null) return invalid('outside the work tree of the run');
+  // The kernel resolves `..` after the link before it (`L/../x` is x beside L's target), where
+  // path.resolve drops the link: a path spelled with `..` is walked as the kernel walks it.
+  if (text.split(/[\\/]/).includes('..')) {
+    const through = await linkBeforeDotDot(tree, realTree, text);
+    if (through !== null) return invalid(`${through} is a symbolic link, and a \`..\` after it leads elsewhere than the path says`);
+  }
   const checked = checkLane(relative.split(path.sep).join('/'));
   if (!checked.ok || checked.lane === '.') return invalid(checked.ok ? 'the whole work tree is not a file' : checked.problem);
   const repoPath = checked.lane;
@@ -51,4 +57,42 @@ export async function resolveFencePath(tree: string, text: string): Promise<Fenc
     if (i === segments.length - 1 && info.isDirectory()) return invalid('a folder, not a file');
   }
   return { ok: true, repoPath };
+}
+
+/**
+ * The first symbolic link (tree-relative, as spelled) that a `..` of `text` comes after, walking
+ * the names as the kernel does; null when none. A path whose spelling does not start inside the
+ * tree (an absolute path by another name) is judged by its whole spelling: any link refuses it.
+ */
+async function linkBeforeDotDot(tree: string, realTree: string, text: string): Promise<string | null> {
+  let rest: string[];
+  if (path.isAbsolute(text)) {
+    const prefix = [path.resolve(tree), realTree].find((base) => text === base || text.startsWith(`${base}/`));
+    if (prefix === undefined) return text;
+    rest = text.slice(prefix.length).split('/');
+  } else rest = text.split(/[\\/]/);
+  let at = realTree;
+  const spelled: string[] = [];
+  let link: string | null = null;
+  for (const segment of rest) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') {
+      if (link !== null) return link;
+      at = path.dirname(at);
+      spelled.pop();
+      continue;
+    }
+    at = path.join(at, segment);
+    spelled.push(segment);
+    const info = await lstat(at).catch(() => null);
+    if (info === null) continue;
+    if (info.isSymbolicLink()) {
+      link = spelled.join('/');
+      // Followed from here as the kernel would: the real place the next `..` leaves from.
+      const real = await realpath(at).catch(() => null);
+      if (real === null) return link;
+      at = real;
+    }
+  }
+  return null;
 }

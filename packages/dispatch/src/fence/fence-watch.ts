@@ -43,8 +43,28 @@ export function isSkipped(relative: string): boolean {
  * Watches `tree` and calls `onWrites` with batches of tree-relative POSIX paths of files written,
  * created, renamed or deleted (ignored paths left out), at most every `batchMs`.
  */
-export function watchTree(tree: string, onWrites: (paths: string[]) => Promise<void> | void, options: { batchMs?: number } = {}): TreeWatcher {
+export function watchTree(
+  tree: string,
+  onWrites: (paths: string[]) => Promise<void> | void,
+  options: {
+    batchMs?: number;
+    /** A folder that cannot be watched for lack of watches or descriptors (ENOSPC, EMFILE, ENFILE): writes there go unseen. */
+    onBlind?: (relative: string, code: string) => void;
+  } = {},
+): TreeWatcher {
+  const blind = (rel: string, error: unknown) => {
+    const code = (error as NodeJS.ErrnoException | null)?.code ?? '';
+    if (code === 'ENOSPC' || code === 'EMFILE' || code === 'ENFILE') options.onBlind?.(rel, code);
+  };
   const watchers = new Map<string, FSWatcher>();
+  // The files last seen in each watched folder: a folder moved away or deleted at once reports no
+  // event for its files, which are then checked as deleted from this list.
+  const known = new Map<string, Set<string>>();
+  const remember = (rel: string) => {
+    const slash = rel.lastIndexOf('/');
+    const dir = slash < 0 ? '' : rel.slice(0, slash);
+    known.get(dir)?.add(slash < 0 ? rel : rel.slice(slash + 1));
+  };
   let closed = false;
   let pending = new Set<string>();
   let timer: NodeJS.Timeout | null = null;
@@ -63,11 +83,14 @@ export function watchTree(tree: string, onWrites: (paths: string[]) => Promise<v
     for (const rel of batch) {
       const info = await lstat(path.join(tree, rel)).catch(() => null);
       if (info === null && watchers.has(rel)) {
-        // A folder removed (or moved away): its files were reported by its own watcher.
+        // A folder removed (or moved away): its files went with it, whether or not their own
+        // events came (a move reports none) — each is checked as deleted.
         for (const [dir, watcher] of watchers) {
           if (dir === rel || dir.startsWith(`${rel}/`)) {
             watcher.close();
             watchers.delete(dir);
+            for (const name of known.get(dir) ?? []) if (!isSkipped(`${dir}/${name}`)) files.push(`${dir}/${name}`);
+            known.delete(dir);
           }
         }
         continue;
@@ -77,9 +100,10 @@ export function watchTree(tree: string, onWrites: (paths: string[]) => Promise<v
         await addTree(rel, true);
         continue;
       }
+      if (info !== null) remember(rel);
       files.push(rel);
     }
-    const kept = await notIgnored(tree, files);
+    const kept = await notIgnored(tree, [...new Set(files)]);
     if (kept.length > 0 && !closed) await onWrites(kept);
   };
   const queue = (rel: string) => {
@@ -97,13 +121,17 @@ export function watchTree(tree: string, onWrites: (paths: string[]) => Promise<v
         if (rel !== '' && String(name) === path.basename(rel) && !existsSync(path.join(tree, rel))) return;
         queue(rel === '' ? String(name) : `${rel}/${String(name)}`);
       });
-      watcher.on('error', () => {
+      watcher.on('error', (error) => {
         watcher.close();
         watchers.delete(rel);
+        blind(rel, error);
       });
       watchers.set(rel, watcher);
-    } catch {
-      // Gone already, or no permission: nothing to watch there.
+      if (!known.has(rel)) known.set(rel, new Set());
+    } catch (error) {
+      // Gone already, or no permission: nothing to watch there. Out of watches: the backstop is
+      // gone there, which is said (a run that could exhaust them must not go unseen).
+      blind(rel, error);
     }
   };
   /** Watches a folder and those below it; `fresh`: it appeared during the run, so its files are writes too. */
@@ -118,7 +146,10 @@ export function watchTree(tree: string, onWrites: (paths: string[]) => Promise<v
     for (const entry of entries) {
       const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (entry.isDirectory()) await addTree(child, fresh);
-      else if (fresh) queue(child);
+      else {
+        known.get(rel)?.add(entry.name);
+        if (fresh) queue(child);
+      }
     }
   };
   const ready = addTree('', false);

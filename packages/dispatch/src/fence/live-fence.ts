@@ -3,12 +3,14 @@
  * processes are gone: the keeper (decisions, leases, the record), the socket the hooks and
  * `waves fence check` ask, the agent's hooks in its tree, and the watcher that checks every write.
  */
+import { randomBytes } from 'node:crypto';
+import { lstat, readFile } from 'node:fs/promises';
 import { leaseStoreOf, openLeaseBackend } from '../leases/open-lease-backend.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FenceLog, FenceRefusal, RunRecord } from '../runs/run-record.js';
 import { createFenceKeeper, type FenceKeeper } from './fence-keeper.js';
-import { installIntegrations, removeIntegrations } from './fence-integrations.js';
+import { CLAUDE_SETTINGS, installIntegrations, integrationText, OPENCODE_PLUGIN, removeIntegrations } from './fence-integrations.js';
 import { startFenceServer, type FenceServer } from './fence-server.js';
 import { watchTree, type TreeWatcher } from './fence-watch.js';
 
@@ -32,10 +34,13 @@ export interface LiveFenceOptions {
 
 export interface LiveFence {
   keeper: FenceKeeper;
+  /** The run's secret its agent asks its fence with (`WAVES_FENCE_TICKET` in the agent's environment alone). */
+  key: string;
   close(): Promise<void>;
 }
 
 const CLIENT_MODULE = fileURLToPath(new URL('./fence-client.js', import.meta.url));
+const INTEGRATION_FILES = new Set([CLAUDE_SETTINGS, OPENCODE_PLUGIN]);
 
 export async function startLiveFence(options: LiveFenceOptions): Promise<LiveFence | null> {
   const { record } = options;
@@ -43,7 +48,26 @@ export async function startLiveFence(options: LiveFenceOptions): Promise<LiveFen
   if (!rules) return null;
   const root = path.dirname(path.dirname(options.recordFile));
   const tree = record.cwd;
-  const integrations = await installIntegrations({ tree, runId: options.runId, argv: record.argv, waves: options.waves, clientModule: CLIENT_MODULE, env: options.env });
+  const key = randomBytes(24).toString('base64url');
+  // The socket first: without one, no hook is installed (it would refuse every edit); the watcher guards.
+  let keeperNow: FenceKeeper | null = null;
+  let server: FenceServer | null = null;
+  try {
+    server = await startFenceServer(
+      options.runId,
+      {
+        check: (paths, by) => (keeperNow === null ? Promise.reject(new Error('the fence is starting')) : keeperNow.check(paths, by)),
+      },
+      options.env,
+      key,
+    );
+  } catch (error) {
+    options.note(`fence: no checker socket (${(error as Error).message.split('\n')[0]}); no hook is installed, the watcher checks every write`);
+  }
+  const integrations =
+    server === null
+      ? { installed: [] as string[], notes: [] as string[], madeDirs: [] as string[] }
+      : await installIntegrations({ tree, runId: options.runId, argv: record.argv, waves: options.waves, clientModule: CLIENT_MODULE, env: options.env });
   for (const line of integrations.notes) options.note(line);
   const log: FenceLog = { installed: integrations.installed, extensions: record.fence?.extensions ?? [], refusals: record.fence?.refusals ?? [] };
   await options.save(log);
@@ -70,24 +94,42 @@ export async function startLiveFence(options: LiveFenceOptions): Promise<LiveFen
     onLeaseLost: (lane, why) => options.leaseLost?.(`its lease on ${lane} was lost (${why})`),
     sharedTree: shared,
   });
-  let server: FenceServer | null = null;
-  try {
-    server = await startFenceServer(options.runId, keeper, options.env);
-  } catch (error) {
-    options.note(`fence: no checker socket (${(error as Error).message.split('\n')[0]}); the hooks refuse every edit outside the fence, the watcher still checks every write`);
-  }
-  const watcher: TreeWatcher = watchTree(tree, async (paths) => {
-    await keeper.check(paths, 'watcher').catch((error: unknown) => options.note(`fence: a check failed (${(error as Error).message.split('\n')[0]})`));
-  });
+  keeperNow = keeper;
+  // waves' integration files as waves writes them, installed or removed by another run of a shared
+  // tree, are no write of this run's agent (this run's own are judged: \`own\`).
+  const wavesOwn = async (rel: string): Promise<boolean> => {
+    if (!INTEGRATION_FILES.has(rel) || integrations.installed.includes(rel)) return false;
+    const info = await lstat(path.join(tree, rel)).catch(() => null);
+    if (info === null) return true;
+    if (!info.isFile() || info.size > 64 * 1024) return false;
+    const text = await readFile(path.join(tree, rel), 'utf8').catch(() => null);
+    return text === integrationText(rel === CLAUDE_SETTINGS ? 'claude' : 'opencode', { waves: options.waves, clientModule: CLIENT_MODULE, env: options.env });
+  };
+  const watcher: TreeWatcher = watchTree(
+    tree,
+    async (paths) => {
+      const theirs = await Promise.all(paths.map(wavesOwn));
+      const kept = paths.filter((_, i) => !theirs[i]);
+      if (kept.length === 0) return;
+      await keeper.check(kept, 'watcher').catch((error: unknown) => options.note(`fence: a check failed (${(error as Error).message.split('\n')[0]})`));
+    },
+    {
+      onBlind: (rel, code) => {
+        options.note(`fence: the watcher cannot watch ${rel || '.'}/ (${code}): writes there are not checked live; harvest will need a person`);
+        void keeper.blind(rel, code);
+      },
+    },
+  );
   await watcher.ready;
   return {
     keeper,
+    key,
     async close() {
       // Every write the agent made is checked before the run is settled: the record is complete.
       await watcher.drain().catch(() => undefined);
       watcher.close();
       await server?.close();
-      await removeIntegrations(tree, integrations.installed, integrations.madeDirs);
+      await removeIntegrations(tree, integrations.installed, integrations.madeDirs, options.runId, options.env);
       await keeper.close().catch((error: unknown) => options.note(`fence: the extensions' leases were not released (${(error as Error).message.split('\n')[0]})`));
     },
   };

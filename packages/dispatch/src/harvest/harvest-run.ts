@@ -21,6 +21,7 @@ import {
   ConfigError,
   fenceWithCompanions,
   inFence,
+  isControlFile,
   isSourceFile,
   gitInputProblem,
   readRegularFile,
@@ -447,6 +448,15 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   const changed = await changesOfRun();
   const auditOf = (changes: readonly ChangedPath[]) => auditFence(changes, declared, { serial: scope?.serial != null, serialGlobs: options.serialGlobs });
   const first = auditOf(changed);
+  // A control file (one that tools or agents run or obey) counted in the fence though the plan did
+  // not put it there (an extension an older waves granted) is never witnessed clean: merged, it
+  // would run at the next install, commit, verify or agent session. One outside the fence needs a
+  // person as every such change does (unless reverted).
+  const unwatched = record.fence?.unwatched ?? [];
+  if (unwatched.length > 0) reasons.push(`the live fence's watcher could not watch ${list(unwatched.map((u) => `${u.path}/ (${u.code})`))}: writes there were not checked as they happened — check what the agent did`);
+  const planned = fenceWithCompanions(scope?.fence ?? []);
+  const controlChanged = [...new Set(first.inFence.flatMap(touchedPaths).filter((p) => isControlFile(p) && !inFence(planned, p)))];
+  if (controlChanged.length > 0) reasons.push(`it changed control file(s) its plan did not name (files that tools or agents run or obey), counted in its fence only as extensions: ${list(controlChanged)} — read them before anything runs or merges there`);
   const touchedBefore = worktree ? [] : changed.flatMap(touchedPaths).filter((p) => dirtyBefore.has(p));
   if (touchedBefore.length > 0) reasons.push(`${list(touchedBefore)} had uncommitted changes before the run started: they cannot be told apart from the agent's`);
 

@@ -164,7 +164,7 @@ export const FenceRefusalSchema = z.object({
   path: z.string(),
   at: z.string(),
   by: FenceAskerSchema,
-  reason: z.enum(['overlap', 'import', 'root', 'serial', 'invalid', 'own']),
+  reason: z.enum(['overlap', 'import', 'root', 'serial', 'control', 'invalid', 'own']),
   holder: z.string().nullable(),
   via: z.string().nullable(),
   message: z.string(),
@@ -175,10 +175,12 @@ export const FenceRefusalSchema = z.object({
  * record field; an agent's copy in the repository is never read back for it).
  */
 export const FenceLogSchema = z.object({
-  /** Integration files waves put in the run's tree (removed when the run ends). */
+  /** Integration files the run used in its tree: written by it, or found as waves writes them for another run of the tree (removed by the last run to end). */
   installed: z.array(z.string()),
   extensions: z.array(FenceExtensionSchema),
   refusals: z.array(FenceRefusalSchema),
+  /** Folders the watcher could not watch (out of inotify watches or descriptors): writes there went unchecked live. */
+  unwatched: z.array(z.object({ path: z.string(), at: z.string(), code: z.string() })).optional(),
 });
 
 export type RunScope = z.infer<typeof RunScopeSchema>;

@@ -169,7 +169,15 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
       now,
       waves: options.waves ?? [process.execPath, process.argv[1]!],
       env: env as NodeJS.ProcessEnv,
-      save: (fenceLog) => save({ fence: { installed: fenceLog.installed, extensions: [...fenceLog.extensions], refusals: [...fenceLog.refusals] } }),
+      save: (fenceLog) =>
+        save({
+          fence: {
+            installed: fenceLog.installed,
+            extensions: [...fenceLog.extensions],
+            refusals: [...fenceLog.refusals],
+            ...(fenceLog.unwatched ? { unwatched: [...fenceLog.unwatched] } : {}),
+          },
+        }),
       note,
       stopRun: (reason) => {
         note(`${reason}; stopping the agent (fence.onRefusal: stop)`);
@@ -186,7 +194,9 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     try {
       agent = startLogged(record.argv, {
         cwd: record.cwd,
-        env: { ...childEnvironment(env, { passThrough: record.passEnv ?? [], runId }), ...ownVariables(record.agentEnv) },
+        // The fence's key goes to the agent alone: another run's agent cannot ask this run's fence.
+        // Named so that agents' secret filters (codex drops *KEY*, *SECRET*, *TOKEN*) pass it to their shells.
+        env: { ...childEnvironment(env, { passThrough: record.passEnv ?? [], runId }), ...ownVariables(record.agentEnv), ...(fence ? { WAVES_FENCE_TICKET: fence.key } : {}) },
         log,
         maxBytes: record.logMaxBytes ?? null,
         secrets: secretsOf(env),

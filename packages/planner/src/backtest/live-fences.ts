@@ -38,7 +38,7 @@ export interface FenceEvent {
   path: RepoPath;
   outcome: FenceOutcome;
   /** Why it was refused: the rule and its message (null when granted). */
-  reason: 'overlap' | 'import' | 'root' | 'serial' | null;
+  reason: 'overlap' | 'import' | 'root' | 'serial' | 'control' | null;
   detail: string | null;
 }
 
@@ -123,7 +123,7 @@ export function simulateLiveFences(input: LiveFenceInput): LiveFenceReport {
           written.get(number)!.add(path);
           events.push({ wave, number, path, outcome: 'granted', reason: null, detail: null });
         } else {
-          const outcome: FenceOutcome = verdict.reason === 'root' || verdict.reason === 'serial' ? 'person' : 'refused';
+          const outcome: FenceOutcome = verdict.reason === 'root' || verdict.reason === 'serial' || verdict.reason === 'control' ? 'person' : 'refused';
           stopped.add(number);
           events.push({ wave, number, path, outcome, reason: verdict.reason, detail: verdict.message });
         }

@@ -11,6 +11,8 @@
  * - `root` (extension only): a parallel run's fence never grows onto a root file (the manifests,
  *   lockfiles, CI and base tsconfig files every package shares), nor onto the whole repository;
  * - `serial` (extension only): nor onto a configured serial path — those issues run alone;
+ * - `control` (extension only, even for a run holding the whole repository): nor onto a control
+ *   file, one a tool or agent executes or obeys when it runs in the tree (control-files.ts);
  * - `overlap`: another holder's live lease covers a lane, lies inside it, or is the whole
  *   repository; or (`root`) the lane is a root file while another holder leases a root file (two
  *   issues touching root files conflict, see find-conflicts.ts);
@@ -34,6 +36,7 @@ import { containsPath } from '../paths/repo-paths.js';
 import { globMatcher } from '../paths/globs.js';
 import type { RepoTree } from '../scope/repo-tree.js';
 import { resolveLaneName } from '../scope/resolve-lane.js';
+import { isControlFile } from '../scope/control-files.js';
 import { matchSerial, rootFileOf, ROOT_FILE_GLOBS } from '../scope/serial-paths.js';
 import type { ActiveLease, RepoGraph, RepoPath } from '../types.js';
 import { canonicalLane, WHOLE_REPOSITORY } from './canonical-lane.js';
@@ -56,7 +59,7 @@ export interface LeaseRules {
   extension?: boolean;
 }
 
-export type LeaseRefusalReason = 'overlap' | 'import' | 'root' | 'serial';
+export type LeaseRefusalReason = 'overlap' | 'import' | 'root' | 'serial' | 'control';
 
 export type LeaseVerdict =
   | { status: 'granted' }
@@ -192,6 +195,15 @@ export function decideLeases(active: readonly ActiveLease[], lanes: readonly str
     }
   }
 
+  // Nor onto a file that runs code or steers tools and agents, whoever holds what: planted there,
+  // it would run at the next install, commit, verify or agent session.
+  if (rules?.extension) {
+    for (const leaf of leaves) {
+      if (leaf.path !== '' && isControlFile(leaf.path)) {
+        return { status: 'refused', reason: 'control', lane: leaf.lane, message: `${leaf.lane}: a control file (one that tools or agents run or obey: manifests, rc files, hooks, agent and CI settings, config modules) is never added to a running run's fence; only an issue that names it may change it` };
+      }
+    }
+  }
   const held = heldLeases(active, holder, tree);
   if (held.length === 0) return { status: 'granted' };
 

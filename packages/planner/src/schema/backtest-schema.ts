@@ -52,7 +52,7 @@ export const BacktestLocalisationSchema = z.object({
   }),
 });
 
-const FenceReason = z.enum(['overlap', 'import', 'root', 'serial']);
+const FenceReason = z.enum(['overlap', 'import', 'root', 'serial', 'control']);
 
 /** The plan replayed with live fences: each run's true files written in turn, every write outside its fence decided by the lease rule. */
 export const BacktestLiveFencesSchema = z.object({

@@ -1,0 +1,47 @@
+/**
+ * Control files: files a tool or an agent executes or obeys when it runs in the work tree — a
+ * package manager (its manifests, rc files and hooks), git (attributes, ignores, submodules, hooks
+ * managers), CI, the agents (their settings, plugins, MCP servers, instruction files), waves itself,
+ * and the config modules build and test tools load as code (`*.config.ts`, `.eslintrc.cjs`).
+ * A change to one runs code, or changes what runs, the next time anyone works in the tree: never
+ * added to a parallel run's fence as an extension (decide-lease.ts), and a change to one that the
+ * plan did not put in the issue's fence needs a person at harvest. The plan's own rules do not use
+ * this list: an issue that names such a file is planned as before.
+ */
+import type { RepoPath } from '../types.js';
+
+/** File names (at any depth) that tools run or obey. */
+const CONTROL_NAMES = new Set([
+  'package.json',
+  'waves.config.json',
+  'opencode.json',
+  'opencode.jsonc',
+  '.mcp.json',
+  '.pnpmfile.cjs',
+  '.pnpmfile.mjs',
+  '.gitattributes',
+  '.gitmodules',
+  '.gitignore',
+  '.envrc',
+  '.tool-versions',
+  'CLAUDE.md',
+  'CLAUDE.local.md',
+  'AGENTS.md',
+  'GEMINI.md',
+]);
+
+/** Folders (at any depth) whose every file a tool runs or obeys. */
+const CONTROL_DIRS = new Set(['.husky', '.githooks', '.claude', '.opencode', '.github', '.vscode', '.devcontainer', '.yarn', '.cursor', '.codex', '.gemini']);
+
+/** Patterns of names: rc files (`.npmrc`, `.yarnrc.yml`, `.eslintrc.cjs`), config modules (`vite.config.ts`), tsconfig files. */
+const CONTROL_PATTERNS: readonly RegExp[] = [/^\.[\w.-]*rc(\.(c|m)?[jt]s|\.json5?|\.ya?ml|\.toml)?$/, /\.config\.(c|m)?[jt]sx?$/, /^tsconfig(\..+)?\.json$/, /^jsconfig(\..+)?\.json$/];
+
+/** Whether a repository path is a control file (see above): its name, or a folder on its way. */
+export function isControlFile(repoPath: RepoPath): boolean {
+  const segments = repoPath.split('/').filter((s) => s !== '');
+  if (segments.length === 0) return false;
+  const name = segments.at(-1)!;
+  if (CONTROL_NAMES.has(name)) return true;
+  if (segments.slice(0, -1).some((s) => CONTROL_DIRS.has(s))) return true;
+  return CONTROL_PATTERNS.some((pattern) => pattern.test(name));
+}
