@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentsConfigSchema, agentTemplate, commandRule, OPENCODE_CONFIG_VARIABLE, permissionsWidening, validateTemplate } from '@waves/dispatch';
+import { AgentsConfigSchema, agentTemplate, commandRule, noRuleReason, OPENCODE_CONFIG_VARIABLE, permissionsWidening, validateTemplate } from '@waves/dispatch';
 
 describe('the commands a preset may run without asking', () => {
   it('allows a verification command as a prefix when its placeholders come last, as the prompt shows it', () => {
@@ -8,17 +8,45 @@ describe('the commands a preset may run without asking', () => {
     expect(commandRule(['npx', 'vitest', 'run', 'a b.ts'])).toEqual({ claude: "Bash(npx vitest run 'a b.ts')", opencode: ["npx vitest run 'a b.ts'"] });
   });
 
-  it('makes each placeholder in the middle any text, and never a rule for a program that runs code', () => {
-    expect(commandRule(['pnpm', '--filter', '{packages}', 'test'])).toEqual({ claude: 'Bash(pnpm --filter * test)', opencode: ['pnpm --filter * test'] });
-    expect(commandRule(['pnpm', 'run', '--filter={packages}', 'test', '{paths}'])).toEqual({ claude: 'Bash(pnpm run --filter=* test *)', opencode: ['pnpm run --filter=* test *'] });
-    // Before the first placeholder, only a program that runs code: `pnpm <anything>` would be allowed.
+  it('makes no rule for a placeholder in the middle nor for a fixed part that runs another program (F7)', () => {
+    // The README's own style: `*` in the middle would match `pnpm --filter . exec node -e … test`.
+    expect(commandRule(['pnpm', '--filter', '{packages}', 'test'])).toBeNull();
+    expect(commandRule(['pnpm', 'run', '--filter={packages}', 'test', '{paths}'])).toBeNull();
+    expect(commandRule(['pnpm', 'vitest', '--project={packages}'])).toBeNull();
+    expect(noRuleReason(['pnpm', '--filter', '{packages}', 'test'])).toMatch(/in the middle/);
     expect(commandRule(['pnpm', '--filter={packages}', 'test'])).toBeNull();
-    for (const argv of [['node', '{paths}'], ['sh', '-c', '{paths}'], ['bash', '-lc', 'x {paths}'], ['pnpm', '{paths}'], ['{paths}'], ['ssh', 'host', '{paths}']]) {
-      expect(commandRule(argv), argv.join(' ')).toBeNull();
-    }
+    const launchers = [
+      ['node', '{paths}'], ['sh', '-c', '{paths}'], ['bash', '-lc', 'x {paths}'], ['pnpm', '{paths}'], ['{paths}'], ['ssh', 'host', '{paths}'],
+      ['pnpm', 'exec', '{paths}'], ['pnpm', 'dlx', '{paths}'], ['npm', 'exec', '--', '{paths}'], ['npm', 'x', '{paths}'], ['xargs', '{paths}'], ['find', '{paths}'],
+      ['find', '.', '-name', '{paths}'], ['timeout', '60', '{paths}'], ['nice', '{paths}'], ['nohup', '{paths}'], ['env', 'CI=1', '{paths}'], ['yarn', '{paths}'],
+      ['yarn', 'node', '{paths}'], ['npx', 'tsx', '{paths}'], ['npx', 'vitest', '{paths}'], ['bunx', 'vitest', '{paths}'], ['node', '--test', '{paths}'],
+      ['python', '-m', 'pytest', '{paths}'], ['go', 'run', '{paths}'], ['go', 'test', '{paths}'], ['docker', 'run', '{paths}'], ['make', 'test', '{paths}'],
+      ['git', 'diff', '{paths}'], ['pnpm', 'run', '{paths}'], ['bun', 'test', '{paths}'], ['deno', 'test', '{paths}'],
+    ];
+    for (const argv of launchers) expect(commandRule(argv), argv.join(' ')).toBeNull();
+    // A test runner behind a package manager, placeholders last: a prefix.
+    expect(commandRule(['pnpm', 'test', '--', '{paths}'])?.claude).toBe('Bash(pnpm test --:*)');
+    expect(commandRule(['pnpm', '-r', 'test', '{paths}'])?.claude).toBe('Bash(pnpm -r test:*)');
     // A parenthesis or a comma could end Claude Code's rule and start another ("Bash" alone allows all).
     expect(commandRule(['pnpm', 'test) Bash(rm'])).toBeNull();
     expect(commandRule(['pnpm', 'vitest', '--reporter=dot,json'])).toBeNull();
+  });
+
+  it("gives the repository's own verify rules only for known test runners, never more than its permissions could (F7)", () => {
+    const fromRepository = { fromRepository: true };
+    expect(commandRule(['pnpm', 'vitest', 'run', '{paths}'], fromRepository)?.claude).toBe('Bash(pnpm vitest run:*)');
+    expect(commandRule(['pnpm', 'test'], fromRepository)?.claude).toBe('Bash(pnpm test)');
+    expect(commandRule(['npm', 'run', 'test:unit', '{paths}'], fromRepository)?.claude).toBe('Bash(npm run test:unit:*)');
+    expect(commandRule(['vitest', 'run', '{paths}'], fromRepository)?.claude).toBe('Bash(vitest run:*)');
+    for (const argv of [['curl', '{paths}'], ['rm', '-rf', '{paths}'], ['curl', 'https://evil.example'], ['pnpm', 'deploy'], ['cp', '{paths}', '/tmp']]) {
+      expect(commandRule(argv, fromRepository), argv.join(' ')).toBeNull();
+    }
+    // The same commands from the person's own config (--config) do get their rules.
+    expect(commandRule(['curl', '{paths}'])?.claude).toBe('Bash(curl:*)');
+    const claude = agentTemplate('claude', {}, { verify: [['pnpm', 'exec', '{paths}'], ['rm', '-rf', '{paths}'], ['pnpm', 'lint']], verifyFromRepository: true });
+    expect(claude.command).toEqual(['claude', '--print', '--allowedTools', 'Bash(pnpm lint)', '--permission-mode', 'acceptEdits', '--model', '{model}', '{prompt}']);
+    const opencode = agentTemplate('opencode', {}, { verify: [['pnpm', '--filter', '{packages}', 'test'], ['rm', '{paths}']], verifyFromRepository: true });
+    expect(JSON.parse(opencode.environment![OPENCODE_CONFIG_VARIABLE]!).permission.bash).toEqual({ '*': 'deny' });
   });
 
   it('gives claude acceptEdits and the verify commands, never a bypass, and the prompt after a flag value', () => {

@@ -147,7 +147,7 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   if (leasesUnknown !== null && !dryRun) throw new LeaseRemoteError(`dispatch refused: the remote leases could not be read (${leasesUnknown})`);
   let agent;
   try {
-    agent = agentTemplate(stringFlag(values, 'agent') ?? 'opencode', config.config.agents ?? {}, { verify: config.config.verify });
+    agent = agentTemplate(stringFlag(values, 'agent') ?? 'opencode', config.config.agents ?? {}, { verify: config.config.verify, verifyFromRepository: !config.explicit });
   } catch (error) {
     if (error instanceof AgentTemplateError) throw new UsageError(`--agent: ${error.message}`);
     throw error;

@@ -82,10 +82,10 @@ export function renderCommand(template: AgentTemplate, values: CommandValues): s
  * in a config sets only its settings (`env`, `valueFlags`, `permissions`; the config schema
  * refuses a `command`), and the verification commands are what it may run (preset-permissions.ts).
  */
-export function agentTemplate(name: string, agents: Readonly<Record<string, AgentConfig>> = {}, options: { verify?: readonly (readonly string[])[] | undefined } = {}): AgentTemplate {
+export function agentTemplate(name: string, agents: Readonly<Record<string, AgentConfig>> = {}, options: { verify?: readonly (readonly string[])[] | undefined; verifyFromRepository?: boolean | undefined } = {}): AgentTemplate {
   // Own properties only: `toString` or `__proto__` is a name like any other, not an agent.
   const custom = Object.hasOwn(agents, name) ? agents[name] : undefined;
-  const preset = Object.hasOwn(AGENT_PRESETS, name) ? presetTemplate(name as 'opencode' | 'claude' | 'codex', { verify: options.verify ?? [], permissions: custom?.permissions }) : undefined;
+  const preset = Object.hasOwn(AGENT_PRESETS, name) ? presetTemplate(name as 'opencode' | 'claude' | 'codex', { verify: options.verify ?? [], permissions: custom?.permissions, verifyFromRepository: options.verifyFromRepository }) : undefined;
   const command = preset?.command ?? custom?.command;
   if (command) {
     return {
