@@ -44,14 +44,15 @@ describe('the presets, run', () => {
       expect(prompt).toMatch(/^You are an isolated worker for issue #101/);
       const flags = call!.argv.slice(0, -1);
       if (agent === 'claude') {
-        expect(flags).toEqual(['--print', '--allowedTools', 'Bash(pnpm vitest run:*)', 'Bash(pnpm --filter * lint)', '--permission-mode', 'acceptEdits']);
+        // The lint command has a placeholder in the middle: no rule (harvest runs it anyway).
+        expect(flags).toEqual(['--print', '--allowedTools', 'Bash(pnpm vitest run:*)', '--permission-mode', 'acceptEdits']);
       } else if (agent === 'codex') {
         expect(flags).toEqual(['exec', '--sandbox', 'workspace-write', '--cd', worktree]);
       } else {
         expect(flags).toEqual(['run', '--title', 'Issue #101: Checkout charges twice when the payment provider times out']);
         const config = JSON.parse(call!.opencodeConfig!);
         expect(config.permission.edit).toBe('allow');
-        expect(config.permission.bash).toEqual({ '*': 'deny', 'pnpm vitest run': 'allow', 'pnpm vitest run *': 'allow', 'pnpm --filter * lint': 'allow' });
+        expect(config.permission.bash).toEqual({ '*': 'deny', 'pnpm vitest run': 'allow', 'pnpm vitest run *': 'allow' });
         expect(JSON.stringify(config)).not.toContain('"ask"');
         // Sealed with the record: the supervisor sets it from there.
         expect(records()[0]!.agentEnv).toEqual({ OPENCODE_CONFIG_CONTENT: call!.opencodeConfig });
@@ -110,7 +111,33 @@ describe('the presets, run', () => {
     const result = await waves(['dispatch', ...ISSUE, '--agent', 'claude', '--config', mine], h.root, tools.env(trace));
     expect(result.exitCode, result.stderr).toBe(0);
     expect(tools.calls(trace)[0]!.argv.slice(0, -1)).toEqual([
-      '--print', '--allowedTools', 'Bash(pnpm vitest run:*)', 'Bash(pnpm --filter * lint)', 'Bash(make check)', 'WebFetch(domain:docs.rs)', '--permission-mode', 'acceptEdits',
+      '--print', '--allowedTools', 'Bash(pnpm vitest run:*)', 'Bash(make check)', 'WebFetch(domain:docs.rs)', '--permission-mode', 'acceptEdits',
     ]);
+  }, 60_000);
+
+  it("gives the repository's own verify no rule that launches other programs (F7), and refuses a model that would be a flag (F10)", async () => {
+    const own = path.join(h.root, 'waves.config.json');
+    const before = readFileSync(own, 'utf8');
+    try {
+      writeFileSync(own, JSON.stringify({ ...JSON.parse(before), verify: [['pnpm', 'exec', '{paths}'], ['curl', '{paths}'], ['pnpm', 'vitest', 'run', '{paths}']] }));
+      const dry = await waves(['dispatch', ...ISSUE, '--agent', 'claude', '--dry-run', '--json'], h.root);
+      expect(dry.exitCode, dry.stderr).toBe(0);
+      expect(dry.stdout).toContain('Bash(pnpm vitest run:*)');
+      expect(dry.stdout).not.toContain('Bash(pnpm exec');
+      expect(dry.stdout).not.toContain('Bash(curl');
+      for (const model of ['--share', '--attach=https://evil.example', '-x']) {
+        writeFileSync(own, JSON.stringify({ ...JSON.parse(before), routing: { tiers: { default: { model } } } }));
+        const refused = await waves(['dispatch', ...ISSUE, '--agent', 'opencode', '--dry-run'], h.root);
+        expect(refused.exitCode, model).toBe(2);
+        expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+        expect(refused.stderr).toContain('which the agent would read as a flag');
+      }
+      writeFileSync(own, before);
+      const flag = await waves(['dispatch', ...ISSUE, '--agent', 'opencode', '--dry-run', '--model=--share'], h.root);
+      expect(flag.exitCode).toBe(2);
+      expect(flag.stderr.trim().split('\n')).toEqual(['waves: --model: "--share" starts with "-", which the agent would read as a flag']);
+    } finally {
+      writeFileSync(own, before);
+    }
   }, 60_000);
 });

@@ -97,8 +97,26 @@ export const LogsConfigSchema = z.strictObject({
     .describe("Bytes of each agent's log (and each verification command's output) kept; past it the log says it was truncated and the rest is discarded while the process runs on (default: no cap)"),
 });
 
+/**
+ * Why a model name may not be passed after `--model`, or null. One starting with `-` would be read
+ * as a flag by opencode's parser (yargs: `--model --share` turns sharing on, `--model
+ * --attach=URL` attaches the run to a server); whitespace or control characters are no model name.
+ */
+export function modelNameProblem(model: string): string | null {
+  if (model.startsWith('-')) return 'starts with "-", which the agent would read as a flag';
+  if (/[\s\p{Cc}]/u.test(model)) return 'holds whitespace or a control character';
+  return null;
+}
+
 export const TierSchema = z.strictObject({
-  model: z.string().min(1).describe('The model the agent is started with'),
+  model: z
+    .string()
+    .min(1)
+    .superRefine((model, ctx) => {
+      const problem = modelNameProblem(model);
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: `the model ${JSON.stringify(model)} ${problem}` });
+    })
+    .describe('The model the agent is started with (never starting with "-")'),
   recordAs: z.string().optional().describe('How the run records the model (defaults to model)'),
   manualOnly: z.boolean().optional().describe('Never chosen by automatic routing (the most expensive tier)'),
 });

@@ -27,7 +27,7 @@ export { checkOwnDirectories, OWN_DIRECTORIES, STATE_DIR } from './own-dirs.js';
 export { configChangedDuringRuns } from './runs/config-during-runs.js';
 export { commonDirOf, gitFailure, resolveBase, worktreeProblem } from './runs/worktree-check.js';
 export { quoteArg, shellQuote } from './shell-quote.js';
-export { AgentConfigSchema, AgentPermissionsSchema, AgentsConfigSchema, DispatchConfigShape, LeasesConfigSchema, LogsConfigSchema, PromptConfigSchema, RoutingConfigSchema, TierSchema, WorktreeConfigSchema } from './config-schema.js';
+export { AgentConfigSchema, AgentPermissionsSchema, AgentsConfigSchema, DispatchConfigShape, LeasesConfigSchema, LogsConfigSchema, modelNameProblem, PromptConfigSchema, RoutingConfigSchema, TierSchema, WorktreeConfigSchema } from './config-schema.js';
 export type { AgentConfig, AgentPermissions, LogsConfig, RoutingConfig, WorktreeConfig } from './config-schema.js';
 export {
   acquireLease,

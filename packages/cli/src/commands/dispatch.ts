@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { agentTemplate, AgentTemplateError, buildDispatch, shellQuote, configChangedDuringRuns, lockfileSetup, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_SETUP_TIMEOUT, DEFAULT_VERIFY_TIMEOUT, LeaseRemoteError, MAX_DURATION_MS, RUNS_DIR, runWave, tokensOf, type DispatchOptions, type RunEvent } from '@waves/dispatch';
+import { agentTemplate, AgentTemplateError, buildDispatch, shellQuote, configChangedDuringRuns, lockfileSetup, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_SETUP_TIMEOUT, DEFAULT_VERIFY_TIMEOUT, LeaseRemoteError, MAX_DURATION_MS, modelNameProblem, RUNS_DIR, runWave, tokensOf, type DispatchOptions, type RunEvent } from '@waves/dispatch';
 import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, readRegularFile, verifyPlan } from '@waves/planner';
 import { durationOf, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { checkPermissionWidening, checkTokenPassThrough } from '../config/agent-trust.js';
@@ -131,6 +131,9 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   if (!dryRun && values['all-waves']) throw new UsageError('--all-waves: a run dispatches one wave at a time (preview them all with --dry-run)');
   if (!dryRun && values.json) throw new UsageError('--json: only with --dry-run (waves status --json reports runs)');
   const concurrency = intFlag(values, 'concurrency', 1);
+  const modelFlag = stringFlag(values, 'model');
+  const modelProblem = modelFlag === undefined ? null : modelNameProblem(modelFlag);
+  if (modelProblem !== null) throw new UsageError(`--model: ${JSON.stringify(modelFlag)} ${modelProblem}`);
   const timeoutText = stringFlag(values, 'timeout');
   const timeoutMs = timeoutText === undefined ? null : durationOf(timeoutText, { flag: 'timeout' });
   // --base is checked before anything else is read: a ref git cannot resolve to a commit (or one
