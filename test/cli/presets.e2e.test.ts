@@ -140,4 +140,25 @@ describe('the presets, run', () => {
       writeFileSync(own, before);
     }
   }, 60_000);
+
+  it('harvest compares verify with the config the dispatch read it from, not the repository\'s when --config was used (F13)', async () => {
+    const tools = fakeTools(path.join(h.side, 'bin'), ['codex']);
+    const trace = path.join(h.side, 'f13.jsonl');
+    rmSync(path.join(h.root, '.dispatch-runs'), { recursive: true, force: true });
+    const mine = path.join(h.side, 'f13.json');
+    writeFileSync(mine, JSON.stringify({ verify: [['git', '--version']] }));
+    const result = await waves(['dispatch', ...ISSUE, '--agent', 'codex', '--config', mine], h.root, tools.env(trace));
+    expect(result.exitCode, result.stderr).toBe(0);
+    const sealedConfig = (records()[0] as unknown as { verify: { config: string } }).verify.config;
+    expect(sealedConfig).toBe(mine);
+    // Harvest with the repository's own config (another verify): no false "differs" note.
+    const harvested = await waves(['harvest', '--json'], h.root, tools.env(trace));
+    const notes = JSON.parse(harvested.stdout).runs.flatMap((r: { witness?: { notes: string[] } }) => r.witness?.notes ?? []);
+    expect(notes.join(' '), harvested.stderr).not.toMatch(/differs from the one in force/);
+    // With the same --config, changed since the dispatch: the difference is noted.
+    writeFileSync(mine, JSON.stringify({ verify: [['git', 'status']] }));
+    const again = await waves(['harvest', '--json', '--config', mine], h.root, tools.env(trace));
+    const notesAgain = JSON.parse(again.stdout).runs.flatMap((r: { witness?: { notes: string[] } }) => r.witness?.notes ?? []);
+    expect(notesAgain.join(' '), again.stderr).toMatch(/differs from the one in force/);
+  }, 60_000);
 });

@@ -174,7 +174,7 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
     return 0;
   }
 
-  const { config } = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
+  const { config, file: configFile } = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
   // Before any git command — the planner's listing of the root, each run's diff, a commit: git
   // would run a program an agent planted in its config (a filter, a signing program).
   const { commitSigning } = await checkGitTrust(root, io.now());
@@ -219,6 +219,7 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
             verify: config.verify ?? [],
             verifyTimeoutMs,
             verifyTimeoutFromFlag: verifyTimeoutFlag !== undefined,
+            verifyConfig: configFile,
             logMaxBytes: config.logs?.maxBytes ?? null,
             graceMs: killGraceMs(io.env),
             serialGlobs: config.serial ?? [],
