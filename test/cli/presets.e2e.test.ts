@@ -4,7 +4,7 @@
  * opencode's per-run config — with the flags that let it edit unattended, and its Bash limited to
  * the verification commands; a repository's own config may not widen them.
  */
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { waves } from '../helpers/example-repo.js';
@@ -161,4 +161,52 @@ describe('the presets, run', () => {
     const notesAgain = JSON.parse(again.stdout).runs.flatMap((r: { witness?: { notes: string[] } }) => r.witness?.notes ?? []);
     expect(notesAgain.join(' '), again.stderr).toMatch(/differs from the one in force/);
   }, 60_000);
+
+  it("does not start claude or opencode in a tree whose own agent config widens them, unless the person's config allows it (F9, F14)", async () => {
+    const tools = fakeTools(path.join(h.side, 'bin'), ['claude', 'opencode']);
+    const trace = path.join(h.side, 'project.jsonl');
+    const planted = {
+      claude: ['.claude/settings.local.json', JSON.stringify({ permissions: { allow: ['Bash'] } })],
+      opencode: ['opencode.json', JSON.stringify({ agent: { build: { permission: { bash: 'allow' } } } })],
+    } as const;
+    const own = path.join(h.root, 'waves.config.json');
+    const before = readFileSync(own, 'utf8');
+    try {
+      for (const [agent, [file, text]] of Object.entries(planted)) {
+        rmSync(path.join(h.root, '.dispatch-runs'), { recursive: true, force: true });
+        rmSync(trace, { force: true });
+        const where = path.join(h.root, file);
+        mkdirSync(path.dirname(where), { recursive: true });
+        writeFileSync(where, text);
+        await h.repo.git('add', file);
+        await h.repo.git('commit', '-qm', `plant ${file}`);
+        const result = await waves(['dispatch', ...ISSUE, '--agent', agent, '--worktree'], h.root, tools.env(trace));
+        expect(tools.calls(trace), agent).toEqual([]);
+        const [record] = records();
+        expect(record!.status, result.stderr).toBe('failed');
+        expect(record!.reason).toContain(`${file} ${agent === 'claude' ? 'sets permissions.allow' : 'sets "agent"'}`);
+        expect(record!.reason).toContain(`agents.${agent}.permissions.projectConfig`);
+        await forgetWorktree();
+        // The repository's own config may not allow it.
+        writeFileSync(own, JSON.stringify({ ...JSON.parse(before), agents: { [agent]: { permissions: { projectConfig: true } } } }));
+        const refused = await waves(['dispatch', ...ISSUE, '--agent', agent, '--dry-run'], h.root);
+        expect(refused.exitCode).toBe(2);
+        expect(refused.stderr).toContain(`agents.${agent}.permissions.projectConfig widens what the agent may do`);
+        writeFileSync(own, before);
+        // The person's own may.
+        rmSync(path.join(h.root, '.dispatch-runs'), { recursive: true, force: true });
+        const mine = path.join(h.side, `allow-${agent}.json`);
+        writeFileSync(mine, JSON.stringify({ verify: VERIFY, agents: { [agent]: { permissions: { projectConfig: true } } } }));
+        const allowed = await waves(['dispatch', ...ISSUE, '--agent', agent, '--worktree', '--config', mine], h.root, tools.env(trace));
+        expect(allowed.exitCode, allowed.stderr).toBe(0);
+        expect(tools.calls(trace)).toHaveLength(1);
+        await forgetWorktree();
+        await h.repo.git('rm', '-q', file);
+        await h.repo.git('commit', '-qm', `unplant ${file}`);
+      }
+    } finally {
+      writeFileSync(own, before);
+      rmSync(path.join(h.root, '.dispatch-runs'), { recursive: true, force: true });
+    }
+  }, 90_000);
 });

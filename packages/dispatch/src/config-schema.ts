@@ -30,6 +30,10 @@ export const AgentPermissionsSchema = z.strictObject({
     .enum(['read-only', 'workspace-write', 'danger-full-access'])
     .optional()
     .describe("codex only: its sandbox (default workspace-write; read-only narrows it, danger-full-access removes it)"),
+  projectConfig: z
+    .boolean()
+    .optional()
+    .describe("claude, opencode: start even when the run's tree holds the tool's own project config that widens it (.claude/settings*.json permissions or hooks; opencode.json permission/agent keys, .opencode agents or plugins); default false: the run does not start"),
 });
 
 export const AgentConfigSchema = z.strictObject({
@@ -56,6 +60,7 @@ const PERMISSION_OWNERS: Record<keyof z.infer<typeof AgentPermissionsSchema>, re
   commands: ['claude', 'opencode'],
   allowedTools: ['claude'],
   sandbox: ['codex'],
+  projectConfig: ['claude', 'opencode'],
 };
 
 export const AgentsConfigSchema = z.record(z.string(), AgentConfigSchema).superRefine((agents, ctx) => {

@@ -14,6 +14,7 @@ export function dispatchOrder(plan: Plan): { wave: number; number: number; title
 }
 
 export { AGENT_PRESETS, agentTemplate, AgentTemplateError, PLACEHOLDERS, presetTemplate, renderCommand } from './agents/agent-command.js';
+export { projectAgentConfigProblem } from './agents/project-agent-config.js';
 export { claudePermissionArgs, CODEX_SANDBOXES, codexSandbox, commandRule, noRuleReason, OPENCODE_CONFIG_VARIABLE, opencodeConfig, permissionsWidening } from './agents/preset-permissions.js';
 export type { CodexSandbox, CommandRule, PresetPermissionInput } from './agents/preset-permissions.js';
 export { DEFAULT_SETUP_TIMEOUT, lockfileSetup } from './runs/worktree-setup.js';

@@ -257,6 +257,7 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
       supervisorTokens: tokensOf(io.env),
       logMaxBytes: config.config.logs?.maxBytes ?? null,
       // Sealed in each record: the harvest runs these, whatever the config says by then.
+      projectConfigAllowed: Object.hasOwn(config.config.agents ?? {}, agent.name) && config.config.agents![agent.name]!.permissions?.projectConfig === true,
       verify: { commands: config.config.verify ?? [], timeoutMs: durationOf(config.config.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, { configKey: 'verifyTimeout' }), config: config.file },
       setupTimeoutMs,
       graceMs: killGraceMs(io.env),

@@ -238,6 +238,7 @@ export function permissionsWidening(name: string, permissions: AgentPermissions 
   const wider: string[] = [];
   if ((permissions.commands ?? []).length > 0) wider.push(`permissions.commands (${permissions.commands!.map((c) => c.join(' ')).join('; ')})`);
   if ((permissions.allowedTools ?? []).length > 0) wider.push(`permissions.allowedTools (${permissions.allowedTools!.join(', ')})`);
+  if (permissions.projectConfig === true) wider.push('permissions.projectConfig');
   if (permissions.sandbox !== undefined && CODEX_SANDBOXES.indexOf(permissions.sandbox) > CODEX_SANDBOXES.indexOf(DEFAULT_SANDBOX)) wider.push(`permissions.sandbox ${permissions.sandbox}`);
   return wider.length > 0 ? `agents.${name}.${wider.join(' and ').replace(/ and permissions\./g, ' and ')}` : null;
 }

@@ -247,6 +247,8 @@ export const RunRecordSchema = z.object({
    * harvest runs, whatever the config says by then (an agent in the shared work tree can rewrite
    * it). Absent in records of an older waves: the harvest uses the config.
    */
+  /** The person's config allows the agent's own project config in the tree (`permissions.projectConfig`); absent: such a file stops the run before it starts. */
+  projectConfigAllowed: z.boolean().optional(),
   verify: z
     .object({
       commands: z.array(z.array(z.string())),

@@ -29,6 +29,7 @@ import { processStart } from './process-table.js';
 import { findStrays, stopStrays, type Stray } from './stray-processes.js';
 import { DescendantTracker } from './track-descendants.js';
 import { startLiveFence, type LiveFence } from '../fence/live-fence.js';
+import { projectAgentConfigProblem } from '../agents/project-agent-config.js';
 
 /** At most one record write a second for the tracker's findings. */
 const TRACK_SAVE_MS = 1_000;
@@ -152,7 +153,14 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
       const limit = Math.min(record.timeoutMs, MAX_DURATION_MS);
       timer = setTimeout(() => stop('timed_out', `no end after ${Math.round(limit / 1000)} s`), limit);
     }
-    const setupFailure = await setUpWorktree(record, { env, grace, runId, stopRequested, save });
+    let setupFailure = await setUpWorktree(record, { env, grace, runId, stopRequested, save });
+    // The agent's own project config in its tree (and, for a worktree, the main checkout around it)
+    // must not widen what waves allows it (project-agent-config.ts): checked after the setup, which
+    // may write files too.
+    if (setupFailure === null && !record.projectConfigAllowed) {
+      const mainCheckout = record.worktree ? path.resolve(record.cwd, '..', '..', '..') : null;
+      setupFailure = await projectAgentConfigProblem(record.cwd, record.argv, mainCheckout && mainCheckout !== record.cwd ? [mainCheckout] : []);
+    }
     const afterSetup = endingNow() ?? (setupFailure === null ? null : { status: 'failed' as const, reason: setupFailure });
     if (afterSetup !== null) {
       // The agent never started.
