@@ -38,6 +38,9 @@ describe('the commands a preset may run without asking', () => {
     expect(commandRule(['pnpm', 'test'], fromRepository)?.claude).toBe('Bash(pnpm test)');
     expect(commandRule(['npm', 'run', 'test:unit', '{paths}'], fromRepository)?.claude).toBe('Bash(npm run test:unit:*)');
     expect(commandRule(['vitest', 'run', '{paths}'], fromRepository)?.claude).toBe('Bash(vitest run:*)');
+    // What waves init writes: the package manager's test script.
+    for (const pm of ['pnpm', 'npm', 'yarn', 'bun']) expect(commandRule([pm, 'test'], fromRepository)?.claude).toBe(`Bash(${pm} test)`);
+    expect(commandRule(['bun', 'test', '{paths}'], fromRepository)).toBeNull();
     for (const argv of [['curl', '{paths}'], ['rm', '-rf', '{paths}'], ['curl', 'https://evil.example'], ['pnpm', 'deploy'], ['cp', '{paths}', '/tmp']]) {
       expect(commandRule(argv, fromRepository), argv.join(' ')).toBeNull();
     }

@@ -119,7 +119,8 @@ function launches(literal: readonly string[]): string | null {
 function testRunner(literal: readonly string[]): boolean {
   const first = programNames(literal[0]!);
   if (first.some((name) => TEST_RUNNERS.has(name))) return true;
-  if (!first.some((name) => PACKAGE_MANAGERS.has(name))) return false;
+  // `bun test` (what waves init writes for bun) too: a prefix rule for bun is refused by `launches` anyway.
+  if (!first.some((name) => PACKAGE_MANAGERS.has(name) || name === 'bun')) return false;
   const words = literal.slice(1).filter((element) => !element.startsWith('-'));
   const script = words[0] === 'run' || words[0] === 'run-script' ? words[1] : words[0];
   return script !== undefined && (TEST_RUNNERS.has(script) || SCRIPT.test(script));
