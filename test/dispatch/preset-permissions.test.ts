@@ -82,6 +82,10 @@ describe('the commands a preset may run without asking', () => {
     expect(permissionsWidening('codex', { sandbox: 'danger-full-access' })).toBe('agents.codex.permissions.sandbox danger-full-access');
     expect(permissionsWidening('claude', { commands: [['make']], allowedTools: ['Bash'] })).toBe('agents.claude.permissions.commands (make) and allowedTools (Bash)');
     expect(permissionsWidening('claude', {})).toBeNull();
+    // The tools' own project config in the tree (F9, F14): any agent's to allow, and a widening.
+    expect(permissionsWidening('opencode', { projectConfig: true })).toBe('agents.opencode.permissions.projectConfig');
+    expect(permissionsWidening('my-claude', { projectConfig: false })).toBeNull();
+    expect(AgentsConfigSchema.safeParse({ 'my-claude': { command: ['claude', '{prompt}'], permissions: { projectConfig: true } } }).success).toBe(true);
   });
 
   it('refuses a permission setting of another preset, of a custom agent, a rule that could be a flag or a placeholder', () => {

@@ -33,7 +33,7 @@ export const AgentPermissionsSchema = z.strictObject({
   projectConfig: z
     .boolean()
     .optional()
-    .describe("claude, opencode: start even when the run's tree holds the tool's own project config that widens it (.claude/settings*.json permissions or hooks; opencode.json permission/agent keys, .opencode agents or plugins); default false: the run does not start"),
+    .describe("an agent run by claude or opencode (a preset or your own): start even when the run's tree holds the tool's own project config that widens it (.claude/settings*.json permissions or hooks; opencode.json permission/agent keys, .opencode agents or plugins); default false: the run does not start"),
 });
 
 export const AgentConfigSchema = z.strictObject({
@@ -56,11 +56,10 @@ export const AgentConfigSchema = z.strictObject({
 });
 
 /** Which preset each permission setting is for. */
-const PERMISSION_OWNERS: Record<keyof z.infer<typeof AgentPermissionsSchema>, readonly string[]> = {
+const PERMISSION_OWNERS: Record<Exclude<keyof z.infer<typeof AgentPermissionsSchema>, 'projectConfig'>, readonly string[]> = {
   commands: ['claude', 'opencode'],
   allowedTools: ['claude'],
   sandbox: ['codex'],
-  projectConfig: ['claude', 'opencode'],
 };
 
 export const AgentsConfigSchema = z.record(z.string(), AgentConfigSchema).superRefine((agents, ctx) => {
@@ -80,7 +79,8 @@ export const AgentsConfigSchema = z.record(z.string(), AgentConfigSchema).superR
       ctx.addIssue({ code: 'custom', path: [name, 'command'], message: `required: ${name} is not a preset (${Object.keys(AGENT_PRESETS).join(', ')})` });
     }
     // A custom agent's command says itself what it allows; each setting is for the presets that have it.
-    for (const key of Object.keys(agent.permissions ?? {}) as (keyof typeof PERMISSION_OWNERS)[]) {
+    // projectConfig is any agent's whose executable is claude or opencode (project-agent-config.ts).
+    for (const key of Object.keys(agent.permissions ?? {}).filter((k) => k !== 'projectConfig') as (keyof typeof PERMISSION_OWNERS)[]) {
       if (!PERMISSION_OWNERS[key].includes(name)) {
         const owners = PERMISSION_OWNERS[key].join(' and ');
         ctx.addIssue({

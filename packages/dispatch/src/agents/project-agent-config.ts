@@ -77,7 +77,7 @@ async function opencodeProblem(tree: string, shown: string): Promise<string | nu
  * Why the agent of `argv` (claude or opencode, by its executable's name) must not start in `tree`,
  * or null. `alsoAt`: folders the tool reads too (the main checkout of a worktree inside it).
  */
-export async function projectAgentConfigProblem(tree: string, argv: readonly string[], alsoAt: readonly string[] = []): Promise<string | null> {
+export async function projectAgentConfigProblem(tree: string, argv: readonly string[], alsoAt: readonly string[] = [], agent?: string): Promise<string | null> {
   const name = path.basename(argv[0] ?? '');
   const check = name === 'claude' ? claudeProblem : name === 'opencode' ? opencodeProblem : null;
   if (check === null) return null;
@@ -85,7 +85,7 @@ export async function projectAgentConfigProblem(tree: string, argv: readonly str
     const shown = dir === tree ? '' : `${dir}/`;
     const problem = await check(dir, shown);
     if (problem !== null) {
-      return `${problem}, which would widen what ${name} may do beyond waves' rules; remove it, or allow it with agents.${name}.permissions.projectConfig in a config of your own (--config FILE)`;
+      return `${problem}, which would widen what ${name} may do beyond waves' rules; remove it, or allow it with agents.${agent ?? name}.permissions.projectConfig in a config of your own (--config FILE)`;
     }
   }
   return null;

@@ -162,7 +162,7 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     // may write files too.
     if (setupFailure === null && !record.projectConfigAllowed) {
       const mainCheckout = record.worktree ? path.resolve(record.cwd, '..', '..', '..') : null;
-      setupFailure = await projectAgentConfigProblem(record.cwd, record.argv, mainCheckout && mainCheckout !== record.cwd ? [mainCheckout] : []);
+      setupFailure = await projectAgentConfigProblem(record.cwd, record.argv, mainCheckout && mainCheckout !== record.cwd ? [mainCheckout] : [], record.agent);
     }
     const afterSetup = endingNow() ?? (setupFailure === null ? null : { status: 'failed' as const, reason: setupFailure });
     if (afterSetup !== null) {
