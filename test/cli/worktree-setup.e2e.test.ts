@@ -128,7 +128,7 @@ describe('worktree setup', () => {
     const trace = path.join(h.side, 'daemon.jsonl');
     const pidFile = path.join(h.side, 'setup-daemon.pid');
     rmSync(pidFile, { force: true });
-    const daemon = `env -i setsid sh -c 'exec sleep 300' </dev/null >/dev/null 2>&1 & echo $! > '${pidFile}'`;
+    const daemon = `env -i setsid sh -c 'exec sleep 300' </dev/null >/dev/null 2>&1 & echo $! > '${pidFile}'; sleep 0.3`;
     const config = myConfig('daemon', { worktree: { setup: [['sh', '-c', daemon]] } });
     let pid = 0;
     try {
@@ -136,7 +136,10 @@ describe('worktree setup', () => {
       expect(result.exitCode, result.stderr).toBe(0);
       pid = Number(readFileSync(pidFile, 'utf8').trim());
       expect(pid).toBeGreaterThan(0);
-      expect(record().status).toBe('succeeded');
+      const run = record() as RunRecordView & { strays?: { pid: number; where: string }[] };
+      expect(run.status).toBe('succeeded');
+      // Stopped by the run's last sweep (it sat in the worktree), named in the record.
+      expect(run.strays?.map((s) => s.pid)).toContain(pid);
       expect(alive(pid)).toBe(false);
     } finally {
       if (pid > 0 && alive(pid)) process.kill(pid, 'SIGKILL');
