@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { agentTemplate, AgentTemplateError, buildDispatch, shellQuote, configChangedDuringRuns, lockfileSetup, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_SETUP_TIMEOUT, DEFAULT_VERIFY_TIMEOUT, LeaseRemoteError, MAX_DURATION_MS, modelNameProblem, RUNS_DIR, runWave, tokensOf, type DispatchOptions, type RunEvent } from '@waves/dispatch';
 import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, readRegularFile, verifyPlan } from '@waves/planner';
 import { durationOf, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
-import { checkPermissionWidening, checkTokenPassThrough } from '../config/agent-trust.js';
+import { checkLogFloor, checkPermissionWidening, checkTokenPassThrough } from '../config/agent-trust.js';
 import { configPath } from '../config/config-paths.js';
 import { UsageError } from '../errors.js';
 import { killGraceMs } from '../kill-grace.js';
@@ -159,6 +159,7 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   // a permission beyond a preset's own.
   checkTokenPassThrough(config, agent);
   checkPermissionWidening(config, agent);
+  checkLogFloor(config);
   const setupTimeoutMs = durationOf(config.config.worktree?.setupTimeout ?? DEFAULT_SETUP_TIMEOUT, { configKey: 'worktree.setupTimeout' });
   // Each worktree is set up before its agent starts: the config's commands, or the lockfile's install.
   const setup = values.worktree ? (config.config.worktree?.setup ?? (await lockfileSetup(root))) : [];
