@@ -47,14 +47,14 @@ describe('the commands a preset may run without asking', () => {
     // The same commands from the person's own config (--config) do get their rules.
     expect(commandRule(['curl', '{paths}'])?.claude).toBe('Bash(curl:*)');
     const claude = agentTemplate('claude', {}, { verify: [['pnpm', 'exec', '{paths}'], ['rm', '-rf', '{paths}'], ['pnpm', 'lint']], verifyFromRepository: true });
-    expect(claude.command).toEqual(['claude', '--print', '--allowedTools', 'Bash(pnpm lint)', '--permission-mode', 'acceptEdits', '--model', '{model}', '{prompt}']);
+    expect(claude.command).toEqual(['claude', '--print', '--allowedTools', 'Bash(pnpm lint)', '--permission-mode', 'acceptEdits', '--model={model}', '{prompt}']);
     const opencode = agentTemplate('opencode', {}, { verify: [['pnpm', '--filter', '{packages}', 'test'], ['rm', '{paths}']], verifyFromRepository: true });
     expect(JSON.parse(opencode.environment![OPENCODE_CONFIG_VARIABLE]!).permission.bash).toEqual({ '*': 'deny' });
   });
 
   it('gives claude acceptEdits and the verify commands, never a bypass, and the prompt after a flag value', () => {
     const claude = agentTemplate('claude', {}, { verify: [['pnpm', 'vitest', 'run', '{paths}'], ['pnpm', 'lint']] });
-    expect(claude.command).toEqual(['claude', '--print', '--allowedTools', 'Bash(pnpm vitest run:*)', 'Bash(pnpm lint)', '--permission-mode', 'acceptEdits', '--model', '{model}', '{prompt}']);
+    expect(claude.command).toEqual(['claude', '--print', '--allowedTools', 'Bash(pnpm vitest run:*)', 'Bash(pnpm lint)', '--permission-mode', 'acceptEdits', '--model={model}', '{prompt}']);
     expect(claude.command.join(' ')).not.toMatch(/bypass|dangerously/i);
     expect(() => validateTemplate(claude)).not.toThrow();
     const wider = agentTemplate('claude', { claude: { permissions: { commands: [['make', 'check']], allowedTools: ['WebFetch(domain:docs.rs)'] } } }, { verify: [['pnpm', 'lint']] });
@@ -62,13 +62,13 @@ describe('the commands a preset may run without asking', () => {
   });
 
   it('roots codex in the run directory in the workspace-write sandbox unless the config says otherwise', () => {
-    expect(agentTemplate('codex').command).toEqual(['codex', 'exec', '--sandbox', 'workspace-write', '--cd', '{cwd}', '--model', '{model}', '{prompt}']);
+    expect(agentTemplate('codex').command).toEqual(['codex', 'exec', '--sandbox', 'workspace-write', '--cd', '{cwd}', '--model={model}', '{prompt}']);
     expect(agentTemplate('codex', { codex: { permissions: { sandbox: 'read-only' } } }).command[3]).toBe('read-only');
   });
 
   it('gives opencode a per-run config with no ask left, edits allowed and bash only for the verify commands', () => {
     const opencode = agentTemplate('opencode', { opencode: { permissions: { commands: [['make', 'check']] } } }, { verify: [['pnpm', 'vitest', 'run', '{paths}']] });
-    expect(opencode.command).toEqual(['opencode', 'run', '--title', 'Issue #{number}: {title}', '--model', '{model}', '{prompt}']);
+    expect(opencode.command).toEqual(['opencode', 'run', '--title', 'Issue #{number}: {title}', '--model={model}', '{prompt}']);
     const config = JSON.parse(opencode.environment![OPENCODE_CONFIG_VARIABLE]!);
     expect(config.permission.edit).toBe('allow');
     expect(config.permission.bash).toEqual({ '*': 'deny', 'pnpm vitest run': 'allow', 'pnpm vitest run *': 'allow', 'make check': 'allow' });

@@ -91,11 +91,11 @@ Examples:
 
 Agents, each able to edit its work tree unattended and to run the config's verify commands, and
 no other command it would have to ask for (never bypassing every permission):
-  opencode  opencode run --title … --model … PROMPT, its permissions in OPENCODE_CONFIG_CONTENT
+  opencode  opencode run --title … --model=… PROMPT, its permissions in OPENCODE_CONFIG_CONTENT
             (edits allowed, bash only for the verify commands, no "ask" left);
   claude    claude --print --allowedTools 'Bash(<verify command>:*)'… --permission-mode acceptEdits
-            --model … PROMPT;
-  codex     codex exec --sandbox workspace-write --cd <its worktree or the root> --model … PROMPT;
+            --model=… PROMPT;
+  codex     codex exec --sandbox workspace-write --cd <its worktree or the root> --model=… PROMPT;
 or any agent of waves.config.json ("agents": {"mytool": {"command": ["mytool", "--title",
 "{title}", "{prompt}"]}}). A preset's command is fixed; its entry may set only settings: "env"
 (["GITHUB_TOKEN"]) and "permissions" that widen it ({"commands": [["make", "check"]]} for claude
