@@ -68,10 +68,11 @@ const isVariable = (element: string) => /\{\w+\}/.test(element);
  *   the agent adds after them. A `*` elsewhere matches any text, spaces included: `Bash(pnpm
  *   --filter * test)` allows `pnpm --filter . exec node -e … test`, so no rule has one.
  * - opencode (opencode.ai/docs/permissions): a bash pattern is a glob over the command text (`*`
- *   any text, `?` one character), the last match wins; it splits no shell operators that we rely
- *   on, so a pattern guarantees at most what Claude Code's does, and `prefix *` also allows
- *   `prefix x; rm -rf ~` if that version does not split — one more reason each rule must be a
- *   program whose added words cannot name another program.
+ *   any text, `?` one character), the last match wins. Whether a version checks each part of a
+ *   compound command on its own is not documented in a way waves relies on (not checked against a
+ *   real binary here): a pattern guarantees at most what Claude Code's rule does, and `prefix *`
+ *   may also allow `prefix x; rm -rf ~` — one more reason each rule must name a program whose
+ *   added words cannot name another program, and why the live fence and harvest stay the guard.
  *
  * So a rule is made only for a command whose placeholders all come last (a prefix), and only when
  * the words before them are not a program that runs other programs or code with what follows
