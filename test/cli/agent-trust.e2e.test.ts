@@ -82,4 +82,24 @@ describe("a repository's config and the agents", () => {
       rmSync(path.join(repo.root, '.dispatch-runs'), { recursive: true, force: true });
     }
   }, 60_000);
+
+  it('may not cut the logs below the floor, which a config of your own may (F22)', async () => {
+    config({ logs: { maxBytes: 1 } });
+    for (const args of [['dispatch', '--from-issues', 'backlog.json', '--dry-run'], ['harvest']]) {
+      const result = await waves(args, repo.root);
+      expect(result.exitCode, args.join(' ')).toBe(2);
+      expect(oneLine(result.stderr)).toEqual([
+        "waves: config waves.config.json: logs.maxBytes 1 is below 65536: a repository's own config cannot cut the logs that far (an agent could commit one for the next run); put the setting in a config of your own and name it with --config FILE",
+      ]);
+    }
+    const mine = path.join(repo.root, '..', `${path.basename(repo.root)}-logs.json`);
+    writeFileSync(mine, JSON.stringify({ logs: { maxBytes: 1 } }));
+    try {
+      const own = await waves(['dispatch', '--from-issues', 'backlog.json', '--dry-run', '--config', mine], repo.root);
+      expect(own.exitCode, own.stderr).toBe(0);
+    } finally {
+      rmSync(mine, { force: true });
+      config({});
+    }
+  });
 });

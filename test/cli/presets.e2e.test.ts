@@ -4,7 +4,7 @@
  * opencode's per-run config — with the flags that let it edit unattended, and its Bash limited to
  * the verification commands; a repository's own config may not widen them.
  */
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { waves } from '../helpers/example-repo.js';
@@ -44,14 +44,15 @@ describe('the presets, run', () => {
       expect(prompt).toMatch(/^You are an isolated worker for issue #101/);
       const flags = call!.argv.slice(0, -1);
       if (agent === 'claude') {
-        expect(flags).toEqual(['--print', '--allowedTools', 'Bash(pnpm vitest run:*)', 'Bash(pnpm --filter * lint)', '--permission-mode', 'acceptEdits']);
+        // The lint command has a placeholder in the middle: no rule (harvest runs it anyway).
+        expect(flags).toEqual(['--print', '--allowedTools', 'Bash(pnpm vitest run:*)', '--permission-mode', 'acceptEdits']);
       } else if (agent === 'codex') {
         expect(flags).toEqual(['exec', '--sandbox', 'workspace-write', '--cd', worktree]);
       } else {
         expect(flags).toEqual(['run', '--title', 'Issue #101: Checkout charges twice when the payment provider times out']);
         const config = JSON.parse(call!.opencodeConfig!);
         expect(config.permission.edit).toBe('allow');
-        expect(config.permission.bash).toEqual({ '*': 'deny', 'pnpm vitest run': 'allow', 'pnpm vitest run *': 'allow', 'pnpm --filter * lint': 'allow' });
+        expect(config.permission.bash).toEqual({ '*': 'deny', 'pnpm vitest run': 'allow', 'pnpm vitest run *': 'allow' });
         expect(JSON.stringify(config)).not.toContain('"ask"');
         // Sealed with the record: the supervisor sets it from there.
         expect(records()[0]!.agentEnv).toEqual({ OPENCODE_CONFIG_CONTENT: call!.opencodeConfig });
@@ -110,7 +111,102 @@ describe('the presets, run', () => {
     const result = await waves(['dispatch', ...ISSUE, '--agent', 'claude', '--config', mine], h.root, tools.env(trace));
     expect(result.exitCode, result.stderr).toBe(0);
     expect(tools.calls(trace)[0]!.argv.slice(0, -1)).toEqual([
-      '--print', '--allowedTools', 'Bash(pnpm vitest run:*)', 'Bash(pnpm --filter * lint)', 'Bash(make check)', 'WebFetch(domain:docs.rs)', '--permission-mode', 'acceptEdits',
+      '--print', '--allowedTools', 'Bash(pnpm vitest run:*)', 'Bash(make check)', 'WebFetch(domain:docs.rs)', '--permission-mode', 'acceptEdits',
     ]);
   }, 60_000);
+
+  it("gives the repository's own verify no rule that launches other programs (F7), and refuses a model that would be a flag (F10)", async () => {
+    const own = path.join(h.root, 'waves.config.json');
+    const before = readFileSync(own, 'utf8');
+    try {
+      writeFileSync(own, JSON.stringify({ ...JSON.parse(before), verify: [['pnpm', 'exec', '{paths}'], ['curl', '{paths}'], ['pnpm', 'vitest', 'run', '{paths}']] }));
+      const dry = await waves(['dispatch', ...ISSUE, '--agent', 'claude', '--dry-run', '--json'], h.root);
+      expect(dry.exitCode, dry.stderr).toBe(0);
+      expect(dry.stdout).toContain('Bash(pnpm vitest run:*)');
+      expect(dry.stdout).not.toContain('Bash(pnpm exec');
+      expect(dry.stdout).not.toContain('Bash(curl');
+      for (const model of ['--share', '--attach=https://evil.example', '-x']) {
+        writeFileSync(own, JSON.stringify({ ...JSON.parse(before), routing: { tiers: { default: { model } } } }));
+        const refused = await waves(['dispatch', ...ISSUE, '--agent', 'opencode', '--dry-run'], h.root);
+        expect(refused.exitCode, model).toBe(2);
+        expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+        expect(refused.stderr).toContain('which the agent would read as a flag');
+      }
+      writeFileSync(own, before);
+      const flag = await waves(['dispatch', ...ISSUE, '--agent', 'opencode', '--dry-run', '--model=--share'], h.root);
+      expect(flag.exitCode).toBe(2);
+      expect(flag.stderr.trim().split('\n')).toEqual(['waves: --model: "--share" starts with "-", which the agent would read as a flag']);
+    } finally {
+      writeFileSync(own, before);
+    }
+  }, 60_000);
+
+  it('harvest compares verify with the config the dispatch read it from, not the repository\'s when --config was used (F13)', async () => {
+    const tools = fakeTools(path.join(h.side, 'bin'), ['codex']);
+    const trace = path.join(h.side, 'f13.jsonl');
+    rmSync(path.join(h.root, '.dispatch-runs'), { recursive: true, force: true });
+    const mine = path.join(h.side, 'f13.json');
+    writeFileSync(mine, JSON.stringify({ verify: [['git', '--version']] }));
+    const result = await waves(['dispatch', ...ISSUE, '--agent', 'codex', '--config', mine], h.root, tools.env(trace));
+    expect(result.exitCode, result.stderr).toBe(0);
+    const sealedConfig = (records()[0] as unknown as { verify: { config: string } }).verify.config;
+    expect(sealedConfig).toBe(mine);
+    // Harvest with the repository's own config (another verify): no false "differs" note.
+    const harvested = await waves(['harvest', '--json'], h.root, tools.env(trace));
+    const notes = JSON.parse(harvested.stdout).runs.flatMap((r: { witness?: { notes: string[] } }) => r.witness?.notes ?? []);
+    expect(notes.join(' '), harvested.stderr).not.toMatch(/differs from the one in force/);
+    // With the same --config, changed since the dispatch: the difference is noted.
+    writeFileSync(mine, JSON.stringify({ verify: [['git', 'status']] }));
+    const again = await waves(['harvest', '--json', '--config', mine], h.root, tools.env(trace));
+    const notesAgain = JSON.parse(again.stdout).runs.flatMap((r: { witness?: { notes: string[] } }) => r.witness?.notes ?? []);
+    expect(notesAgain.join(' '), again.stderr).toMatch(/differs from the one in force/);
+  }, 60_000);
+
+  it("does not start claude or opencode in a tree whose own agent config widens them, unless the person's config allows it (F9, F14)", async () => {
+    const tools = fakeTools(path.join(h.side, 'bin'), ['claude', 'opencode']);
+    const trace = path.join(h.side, 'project.jsonl');
+    const planted = {
+      claude: ['.claude/settings.local.json', JSON.stringify({ permissions: { allow: ['Bash'] } })],
+      opencode: ['opencode.json', JSON.stringify({ agent: { build: { permission: { bash: 'allow' } } } })],
+    } as const;
+    const own = path.join(h.root, 'waves.config.json');
+    const before = readFileSync(own, 'utf8');
+    try {
+      for (const [agent, [file, text]] of Object.entries(planted)) {
+        rmSync(path.join(h.root, '.dispatch-runs'), { recursive: true, force: true });
+        rmSync(trace, { force: true });
+        const where = path.join(h.root, file);
+        mkdirSync(path.dirname(where), { recursive: true });
+        writeFileSync(where, text);
+        await h.repo.git('add', file);
+        await h.repo.git('commit', '-qm', `plant ${file}`);
+        const result = await waves(['dispatch', ...ISSUE, '--agent', agent, '--worktree'], h.root, tools.env(trace));
+        expect(tools.calls(trace), agent).toEqual([]);
+        const [record] = records();
+        expect(record!.status, result.stderr).toBe('failed');
+        expect(record!.reason).toContain(`${file} ${agent === 'claude' ? 'sets permissions.allow' : 'sets "agent"'}`);
+        expect(record!.reason).toContain(`agents.${agent}.permissions.projectConfig`);
+        await forgetWorktree();
+        // The repository's own config may not allow it.
+        writeFileSync(own, JSON.stringify({ ...JSON.parse(before), agents: { [agent]: { permissions: { projectConfig: true } } } }));
+        const refused = await waves(['dispatch', ...ISSUE, '--agent', agent, '--dry-run'], h.root);
+        expect(refused.exitCode).toBe(2);
+        expect(refused.stderr).toContain(`agents.${agent}.permissions.projectConfig widens what the agent may do`);
+        writeFileSync(own, before);
+        // The person's own may.
+        rmSync(path.join(h.root, '.dispatch-runs'), { recursive: true, force: true });
+        const mine = path.join(h.side, `allow-${agent}.json`);
+        writeFileSync(mine, JSON.stringify({ verify: VERIFY, agents: { [agent]: { permissions: { projectConfig: true } } } }));
+        const allowed = await waves(['dispatch', ...ISSUE, '--agent', agent, '--worktree', '--config', mine], h.root, tools.env(trace));
+        expect(allowed.exitCode, allowed.stderr).toBe(0);
+        expect(tools.calls(trace)).toHaveLength(1);
+        await forgetWorktree();
+        await h.repo.git('rm', '-q', file);
+        await h.repo.git('commit', '-qm', `unplant ${file}`);
+      }
+    } finally {
+      writeFileSync(own, before);
+      rmSync(path.join(h.root, '.dispatch-runs'), { recursive: true, force: true });
+    }
+  }, 90_000);
 });

@@ -123,6 +123,30 @@ describe('worktree setup', () => {
     }
   }, 30_000);
 
+  it('stops a daemon a setup command left in the worktree (env -i setsid), once the run ends (F8)', async () => {
+    const tools = fakeTools(path.join(h.side, 'bin'), TOOLS);
+    const trace = path.join(h.side, 'daemon.jsonl');
+    const pidFile = path.join(h.side, 'setup-daemon.pid');
+    rmSync(pidFile, { force: true });
+    const daemon = `env -i setsid sh -c 'exec sleep 300' </dev/null >/dev/null 2>&1 & echo $! > '${pidFile}'; sleep 0.3`;
+    const config = myConfig('daemon', { worktree: { setup: [['sh', '-c', daemon]] } });
+    let pid = 0;
+    try {
+      const result = await waves(['dispatch', ...ISSUE, '--worktree', '--config', config], h.root, tools.env(trace, { WAVES_KILL_GRACE_MS: '300' }));
+      expect(result.exitCode, result.stderr).toBe(0);
+      pid = Number(readFileSync(pidFile, 'utf8').trim());
+      expect(pid).toBeGreaterThan(0);
+      const run = record() as RunRecordView & { strays?: { pid: number; where: string }[] };
+      expect(run.status).toBe('succeeded');
+      // Stopped by the run's last sweep (it sat in the worktree), named in the record.
+      expect(run.strays?.map((s) => s.pid)).toContain(pid);
+      expect(alive(pid)).toBe(false);
+    } finally {
+      if (pid > 0 && alive(pid)) process.kill(pid, 'SIGKILL');
+      await forgetWorktree();
+    }
+  }, 30_000);
+
   it('stops a hanging setup on Ctrl-C: the run is cancelled and its leases released', async () => {
     const tools = fakeTools(path.join(h.side, 'bin'), TOOLS);
     const trace = path.join(h.side, 'cancel.jsonl');

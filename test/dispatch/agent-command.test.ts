@@ -16,12 +16,17 @@ const VALUES: CommandValues = {
 describe('agent commands', () => {
   it('renders each preset in its non-interactive form, with the title, the model and the prompt last', () => {
     expect(renderCommand(AGENT_PRESETS.opencode!, VALUES)).toEqual([
-      'opencode', 'run', '--title', 'Issue #12: -rf / --dangerous', '--model', 'cheap/model', 'You are an isolated worker…',
+      'opencode', 'run', '--title', 'Issue #12: -rf / --dangerous', '--model=cheap/model', 'You are an isolated worker…',
     ]);
-    expect(renderCommand(AGENT_PRESETS.claude!, VALUES)).toEqual(['claude', '--print', '--permission-mode', 'acceptEdits', '--model', 'cheap/model', 'You are an isolated worker…']);
+    expect(renderCommand(AGENT_PRESETS.claude!, VALUES)).toEqual(['claude', '--print', '--permission-mode', 'acceptEdits', '--model=cheap/model', 'You are an isolated worker…']);
     expect(renderCommand(AGENT_PRESETS.codex!, VALUES)).toEqual([
-      'codex', 'exec', '--sandbox', 'workspace-write', '--cd', '/repo/.waves/worktrees/issue-12', '--model', 'cheap/model', 'You are an isolated worker…',
+      'codex', 'exec', '--sandbox', 'workspace-write', '--cd', '/repo/.waves/worktrees/issue-12', '--model=cheap/model', 'You are an isolated worker…',
     ]);
+  });
+
+  it('glues the model to its flag, so that no model is ever read as a flag (F10)', () => {
+    expect(renderCommand(AGENT_PRESETS.opencode!, { ...VALUES, model: '--share' })).toContain('--model=--share');
+    expect(renderCommand(AGENT_PRESETS.opencode!, { ...VALUES, model: '--share' })).not.toContain('--share');
   });
 
   it('drops the model flag when no model is set', () => {

@@ -45,6 +45,8 @@ describe('the worker prompt', () => {
 
       Verification — run ONLY these, in this worktree:
         - pnpm --filter @waves/planner test
+      If running one is refused to you (not every command may run unattended), say so in your
+      receipt: the harvest runs them anyway.
 
       When you are done, reply with a receipt of exactly three lines:
       1. Files changed (paths, one line, comma-separated).
@@ -95,6 +97,8 @@ describe('the worker prompt', () => {
 
       Verification — run ONLY these, in this worktree:
         - pnpm --filter @waves/planner test
+      If running one is refused to you (not every command may run unattended), say so in your
+      receipt: the harvest runs them anyway.
 
       When you are done, reply with a receipt of exactly three lines:
       1. Files changed (paths, one line, comma-separated).

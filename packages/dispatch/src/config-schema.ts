@@ -30,6 +30,10 @@ export const AgentPermissionsSchema = z.strictObject({
     .enum(['read-only', 'workspace-write', 'danger-full-access'])
     .optional()
     .describe("codex only: its sandbox (default workspace-write; read-only narrows it, danger-full-access removes it)"),
+  projectConfig: z
+    .boolean()
+    .optional()
+    .describe("an agent run by claude or opencode (a preset or your own): start even when the run's tree holds the tool's own project config that widens it (.claude/settings*.json permissions or hooks; opencode.json permission/agent keys, .opencode agents or plugins); default false: the run does not start"),
 });
 
 export const AgentConfigSchema = z.strictObject({
@@ -52,7 +56,7 @@ export const AgentConfigSchema = z.strictObject({
 });
 
 /** Which preset each permission setting is for. */
-const PERMISSION_OWNERS: Record<keyof z.infer<typeof AgentPermissionsSchema>, readonly string[]> = {
+const PERMISSION_OWNERS: Record<Exclude<keyof z.infer<typeof AgentPermissionsSchema>, 'projectConfig'>, readonly string[]> = {
   commands: ['claude', 'opencode'],
   allowedTools: ['claude'],
   sandbox: ['codex'],
@@ -75,7 +79,8 @@ export const AgentsConfigSchema = z.record(z.string(), AgentConfigSchema).superR
       ctx.addIssue({ code: 'custom', path: [name, 'command'], message: `required: ${name} is not a preset (${Object.keys(AGENT_PRESETS).join(', ')})` });
     }
     // A custom agent's command says itself what it allows; each setting is for the presets that have it.
-    for (const key of Object.keys(agent.permissions ?? {}) as (keyof typeof PERMISSION_OWNERS)[]) {
+    // projectConfig is any agent's whose executable is claude or opencode (project-agent-config.ts).
+    for (const key of Object.keys(agent.permissions ?? {}).filter((k) => k !== 'projectConfig') as (keyof typeof PERMISSION_OWNERS)[]) {
       if (!PERMISSION_OWNERS[key].includes(name)) {
         const owners = PERMISSION_OWNERS[key].join(' and ');
         ctx.addIssue({
@@ -97,8 +102,26 @@ export const LogsConfigSchema = z.strictObject({
     .describe("Bytes of each agent's log (and each verification command's output) kept; past it the log says it was truncated and the rest is discarded while the process runs on (default: no cap)"),
 });
 
+/**
+ * Why a model name may not be passed after `--model`, or null. One starting with `-` would be read
+ * as a flag by opencode's parser (yargs: `--model --share` turns sharing on, `--model
+ * --attach=URL` attaches the run to a server); whitespace or control characters are no model name.
+ */
+export function modelNameProblem(model: string): string | null {
+  if (model.startsWith('-')) return 'starts with "-", which the agent would read as a flag';
+  if (/[\s\p{Cc}]/u.test(model)) return 'holds whitespace or a control character';
+  return null;
+}
+
 export const TierSchema = z.strictObject({
-  model: z.string().min(1).describe('The model the agent is started with'),
+  model: z
+    .string()
+    .min(1)
+    .superRefine((model, ctx) => {
+      const problem = modelNameProblem(model);
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: `the model ${JSON.stringify(model)} ${problem}` });
+    })
+    .describe('The model the agent is started with (never starting with "-")'),
   recordAs: z.string().optional().describe('How the run records the model (defaults to model)'),
   manualOnly: z.boolean().optional().describe('Never chosen by automatic routing (the most expensive tier)'),
 });

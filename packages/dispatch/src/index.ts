@@ -14,7 +14,8 @@ export function dispatchOrder(plan: Plan): { wave: number; number: number; title
 }
 
 export { AGENT_PRESETS, agentTemplate, AgentTemplateError, PLACEHOLDERS, presetTemplate, renderCommand } from './agents/agent-command.js';
-export { claudePermissionArgs, CODEX_SANDBOXES, codexSandbox, commandRule, OPENCODE_CONFIG_VARIABLE, opencodeConfig, permissionsWidening } from './agents/preset-permissions.js';
+export { projectAgentConfigProblem } from './agents/project-agent-config.js';
+export { claudePermissionArgs, CODEX_SANDBOXES, codexSandbox, commandRule, noRuleReason, OPENCODE_CONFIG_VARIABLE, opencodeConfig, permissionsWidening } from './agents/preset-permissions.js';
 export type { CodexSandbox, CommandRule, PresetPermissionInput } from './agents/preset-permissions.js';
 export { DEFAULT_SETUP_TIMEOUT, lockfileSetup } from './runs/worktree-setup.js';
 export { validateTemplate, VALUE_FLAGS } from './agents/template-rule.js';
@@ -27,7 +28,7 @@ export { checkOwnDirectories, OWN_DIRECTORIES, STATE_DIR } from './own-dirs.js';
 export { configChangedDuringRuns } from './runs/config-during-runs.js';
 export { commonDirOf, gitFailure, resolveBase, worktreeProblem } from './runs/worktree-check.js';
 export { quoteArg, shellQuote } from './shell-quote.js';
-export { AgentConfigSchema, AgentPermissionsSchema, AgentsConfigSchema, DispatchConfigShape, LeasesConfigSchema, LogsConfigSchema, PromptConfigSchema, RoutingConfigSchema, TierSchema, WorktreeConfigSchema } from './config-schema.js';
+export { AgentConfigSchema, AgentPermissionsSchema, AgentsConfigSchema, DispatchConfigShape, LeasesConfigSchema, LogsConfigSchema, modelNameProblem, PromptConfigSchema, RoutingConfigSchema, TierSchema, WorktreeConfigSchema } from './config-schema.js';
 export type { AgentConfig, AgentPermissions, LogsConfig, RoutingConfig, WorktreeConfig } from './config-schema.js';
 export {
   acquireLease,

@@ -7,10 +7,10 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { agentTemplate, AgentTemplateError, buildDispatch, shellQuote, configChangedDuringRuns, lockfileSetup, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_SETUP_TIMEOUT, DEFAULT_VERIFY_TIMEOUT, LeaseRemoteError, MAX_DURATION_MS, RUNS_DIR, runWave, tokensOf, type DispatchOptions, type RunEvent } from '@waves/dispatch';
+import { agentTemplate, AgentTemplateError, buildDispatch, shellQuote, configChangedDuringRuns, lockfileSetup, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_SETUP_TIMEOUT, DEFAULT_VERIFY_TIMEOUT, LeaseRemoteError, MAX_DURATION_MS, modelNameProblem, RUNS_DIR, runWave, tokensOf, type DispatchOptions, type RunEvent } from '@waves/dispatch';
 import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, readRegularFile, verifyPlan } from '@waves/planner';
 import { durationOf, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
-import { checkPermissionWidening, checkTokenPassThrough } from '../config/agent-trust.js';
+import { checkLogFloor, checkPermissionWidening, checkTokenPassThrough } from '../config/agent-trust.js';
 import { configPath } from '../config/config-paths.js';
 import { UsageError } from '../errors.js';
 import { killGraceMs } from '../kill-grace.js';
@@ -91,11 +91,11 @@ Examples:
 
 Agents, each able to edit its work tree unattended and to run the config's verify commands, and
 no other command it would have to ask for (never bypassing every permission):
-  opencode  opencode run --title … --model … PROMPT, its permissions in OPENCODE_CONFIG_CONTENT
+  opencode  opencode run --title … --model=… PROMPT, its permissions in OPENCODE_CONFIG_CONTENT
             (edits allowed, bash only for the verify commands, no "ask" left);
   claude    claude --print --allowedTools 'Bash(<verify command>:*)'… --permission-mode acceptEdits
-            --model … PROMPT;
-  codex     codex exec --sandbox workspace-write --cd <its worktree or the root> --model … PROMPT;
+            --model=… PROMPT;
+  codex     codex exec --sandbox workspace-write --cd <its worktree or the root> --model=… PROMPT;
 or any agent of waves.config.json ("agents": {"mytool": {"command": ["mytool", "--title",
 "{title}", "{prompt}"]}}). A preset's command is fixed; its entry may set only settings: "env"
 (["GITHUB_TOKEN"]) and "permissions" that widen it ({"commands": [["make", "check"]]} for claude
@@ -131,6 +131,9 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   if (!dryRun && values['all-waves']) throw new UsageError('--all-waves: a run dispatches one wave at a time (preview them all with --dry-run)');
   if (!dryRun && values.json) throw new UsageError('--json: only with --dry-run (waves status --json reports runs)');
   const concurrency = intFlag(values, 'concurrency', 1);
+  const modelFlag = stringFlag(values, 'model');
+  const modelProblem = modelFlag === undefined ? null : modelNameProblem(modelFlag);
+  if (modelProblem !== null) throw new UsageError(`--model: ${JSON.stringify(modelFlag)} ${modelProblem}`);
   const timeoutText = stringFlag(values, 'timeout');
   const timeoutMs = timeoutText === undefined ? null : durationOf(timeoutText, { flag: 'timeout' });
   // --base is checked before anything else is read: a ref git cannot resolve to a commit (or one
@@ -147,7 +150,7 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   if (leasesUnknown !== null && !dryRun) throw new LeaseRemoteError(`dispatch refused: the remote leases could not be read (${leasesUnknown})`);
   let agent;
   try {
-    agent = agentTemplate(stringFlag(values, 'agent') ?? 'opencode', config.config.agents ?? {}, { verify: config.config.verify });
+    agent = agentTemplate(stringFlag(values, 'agent') ?? 'opencode', config.config.agents ?? {}, { verify: config.config.verify, verifyFromRepository: !config.explicit });
   } catch (error) {
     if (error instanceof AgentTemplateError) throw new UsageError(`--agent: ${error.message}`);
     throw error;
@@ -156,6 +159,7 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   // a permission beyond a preset's own.
   checkTokenPassThrough(config, agent);
   checkPermissionWidening(config, agent);
+  checkLogFloor(config);
   const setupTimeoutMs = durationOf(config.config.worktree?.setupTimeout ?? DEFAULT_SETUP_TIMEOUT, { configKey: 'worktree.setupTimeout' });
   // Each worktree is set up before its agent starts: the config's commands, or the lockfile's install.
   const setup = values.worktree ? (config.config.worktree?.setup ?? (await lockfileSetup(root))) : [];
@@ -254,7 +258,8 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
       supervisorTokens: tokensOf(io.env),
       logMaxBytes: config.config.logs?.maxBytes ?? null,
       // Sealed in each record: the harvest runs these, whatever the config says by then.
-      verify: { commands: config.config.verify ?? [], timeoutMs: durationOf(config.config.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, { configKey: 'verifyTimeout' }) },
+      projectConfigAllowed: Object.hasOwn(config.config.agents ?? {}, agent.name) && config.config.agents![agent.name]!.permissions?.projectConfig === true,
+      verify: { commands: config.config.verify ?? [], timeoutMs: durationOf(config.config.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, { configKey: 'verifyTimeout' }), config: config.file },
       setupTimeoutMs,
       graceMs: killGraceMs(io.env),
       now: () => io.now(),

@@ -4,6 +4,7 @@
  * the clean runs by explicit path with `(#N)`; then reports how well the plan predicted what the
  * agents touched. `--history` aggregates that over every harvested run.
  */
+import { checkLogFloor } from '../config/agent-trust.js';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -174,7 +175,10 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
     return 0;
   }
 
-  const { config } = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
+  const loadedConfig = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
+  const { config, file: configFile } = loadedConfig;
+  // The verification output is capped by logs.maxBytes too: not below the floor from the repository's config.
+  checkLogFloor(loadedConfig);
   // Before any git command — the planner's listing of the root, each run's diff, a commit: git
   // would run a program an agent planted in its config (a filter, a signing program).
   const { commitSigning } = await checkGitTrust(root, io.now());
@@ -219,6 +223,7 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
             verify: config.verify ?? [],
             verifyTimeoutMs,
             verifyTimeoutFromFlag: verifyTimeoutFlag !== undefined,
+            verifyConfig: configFile,
             logMaxBytes: config.logs?.maxBytes ?? null,
             graceMs: killGraceMs(io.env),
             serialGlobs: config.serial ?? [],

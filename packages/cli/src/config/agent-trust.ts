@@ -36,3 +36,21 @@ export function checkPermissionWidening(loaded: LoadedConfig, agent: AgentTempla
     `config ${loaded.shown}: ${widening} widens what the agent may do: a repository's own config cannot (an agent could commit one for the next run); put the setting in a config of your own and name it with --config FILE`,
   );
 }
+
+/** The fewest bytes of each log a repository's own config may keep (`logs.maxBytes`); a config of yours may set less. */
+export const REPOSITORY_LOG_FLOOR = 64 * 1024;
+
+/**
+ * Throws a one-line `ConfigError` when a repository's own config cuts every log below
+ * `REPOSITORY_LOG_FLOOR`: the logs are how a person sees what an agent did, and an agent could
+ * commit such a config for the next run. (`fence.live: false` from the repository is honoured:
+ * see README, Live fences — the harvest's audit does not depend on it.)
+ */
+export function checkLogFloor(loaded: LoadedConfig): void {
+  if (loaded.explicit) return;
+  const maxBytes = loaded.config.logs?.maxBytes;
+  if (maxBytes === undefined || maxBytes >= REPOSITORY_LOG_FLOOR) return;
+  throw new ConfigError(
+    `config ${loaded.shown}: logs.maxBytes ${maxBytes} is below ${REPOSITORY_LOG_FLOOR}: a repository's own config cannot cut the logs that far (an agent could commit one for the next run); put the setting in a config of your own and name it with --config FILE`,
+  );
+}

@@ -14,7 +14,7 @@ export type CommandValues = Record<Placeholder, string>;
 
 export interface AgentTemplate {
   name: string;
-  /** argv with `{placeholder}`s; an element that is exactly `{model}` is dropped, with its flag, when no model is set. */
+  /** argv with `{placeholder}`s; an element that is exactly `{model}` is dropped, with its flag, when no model is set (and so is `--flag={model}`). */
   command: string[];
   /** The tool's own flags that take a value, besides the known ones (see template-rule.ts). */
   valueFlags?: string[];
@@ -30,20 +30,22 @@ export interface AgentTemplate {
  * these flags): Claude Code in acceptEdits mode, its Bash limited to the verification commands;
  * codex in its workspace-write sandbox rooted at the run's directory; opencode with a per-run
  * permission config in its environment. The prompt is always last and always starts with waves'
- * own text, never with issue text.
+ * own text, never with issue text. The model is glued to its flag (`--model=M`: yargs, commander
+ * and clap all read that form), so that no model can ever be read as a flag of its own (and one
+ * starting with `-` is refused by the config schema and `--model` anyway).
  */
 export function presetTemplate(name: 'opencode' | 'claude' | 'codex', input: PresetPermissionInput = { verify: [] }): AgentTemplate {
   switch (name) {
     case 'opencode':
       return {
         name,
-        command: ['opencode', 'run', '--title', 'Issue #{number}: {title}', '--model', '{model}', '{prompt}'],
+        command: ['opencode', 'run', '--title', 'Issue #{number}: {title}', '--model={model}', '{prompt}'],
         environment: { [OPENCODE_CONFIG_VARIABLE]: JSON.stringify(opencodeConfig(input)) },
       };
     case 'claude':
-      return { name, command: ['claude', '--print', ...claudePermissionArgs(input), '--model', '{model}', '{prompt}'] };
+      return { name, command: ['claude', '--print', ...claudePermissionArgs(input), '--model={model}', '{prompt}'] };
     case 'codex':
-      return { name, command: ['codex', 'exec', '--sandbox', codexSandbox(input), '--cd', '{cwd}', '--model', '{model}', '{prompt}'] };
+      return { name, command: ['codex', 'exec', '--sandbox', codexSandbox(input), '--cd', '{cwd}', '--model={model}', '{prompt}'] };
   }
 }
 
@@ -67,6 +69,7 @@ export class AgentTemplateError extends Error {
 export function renderCommand(template: AgentTemplate, values: CommandValues): string[] {
   const out: string[] = [];
   template.command.forEach((element, i) => {
+    if (values.model === '' && /^--?[A-Za-z][\w-]*=\{model\}$/.test(element)) return;
     if (element === '{model}' && values.model === '') {
       // No model: drop the value and the flag that introduced it.
       if (out.length > 0 && template.command[i - 1]?.startsWith('-')) out.pop();
@@ -82,10 +85,10 @@ export function renderCommand(template: AgentTemplate, values: CommandValues): s
  * in a config sets only its settings (`env`, `valueFlags`, `permissions`; the config schema
  * refuses a `command`), and the verification commands are what it may run (preset-permissions.ts).
  */
-export function agentTemplate(name: string, agents: Readonly<Record<string, AgentConfig>> = {}, options: { verify?: readonly (readonly string[])[] | undefined } = {}): AgentTemplate {
+export function agentTemplate(name: string, agents: Readonly<Record<string, AgentConfig>> = {}, options: { verify?: readonly (readonly string[])[] | undefined; verifyFromRepository?: boolean | undefined } = {}): AgentTemplate {
   // Own properties only: `toString` or `__proto__` is a name like any other, not an agent.
   const custom = Object.hasOwn(agents, name) ? agents[name] : undefined;
-  const preset = Object.hasOwn(AGENT_PRESETS, name) ? presetTemplate(name as 'opencode' | 'claude' | 'codex', { verify: options.verify ?? [], permissions: custom?.permissions }) : undefined;
+  const preset = Object.hasOwn(AGENT_PRESETS, name) ? presetTemplate(name as 'opencode' | 'claude' | 'codex', { verify: options.verify ?? [], permissions: custom?.permissions, verifyFromRepository: options.verifyFromRepository }) : undefined;
   const command = preset?.command ?? custom?.command;
   if (command) {
     return {

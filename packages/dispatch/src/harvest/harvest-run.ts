@@ -81,6 +81,8 @@ export interface HarvestOptions {
   verifyTimeoutMs: number;
   /** `verifyTimeoutMs` is the person's --verify-timeout: it wins over the sealed timeout too. */
   verifyTimeoutFromFlag?: boolean;
+  /** The config file `verify` was read from (absolute; null: none): compared with the one sealed at dispatch only when it is the same file. */
+  verifyConfig?: string | null;
   /** Bytes of each verification command's output kept in its log (`logs.maxBytes`); null or absent: no cap. */
   logMaxBytes?: number | null;
   /** Between SIGTERM and SIGKILL when a verification command is stopped. */
@@ -650,7 +652,9 @@ async function unreadableFiles(cwd: string, paths: readonly string[]): Promise<{
 function verificationOf(record: RunRecord, options: HarvestOptions): { commands: readonly (readonly string[])[]; timeoutMs: number; note: string | null } {
   const sealed = record.verify;
   if (!sealed) return { commands: options.verify, timeoutMs: options.verifyTimeoutMs, note: null };
-  const differs = JSON.stringify(sealed.commands) !== JSON.stringify(options.verify);
+  // Another file than the dispatch's (a --config of the dispatch, none now): nothing to compare.
+  const sameFile = sealed.config === undefined || options.verifyConfig === undefined || sealed.config === options.verifyConfig;
+  const differs = sameFile && JSON.stringify(sealed.commands) !== JSON.stringify(options.verify);
   return {
     commands: sealed.commands,
     timeoutMs: options.verifyTimeoutFromFlag ? options.verifyTimeoutMs : sealed.timeoutMs,

@@ -50,6 +50,8 @@ checked too, and recorded.
 
 Verification — run ONLY these, in this worktree:
 {verify}
+If running one is refused to you (not every command may run unattended), say so in your
+receipt: the harvest runs them anyway.
 
 When you are done, reply with a receipt of exactly three lines:
 1. Files changed (paths, one line, comma-separated).

@@ -251,7 +251,16 @@ export const RunRecordSchema = z.object({
    * harvest runs, whatever the config says by then (an agent in the shared work tree can rewrite
    * it). Absent in records of an older waves: the harvest uses the config.
    */
-  verify: z.object({ commands: z.array(z.array(z.string())), timeoutMs: z.number().int().positive() }).optional(),
+  /** The person's config allows the agent's own project config in the tree (`permissions.projectConfig`); absent: such a file stops the run before it starts. */
+  projectConfigAllowed: z.boolean().optional(),
+  verify: z
+    .object({
+      commands: z.array(z.array(z.string())),
+      timeoutMs: z.number().int().positive(),
+      /** The config file they came from (absolute; null: none): harvest compares them with the same file only. */
+      config: z.string().nullable().optional(),
+    })
+    .optional(),
   /**
    * The worktree setup fixed at dispatch (worktree-setup.ts): the commands the supervisor runs in
    * the worktree before the agent starts, each with this deadline, their output to `log`. Absent:

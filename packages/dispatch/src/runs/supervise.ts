@@ -29,6 +29,7 @@ import { processStart } from './process-table.js';
 import { findStrays, stopStrays, type Stray } from './stray-processes.js';
 import { DescendantTracker } from './track-descendants.js';
 import { startLiveFence, type LiveFence } from '../fence/live-fence.js';
+import { projectAgentConfigProblem } from '../agents/project-agent-config.js';
 
 /** At most one record write a second for the tracker's findings. */
 const TRACK_SAVE_MS = 1_000;
@@ -152,11 +153,23 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
       const limit = Math.min(record.timeoutMs, MAX_DURATION_MS);
       timer = setTimeout(() => stop('timed_out', `no end after ${Math.round(limit / 1000)} s`), limit);
     }
-    const setupFailure = await setUpWorktree(record, { env, grace, runId, stopRequested, save });
+    // What a setup command leaves behind (a daemon a postinstall starts) is swept at the end like an
+    // agent's: from the supervisor's own start, which comes before the setup's (red team 5, F8).
+    const setupSince = record.setup && record.setup.commands.length > 0 ? processStart(process.pid) : null;
+    let setupFailure = await setUpWorktree(record, { env, grace, runId, stopRequested, save });
+    // The agent's own project config in its tree (and, for a worktree, the main checkout around it)
+    // must not widen what waves allows it (project-agent-config.ts): checked after the setup, which
+    // may write files too.
+    if (setupFailure === null && !record.projectConfigAllowed) {
+      const mainCheckout = record.worktree ? path.resolve(record.cwd, '..', '..', '..') : null;
+      setupFailure = await projectAgentConfigProblem(record.cwd, record.argv, mainCheckout && mainCheckout !== record.cwd ? [mainCheckout] : [], record.agent);
+    }
     const afterSetup = endingNow() ?? (setupFailure === null ? null : { status: 'failed' as const, reason: setupFailure });
     if (afterSetup !== null) {
-      // The agent never started.
+      // The agent never started; what the setup left in the run's tree goes.
       note(`not started: ${afterSetup.reason}`);
+      const setupStrays = await sweepStrays(recordFile, record, runId, setupSince, grace);
+      if (setupStrays.found.length > 0) note(`stopped ${setupStrays.found.length} process(es) the worktree setup left in the run's tree: ${setupStrays.found.map((s) => `${s.pid} (${s.command}; ${s.where})`).join(', ')}`);
       await log.finish([]);
       await save({ status: afterSetup.status, reason: afterSetup.reason, endedAt: now().toISOString() });
       return record;
@@ -253,7 +266,8 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     // Everything the run started goes, whatever the ending: a daemon left after an exit 0 too.
     const tree = await stopProcessTree({ pgid: agent.pid, runId, trusted: true, tracker }, { graceMs: grace });
     // What escaped the tracker but still sits in the run's tree (Linux): stopped too, and named.
-    const strays = await sweepStrays(recordFile, record, runId, tracker?.since ?? agentStart, grace);
+    const agentSince = tracker?.since ?? agentStart;
+    const strays = await sweepStrays(recordFile, record, runId, setupSince !== null && agentSince !== null ? Math.min(setupSince, agentSince) : (agentSince ?? setupSince), grace);
     if (strays.found.length > 0) {
       note(`stopped ${strays.found.length} process(es) that escaped the run's tracking but sat in its tree: ${strays.found.map((s) => `${s.pid} (${s.command}; ${s.where})`).join(', ')}`);
     }
