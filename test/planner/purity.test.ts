@@ -15,6 +15,7 @@ const ADAPTERS = new Set([
   'graph/load-repo.ts',
   'graph/module-resolver.ts',
   'graph/graph-cache.ts',
+  'graph/symbols-cache.ts',
   'graph/scan-pool.ts',
   'graph/scan-worker.ts',
   'graph/read-repo-file.ts',

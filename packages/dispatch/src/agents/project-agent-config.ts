@@ -20,7 +20,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { readRegularFile } from '@waves/planner';
-import { OPENCODE_PLUGIN } from '../fence/fence-integrations.js';
+import { CLAUDE_SETTINGS, OPENCODE_PLUGIN } from '../fence/fence-integrations.js';
 
 const MAX_BYTES = 1024 * 1024;
 const CLAUDE_FILES = ['.claude/settings.json', '.claude/settings.local.json'];
@@ -29,17 +29,20 @@ const OPENCODE_DIRS = ['.opencode/agent', '.opencode/agents', '.opencode/plugin'
 /** Keys of an opencode config that change what an agent may do. */
 const OPENCODE_KEYS = /"(permission|agent|default_agent|mode|plugin|tools)"\s*:/;
 
-/** Whether a Claude Code settings file is waves' own hook file (the live fence's, fence-integrations.ts). */
-const wavesHook = (text: string) => /fence check --hook claude --run /.test(text) && !/"permissions"/.test(text);
+/**
+ * The texts of waves' own integration files (the live fence's, fence-integrations.ts), exactly as
+ * this waves writes them: such a file is exempt, any other text at their paths is the tree's own.
+ */
+export type OwnIntegrationTexts = ReadonlySet<string>;
 
-async function claudeProblem(tree: string, shown: string): Promise<string | null> {
+async function claudeProblem(tree: string, shown: string, own: OwnIntegrationTexts): Promise<string | null> {
   for (const file of CLAUDE_FILES) {
     const read = await readRegularFile(path.join(tree, file), { maxBytes: MAX_BYTES });
     if (!read.ok) {
       if (read.kind === 'missing') continue;
       return `${shown}${file} ${read.reason}`;
     }
-    if (wavesHook(read.text)) continue;
+    if (file === CLAUDE_SETTINGS && own.has(read.text)) continue;
     let settings: unknown;
     try {
       settings = JSON.parse(read.text);
@@ -55,7 +58,7 @@ async function claudeProblem(tree: string, shown: string): Promise<string | null
   return null;
 }
 
-async function opencodeProblem(tree: string, shown: string): Promise<string | null> {
+async function opencodeProblem(tree: string, shown: string, own: OwnIntegrationTexts): Promise<string | null> {
   for (const file of OPENCODE_FILES) {
     const read = await readRegularFile(path.join(tree, file), { maxBytes: MAX_BYTES });
     if (!read.ok) {
@@ -67,7 +70,15 @@ async function opencodeProblem(tree: string, shown: string): Promise<string | nu
   }
   for (const dir of OPENCODE_DIRS) {
     const names = await readdir(path.join(tree, dir)).catch(() => [] as string[]);
-    const foreign = names.filter((name) => `${dir}/${name}` !== OPENCODE_PLUGIN);
+    const foreign: string[] = [];
+    for (const name of names) {
+      if (`${dir}/${name}` === OPENCODE_PLUGIN) {
+        // waves' own plugin, exactly as this waves writes it; other text at its path is the tree's own code.
+        const read = await readRegularFile(path.join(tree, OPENCODE_PLUGIN), { maxBytes: MAX_BYTES });
+        if (read.ok && own.has(read.text)) continue;
+      }
+      foreign.push(name);
+    }
     if (foreign.length > 0) return `${shown}${dir}/${foreign.sort()[0]} is an opencode ${dir.includes('plugin') ? 'plugin (code run in opencode itself)' : 'agent (its permissions win over waves\')'}`;
   }
   return null;
@@ -77,13 +88,19 @@ async function opencodeProblem(tree: string, shown: string): Promise<string | nu
  * Why the agent of `argv` (claude or opencode, by its executable's name) must not start in `tree`,
  * or null. `alsoAt`: folders the tool reads too (the main checkout of a worktree inside it).
  */
-export async function projectAgentConfigProblem(tree: string, argv: readonly string[], alsoAt: readonly string[] = [], agent?: string): Promise<string | null> {
+export async function projectAgentConfigProblem(
+  tree: string,
+  argv: readonly string[],
+  alsoAt: readonly string[] = [],
+  agent?: string,
+  own: OwnIntegrationTexts = new Set(),
+): Promise<string | null> {
   const name = path.basename(argv[0] ?? '');
   const check = name === 'claude' ? claudeProblem : name === 'opencode' ? opencodeProblem : null;
   if (check === null) return null;
   for (const dir of [tree, ...alsoAt]) {
     const shown = dir === tree ? '' : `${dir}/`;
-    const problem = await check(dir, shown);
+    const problem = await check(dir, shown, own);
     if (problem !== null) {
       return `${problem}, which would widen what ${name} may do beyond waves' rules; remove it, or allow it with agents.${agent ?? name}.permissions.projectConfig in a config of your own (--config FILE)`;
     }

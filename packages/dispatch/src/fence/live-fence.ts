@@ -39,7 +39,7 @@ export interface LiveFence {
   close(): Promise<void>;
 }
 
-const CLIENT_MODULE = fileURLToPath(new URL('./fence-client.js', import.meta.url));
+export const CLIENT_MODULE = fileURLToPath(new URL('./fence-client.js', import.meta.url));
 const INTEGRATION_FILES = new Set([CLAUDE_SETTINGS, OPENCODE_PLUGIN]);
 
 export async function startLiveFence(options: LiveFenceOptions): Promise<LiveFence | null> {

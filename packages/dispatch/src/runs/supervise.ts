@@ -28,7 +28,8 @@ import { readSeals, readTrustedRecord, TERMINAL, writeRecord, type RunRecord, ty
 import { processStart } from './process-table.js';
 import { findStrays, stopStrays, type Stray } from './stray-processes.js';
 import { DescendantTracker } from './track-descendants.js';
-import { startLiveFence, type LiveFence } from '../fence/live-fence.js';
+import { CLIENT_MODULE, startLiveFence, type LiveFence } from '../fence/live-fence.js';
+import { integrationText } from '../fence/fence-integrations.js';
 import { projectAgentConfigProblem } from '../agents/project-agent-config.js';
 
 /** At most one record write a second for the tracker's findings. */
@@ -162,7 +163,10 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     // may write files too.
     if (setupFailure === null && !record.projectConfigAllowed) {
       const mainCheckout = record.worktree ? path.resolve(record.cwd, '..', '..', '..') : null;
-      setupFailure = await projectAgentConfigProblem(record.cwd, record.argv, mainCheckout && mainCheckout !== record.cwd ? [mainCheckout] : [], record.agent);
+      // waves' own hook files (another run's of a shared tree, or one this run installs) are exempt, by their exact text.
+      const waves = options.waves ?? [process.execPath, process.argv[1]!];
+      const own = new Set((['claude', 'opencode'] as const).map((kind) => integrationText(kind, { waves, clientModule: CLIENT_MODULE, env: env as NodeJS.ProcessEnv })));
+      setupFailure = await projectAgentConfigProblem(record.cwd, record.argv, mainCheckout && mainCheckout !== record.cwd ? [mainCheckout] : [], record.agent, own);
     }
     const afterSetup = endingNow() ?? (setupFailure === null ? null : { status: 'failed' as const, reason: setupFailure });
     if (afterSetup !== null) {
