@@ -199,7 +199,20 @@ describe('leases on the git remote', () => {
     // Each machine saw the other's leases: an issue one runs is skipped by the other.
     expect(both.map((r) => r.stderr).join('\n')).toMatch(/skipped: .* is leased by .*\/resolve-/);
     const events = readFileSync(trace, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; issue: number; cwd: string; at: number });
-    const runs = events.filter((e) => e.event === 'start').map((start) => ({ ...start, end: events.find((e) => e.event === 'end' && e.issue === start.issue && e.cwd === start.cwd && e.at >= start.at)?.at ?? Infinity }));
+    // An agent stopped before its own end (a loaded machine: its run failed or timed out) writes no
+    // end event: its run's record says when it ended, and its leases were released after that.
+    const endedAt = (cwd: string, issue: number, after: number): number => {
+      const dir = path.join(cwd, '.dispatch-runs');
+      const ends = (existsSync(dir) ? readdirSync(dir) : [])
+        .filter((n) => n.startsWith(`resolve-${issue}-`) && n.endsWith('.json'))
+        .map((n) => (JSON.parse(readFileSync(path.join(dir, n), 'utf8')) as { endedAt?: string | null }).endedAt)
+        .map((at) => (at ? Date.parse(at) : Infinity))
+        .filter((at) => at >= after);
+      return ends.length > 0 ? Math.min(...ends) : Infinity;
+    };
+    const runs = events
+      .filter((e) => e.event === 'start')
+      .map((start) => ({ ...start, end: events.find((e) => e.event === 'end' && e.issue === start.issue && e.cwd === start.cwd && e.at >= start.at)?.at ?? endedAt(start.cwd, start.issue, start.at) }));
     expect(new Set(runs.map((r) => r.cwd)).size).toBeGreaterThan(0);
     // The same issue never runs on both machines at once.
     for (const a of runs) for (const b of runs) if (a !== b && a.issue === b.issue && a.cwd !== b.cwd) expect(a.end <= b.at || b.end <= a.at, `#${a.issue}`).toBe(true);
