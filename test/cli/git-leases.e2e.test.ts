@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lanesOverlap } from '@waves/planner';
+import { cloneTag } from '@waves/dispatch';
 import { exampleRepo, FAKE_AGENT_CONFIG, ROOT, TEST_STATE_DIR, waves } from '../helpers/example-repo.js';
 import { LeaseRemote, overlapIn } from '../helpers/lease-remote.js';
 import type { TempRepo } from '../helpers/temp-repo.js';
@@ -186,6 +187,21 @@ describe('leases on the git remote', () => {
     expect(witness.reasons.join('\n')).toMatch(/its lease was lost before the agent ended \(lease .* is no longer held\): another machine or run may have worked on the same paths/);
   }, 120_000);
 
+  it("never reaps, as an orphan, a lease another clone's live run holds (it has no record here); its own orphans it does", async () => {
+    const root = await exampleOnRemote();
+    const other = await remote!.clone('other');
+    const run = 'resolve-105-20261201T100000000Z';
+    const theirs = `me@host/${await cloneTag(other)}/${run}`;
+    const mine = `me@host/${await cloneTag(root)}/resolve-106-20261201T100000000Z`;
+    for (const [lane, holder] of [['packages/core', theirs], ['packages/web', mine]] as const) {
+      expect((await waves(['lease', 'acquire', lane, '--holder', holder], root)).exitCode).toBe(0);
+    }
+    const reap = await waves(['status', '--reap'], root);
+    expect(reap.exitCode, reap.stderr).toBe(0);
+    const left = JSON.parse((await waves(['lease', 'list', '--json'], other)).stdout) as { holder: string }[];
+    expect(left.map((l) => l.holder)).toEqual([theirs]);
+  }, 60_000);
+
   it('never has two clones dispatching the same backlog at once run conflicting issues at the same time', async () => {
     const root = await exampleOnRemote();
     const second = path.join(remote!.dir, 'second');
@@ -215,7 +231,7 @@ describe('leases on the git remote', () => {
       .map((start) => ({ ...start, end: events.find((e) => e.event === 'end' && e.issue === start.issue && e.cwd === start.cwd && e.at >= start.at)?.at ?? endedAt(start.cwd, start.issue, start.at) }));
     expect(new Set(runs.map((r) => r.cwd)).size).toBeGreaterThan(0);
     // The same issue never runs on both machines at once.
-    for (const a of runs) for (const b of runs) if (a !== b && a.issue === b.issue && a.cwd !== b.cwd) expect(a.end <= b.at || b.end <= a.at, `#${a.issue}`).toBe(true);
+    for (const a of runs) for (const b of runs) if (a !== b && a.issue === b.issue && a.cwd !== b.cwd) expect(a.end <= b.at || b.end <= a.at, `#${a.issue}: ${JSON.stringify({ runs, stderr: both.map((r) => r.stderr), records: [root, second].map((d) => (existsSync(path.join(d, '.dispatch-runs')) ? readdirSync(path.join(d, '.dispatch-runs')) : [])) })}`).toBe(true);
     // And the table never held overlapping leases of two runs.
     for (const table of await remote!.history()) expect(overlapIn(table.leases, table.at)).toBeNull();
   }, 180_000);

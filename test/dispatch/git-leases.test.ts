@@ -9,7 +9,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
-import { fenceProblem, gitLeaseBackend, LeaseRemoteError, openLeaseBackend, remoteUrlProblem, resolveLeaseStore, type LeaseBackend } from '@waves/dispatch';
+import { cloneOfHolder, cloneTag, fenceProblem, gitLeaseBackend, leasesByRun, releaseOwnLeases, LeaseRemoteError, openLeaseBackend, remoteUrlProblem, resolveLeaseStore, type LeaseBackend } from '@waves/dispatch';
 import { lanesOverlap } from '@waves/planner';
 import { LeaseRemote, overlapIn } from '../helpers/lease-remote.js';
 
@@ -33,6 +33,28 @@ async function setUp(skewMs = 1_000) {
 }
 
 describe('the git lease backend', () => {
+  it('keeps apart two clones whose runs of one issue start in the same millisecond: never both granted, never released by the other', async () => {
+    const { open } = await setUp();
+    const laptop = await remote!.clone('laptop');
+    const ci = await remote!.clone('ci');
+    const [a, b] = [await cloneTag(laptop), await cloneTag(ci)];
+    expect(a).not.toBe(b);
+    expect(await cloneTag(path.join(laptop, '.'))).toBe(a);
+    // The same user on the same host, the same run id: only the clone tells them apart.
+    const run = 'resolve-101-20261201T100000000Z';
+    const first = open('laptop');
+    const second = open('ci');
+    expect((await first.acquire(['src/a.ts'], { holder: `me@host/${a}/${run}`, ttlMs: 60_000 }))[0]).toMatchObject({ status: 'acquired' });
+    expect((await second.acquire(['src/a.ts'], { holder: `me@host/${b}/${run}`, ttlMs: 60_000 }))[0]).toMatchObject({ status: 'refused', holder: `me@host/${a}/${run}` });
+    // The second clone cleaning up after its run (a stop, a reap) leaves the first's lease alone.
+    expect(await releaseOwnLeases(second, run, b)).toEqual([]);
+    const live = (await second.list()).leases;
+    expect(live.map((l) => cloneOfHolder(l.holder))).toEqual([a]);
+    expect([...leasesByRun(live, b).keys()]).toEqual([]);
+    expect([...leasesByRun(live, a).keys()]).toEqual([run]);
+    expect((await releaseOwnLeases(first, run, a)).map((l) => l.lane)).toEqual(['src/a.ts']);
+  }, 60_000);
+
   it('takes several paths all or nothing: a request with one held path leaves none of its others taken', async () => {
     const { open } = await setUp();
     const alice = open('alice');

@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { acquireLease, agentTemplate, DEFAULT_PROMPT_TEMPLATE, listLeases, readJournal, runWave, type RunEvent, type RunWaveOptions } from '@waves/dispatch';
+import { acquireLease, agentTemplate, cloneTag, DEFAULT_PROMPT_TEMPLATE, listLeases, readJournal, runWave, type RunEvent, type RunWaveOptions } from '@waves/dispatch';
 import { analyzePlan, type PlanInput } from '@waves/planner';
 import { BIN, FAKE_AGENT_CONFIG } from '../helpers/example-repo.js';
 import { issue, NOW } from '../helpers/issues.js';
@@ -87,7 +87,9 @@ describe('runWave', () => {
     expect(leases.map((l) => [l.lane, l.holder])).toEqual([['src/f2.ts', 'someone-else']]);
     const { events } = await readJournal(t.journal);
     const holders = events.flatMap((e) => (e.op === 'acquire' ? [e.holder] : []));
-    expect(holders.filter((h) => h.startsWith('me/resolve-')).sort()).toEqual(result.records.map((r) => `me/${r.id}`).sort());
+    const clone = await cloneTag(root);
+    expect(clone).toMatch(/^[0-9a-f]{8}$/);
+    expect(holders.filter((h) => h.startsWith('me/')).sort()).toEqual(result.records.map((r) => `me/${clone}/${r.id}`).sort());
   }, 30_000);
 
   it('keeps the leases of a run that outlives their time, and frees them when it ends', async () => {

@@ -106,7 +106,7 @@ export { heldTokens, holdTokens, takeTokens } from './runs/token-holder.js';
 export { DEFAULT_GRACE_MS, groupRefusal, markedProcesses, stopProcessTree } from './runs/kill-tree.js';
 export { DescendantTracker, TRACK_INTERVAL_MS } from './runs/track-descendants.js';
 export type { TrackedProcesses } from './runs/track-descendants.js';
-export { fenceProblem, leasesByRun, releaseOwnLeases, runLeasesOf, runOfHolder } from './runs/run-leases.js';
+export { cloneOfHolder, cloneTag, fenceProblem, leasesByRun, releaseOwnLeases, runLeasesOf, runOfHolder } from './runs/run-leases.js';
 export type { TreeStop, TreeTarget } from './runs/kill-tree.js';
 export { keepLeases } from './runs/keep-leases.js';
 export type { KeepLeasesOptions, LeaseKeeper } from './runs/keep-leases.js';

@@ -20,6 +20,7 @@ import {
   readRecords,
   readSeals,
   releaseOwnLeases,
+  cloneTag,
   RUNS_DIR,
   TERMINAL,
   viewStatus,
@@ -76,6 +77,7 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
     return backends.get(key)!;
   };
   const runsDir = path.join(root, RUNS_DIR);
+  const clone = await cloneTag(root);
   const { records, unreadable } = await readRecords(runsDir);
   for (const file of unreadable) io.stderr(`waves: ${path.relative(root, file)} is not a run record, skipped\n`);
   const rows = [];
@@ -91,7 +93,7 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
       if (record.leaseIds.length > 0) await own.release(record.leaseIds);
       // Also those its record does not list (the dispatch was killed right after it took them).
       const id = path.basename(file, '.json');
-      for (const backend of new Set([own, configured.backend])) await releaseOwnLeases(backend, id);
+      for (const backend of new Set([own, configured.backend])) await releaseOwnLeases(backend, id, clone);
       // A supervisor killed while it finished the log leaves its temporary copy: gone with the run.
       for (const name of await readdir(runsDir).catch(() => [] as string[])) {
         if (name.startsWith(`${record.id}.log.`) && name.endsWith('.redact.tmp')) await unlink(path.join(runsDir, name)).catch(() => undefined);
@@ -107,7 +109,7 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
     }
     rows.push({ record: current, view });
   }
-  const orphans = await orphanLeases(runsDir, configured.backend, records.map((r) => r.file).concat(unreadable), Boolean(values.reap), now, io);
+  const orphans = await orphanLeases(runsDir, clone, configured.backend, records.map((r) => r.file).concat(unreadable), Boolean(values.reap), now, io);
   // A committed run's branch must still be at the commit waves sealed: another run's agent can move it.
   const seals = await readSeals(runsDir).catch(() => new Map<string, never>());
   const sealedById = new Map([...seals.values()].map((r) => [r.id, r] as const));
@@ -156,17 +158,18 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
 }
 
 /**
- * Leases held in the name of a run (`<holder>/resolve-N-…`) that has no record nor seal: an older
+ * Leases held in the name of a run of this clone (`<holder>/<clone>/resolve-N-…`; another clone's
+ * runs have their records there) that has no record nor seal here: an older
  * waves killed between its leases and its record, or a record deleted. Each is reported; with
  * `reap`, released once no process of that run is left. Returns those still held.
  */
-async function orphanLeases(runsDir: string, backend: LeaseBackend, files: readonly string[], reap: boolean, now: () => Date, io: CliIo): Promise<OrphanRow[]> {
+async function orphanLeases(runsDir: string, clone: string, backend: LeaseBackend, files: readonly string[], reap: boolean, now: () => Date, io: CliIo): Promise<OrphanRow[]> {
   const { leases } = await backend.list().catch((error: unknown) => {
     if (!(error instanceof LeaseRemoteError)) throw error;
     io.stderr(`waves: ${safeText((error as Error).message.split('\n')[0] ?? '')}; orphan leases not checked\n`);
     return { leases: [] };
   });
-  const byRun = leasesByRun(leases);
+  const byRun = leasesByRun(leases, clone);
   if (byRun.size === 0) return [];
   const known = new Set(files.map((f) => path.basename(f, '.json')));
   for (const file of (await readSeals(runsDir).catch(() => new Map())).keys()) known.add(path.basename(file, '.json'));
@@ -176,7 +179,7 @@ async function orphanLeases(runsDir: string, backend: LeaseBackend, files: reado
     const lanes = held.map((l) => safeText(l.lane));
     const marked = markedProcesses(run);
     if (reap && marked !== null && marked.length === 0) {
-      await releaseOwnLeases(backend, run);
+      await releaseOwnLeases(backend, run, clone);
       io.stderr(`waves: released the leases of ${run} (${lanes.join(', ')}): held in the name of a run that has no record and no process left\n`);
       continue;
     }

@@ -87,6 +87,32 @@ export function parseLog(stdout: string): HistoryCommit[] {
   return commits;
 }
 
+/**
+ * Parses `git log -z --name-status --diff-filter=R --format=%x1e%H`: per commit, its renames
+ * (`R<score>`, the old path, the new path).
+ */
+export function parseRenames(stdout: string): Map<string, { from: string; to: string }[]> {
+  const out = new Map<string, { from: string; to: string }[]>();
+  let current: { from: string; to: string }[] | null = null;
+  const tokens = stdout.split('\0');
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!.replace(/^\n+/, '');
+    if (token === '') continue;
+    if (token.startsWith('\x1e')) {
+      const sha = token.slice(1).trim();
+      if (!SHA.test(sha)) throw new Error(`git log: unexpected commit header ${JSON.stringify(token.slice(0, 80))}`);
+      out.set(sha, (current = []));
+      continue;
+    }
+    const from = tokens[i + 1];
+    const to = tokens[i + 2];
+    if (!/^R\d*$/.test(token) || current === null || from === undefined || to === undefined) throw new Error(`git log: unexpected output ${JSON.stringify(token.slice(0, 80))}`);
+    current.push({ from, to });
+    i += 2;
+  }
+  return out;
+}
+
 async function shallowHint(root: string): Promise<string> {
   const shallow = await git(root, ['rev-parse', '--is-shallow-repository']);
   return shallow.stdout.trim() === 'true' ? ' (this clone is shallow: git fetch --unshallow, or --deepen=N, brings the history)' : '';
@@ -131,5 +157,27 @@ export async function readHistory(request: HistoryRequest): Promise<HistoryRange
     commits.shift();
     if (commits.length === 0) throw new UsageError(`--until ${request.until} is the repository's first commit: there is no history before it to replay`);
   }
-  return { until, since, base: commits[0]!.parents[0]!, commits };
+  const base = commits[0]!.parents[0]!;
+  // Renames, merges' included (their first-parent diff): a later commit's files followed back to
+  // their paths at the base, where the backtest plans. Exact renames are cheap; a bounded limit
+  // keeps a huge move from costing minutes.
+  const renames = await git(root, [
+    '-c',
+    'diff.renameLimit=20000',
+    'log',
+    '--first-parent',
+    '--diff-merges=first-parent',
+    '-M',
+    '--diff-filter=R',
+    '--no-relative',
+    '--name-status',
+    '-z',
+    '--no-color',
+    '--format=%x1e%H',
+    `${base}..${until}`,
+    '--',
+  ]);
+  if (renames.exitCode !== 0) throw new Error(`git log failed: ${renames.stderr.split('\n')[0]}`);
+  const renamed = parseRenames(renames.stdout);
+  return { until, since, base, commits: commits.map((commit) => (renamed.get(commit.sha)?.length ? { ...commit, renames: renamed.get(commit.sha)! } : commit)) };
 }

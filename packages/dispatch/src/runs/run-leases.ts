@@ -5,30 +5,59 @@
  * gone. And the fencing check: whether a run's leases are still held, each with the token it
  * was acquired with.
  */
-import type { Lease } from '@waves/planner';
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { execaGit, type Lease } from '@waves/planner';
 import type { LeaseBackend } from '../leases/lease-backend.js';
 import type { RunRecord } from './run-record.js';
 
-const RUN_HOLDER = /\/(resolve-\d+-\d{8}T\d{9}Z)$/;
+const RUN_HOLDER = /\/(?:([0-9a-f]{8})\/)?(resolve-\d+-\d{8}T\d{9}Z)$/;
 
-/** The run a lease holder names (`alice@host/resolve-101-20261129T120000123Z`), or null for another holder. */
+/** The run a lease holder names (`alice@host/3fa2c1d0/resolve-101-20261129T120000123Z`), or null for another holder. */
 export function runOfHolder(holder: string): string | null {
+  return RUN_HOLDER.exec(holder)?.[2] ?? null;
+}
+
+/** The clone a run's lease holder names (`3fa2c1d0`), or null when it names none (a person's lease, an older waves). */
+export function cloneOfHolder(holder: string): string | null {
   return RUN_HOLDER.exec(holder)?.[1] ?? null;
 }
 
-/** The active leases held in some run's name, by run id. */
-export function leasesByRun(leases: readonly Lease[]): Map<string, Lease[]> {
+/**
+ * This clone among all that share a lease table: a hash of the host's name and the clone's git
+ * common directory (its worktrees share it). Run ids are timestamps, and two clones (two machines
+ * with the same user and host name, or two clones on one machine) can start the same issue in the
+ * same millisecond: with the tag in its name a run's leases are never taken for another's, and a
+ * clone never releases, as an orphan of its own, a lease another clone's run holds.
+ */
+export async function cloneTag(root: string): Promise<string> {
+  const asked = await execaGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: root, reject: false, stdin: 'ignore' });
+  const dir = asked.exitCode === 0 && asked.stdout.trim() !== '' ? asked.stdout.trim() : path.resolve(root);
+  const real = await realpath(dir).catch(() => dir);
+  return createHash('sha256').update(`${hostname()}\0${real}`).digest('hex').slice(0, 8);
+}
+
+/** Whether a lease holder is a run of this clone (its tag), or of no clone in particular (an older waves's name). */
+function ofThisClone(holder: string, tag: string): boolean {
+  const clone = cloneOfHolder(holder);
+  return clone === null || clone === tag;
+}
+
+/** The active leases held in the name of some run of this clone, by run id. */
+export function leasesByRun(leases: readonly Lease[], tag: string): Map<string, Lease[]> {
   const byRun = new Map<string, Lease[]>();
   for (const lease of leases) {
     const run = runOfHolder(lease.holder);
-    if (run !== null) byRun.set(run, [...(byRun.get(run) ?? []), lease]);
+    if (run !== null && ofThisClone(lease.holder, tag)) byRun.set(run, [...(byRun.get(run) ?? []), lease]);
   }
   return byRun;
 }
 
-/** Releases every active lease held in this run's name; returns them. */
-export async function releaseOwnLeases(backend: LeaseBackend, runId: string): Promise<Lease[]> {
-  const own = (await backend.list()).leases.filter((l) => runOfHolder(l.holder) === runId);
+/** Releases every active lease held in the name of this run of this clone; returns them. */
+export async function releaseOwnLeases(backend: LeaseBackend, runId: string, tag: string): Promise<Lease[]> {
+  const own = (await backend.list()).leases.filter((l) => runOfHolder(l.holder) === runId && ofThisClone(l.holder, tag));
   if (own.length > 0) await backend.release(own.map((l) => l.id));
   return own;
 }

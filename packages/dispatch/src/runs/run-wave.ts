@@ -25,7 +25,7 @@ import { blockingAncestor } from '../harvest/path-links.js';
 import { readRefs } from '../harvest/ref-snapshot.js';
 import { DEFAULT_GRACE_MS } from './kill-tree.js';
 import { isStopped, processStart } from './process-table.js';
-import { releaseOwnLeases } from './run-leases.js';
+import { cloneTag, releaseOwnLeases } from './run-leases.js';
 import { readTrustedRecord, removeRecord, runFiles, runId, stamp, TERMINAL, writeRecord, type RunRecord, type RunScope } from './run-record.js';
 import { stopRun } from './stop-run.js';
 import { killGroup } from './supervise.js';
@@ -110,6 +110,9 @@ export interface WaveResult {
 }
 
 export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
+  // Each run holds its leases as `<holder>/<clone>/<run id>`: unique across the clones sharing a table.
+  const clone = await cloneTag(options.root);
+  const runHolder = (id: string) => `${options.holder}/${clone}/${id}`;
   const { plan, analysis } = options;
   const wave = plan.waves.find((w) => w.index === options.waveIndex);
   if (!wave) throw new Error(`the plan has no wave ${options.waveIndex}`);
@@ -216,14 +219,14 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
       ...(dispatch.setup.length > 0 ? { setup: { commands: dispatch.setup, timeoutMs: options.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS, log: setupLogOf(files.log) } } : {}),
       ...(Object.keys(dispatch.env).length > 0 ? { agentEnv: dispatch.env } : {}),
       ...(options.fence
-        ? { fenceRules: { holder: `${options.holder}/${id}`, contentionDepth: options.rules?.contentionDepth ?? 0, serial: [...(options.rules?.serial ?? [])], onRefusal: options.fence.onRefusal } }
+        ? { fenceRules: { holder: runHolder(id), contentionDepth: options.rules?.contentionDepth ?? 0, serial: [...(options.rules?.serial ?? [])], onRefusal: options.fence.onRefusal } }
         : {}),
     };
     await writeRecord(files.record, record, { fixing: true });
     // Each run holds its leases in its own name: another dispatch by the same user is another holder.
     let leases;
     try {
-      leases = await leaseBackend.acquire(lanes, { holder: `${options.holder}/${id}`, ttlMs: options.ttlMs, ...(options.rules ? { rules: options.rules } : {}) });
+      leases = await leaseBackend.acquire(lanes, { holder: runHolder(id), ttlMs: options.ttlMs, ...(options.rules ? { rules: options.rules } : {}) });
     } catch (error) {
       await removeRecord(files.record);
       throw error;
@@ -298,7 +301,7 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
           await stopRun(recordFile, { journal: options.journal, leaseStore, now: options.now, graceMs: grace, status, reason: reason(record), askSupervisor: false });
         }
         // Settled but killed before it released them: the leases in the run's name go too.
-        await releaseOwnLeases(leaseBackend, path.basename(recordFile, '.json')).catch(async (error: unknown) => {
+        await releaseOwnLeases(leaseBackend, path.basename(recordFile, '.json'), clone).catch(async (error: unknown) => {
           // Never swallowed: the record says so (and waves status names the leases still held).
           const settled = await readTrustedRecord(recordFile).catch(() => null);
           if (settled === null || settled.reason?.includes('were NOT released')) return;

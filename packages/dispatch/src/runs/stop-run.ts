@@ -12,7 +12,7 @@ import path from 'node:path';
 import { DEFAULT_GRACE_MS, stopProcessTree } from './kill-tree.js';
 import { commandLine, isRunning, isStopped } from './process-table.js';
 import { openLeaseBackend, type LeaseStore } from '../leases/open-lease-backend.js';
-import { releaseOwnLeases } from './run-leases.js';
+import { cloneTag, releaseOwnLeases } from './run-leases.js';
 import { readSeal, readTrustedRecord, TERMINAL, writeRecord, type RunRecord } from './run-record.js';
 import { markerEntry } from './agent-env.js';
 import { DescendantTracker } from './track-descendants.js';
@@ -75,7 +75,7 @@ export async function stopRun(file: string, options: StopRunOptions): Promise<St
   if (tree.survivors.length > 0) reason += `; pid(s) ${tree.survivors.join(', ')} still there after SIGKILL`;
   const settled: RunRecord = { ...latest, status: options.status, reason, endedAt: options.now().toISOString() };
   await writeRecord(file, settled);
-  await releaseOwnLeases(openLeaseBackend(options.leaseStore ?? { backend: 'journal', journal: options.journal }, options.now), runId);
+  await releaseOwnLeases(openLeaseBackend(options.leaseStore ?? { backend: 'journal', journal: options.journal }, options.now), runId, await cloneTag(path.dirname(path.dirname(file))));
   return { file, record: settled, by: 'waves', refused: tree.refused, survivors: tree.survivors };
 }
 

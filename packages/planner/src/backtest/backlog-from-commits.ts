@@ -24,6 +24,11 @@ export interface HistoryCommit {
   parents: readonly string[];
   subject: string;
   files: readonly ChangedFile[];
+  /**
+   * Files it renamed (against its first parent, with git's rename detection; merges' too). Read
+   * only to follow a file back to its path at the base of a backtest; absent: none known.
+   */
+  renames?: readonly { from: RepoPath; to: RepoPath }[];
 }
 
 export type SkipReason = 'merge' | 'no-files' | 'too-many-files' | 'no-code' | 'only-tests';

@@ -10,13 +10,15 @@
  *
  * The true files of a commit are the code files it edits or deletes that are not tests: what
  * exists at the base to be found (a file the commit creates cannot be a candidate), and the part
- * of a fix the localisation papers count (the tests come with the fix, not with the report). An
- * issue with no such file is not locatable, and counts in no rate. An issue without candidates
- * is a miss. Pure.
+ * of a fix the localisation papers count (the tests come with the fix, not with the report).
+ * They are judged by their paths at the base, where the backlog is planned: a file an earlier
+ * commit of the range renamed is followed back to its old path, and one an earlier commit created
+ * is not there to be found. An issue with no such file is not locatable, and counts in no rate.
+ * An issue without candidates is a miss. Pure.
  */
 import type { IssueNumber, RepoPath } from '../types.js';
 import { containsPath } from '../paths/repo-paths.js';
-import { isCodeFile, isTestFile, type ChangedFile } from './backlog-from-commits.js';
+import { isCodeFile, isTestFile, type ChangedFile, type HistoryCommit } from './backlog-from-commits.js';
 
 /** The files a localisation is judged against (see above), sorted. */
 export function locatableFiles(files: readonly ChangedFile[]): RepoPath[] {
@@ -24,6 +26,24 @@ export function locatableFiles(files: readonly ChangedFile[]): RepoPath[] {
     .filter((f) => f.change !== 'create' && isCodeFile(f.path) && !isTestFile(f.path))
     .map((f) => f.path)
     .sort();
+}
+
+/**
+ * Paths of a commit of the range at the base: each followed back through the renames of the
+ * commits before it (newest first), kept when the base has that file. Sorted, without repeats.
+ */
+export function pathsAtBase(commits: readonly HistoryCommit[], isFileAtBase: (path: RepoPath) => boolean): (sha: string, paths: readonly RepoPath[]) => RepoPath[] {
+  const position = new Map(commits.map((commit, i) => [commit.sha, i] as const));
+  const renamed = commits.map((commit) => (commit.renames?.length ? new Map(commit.renames.map((r) => [r.to, r.from] as const)) : null));
+  return (sha, paths) => {
+    const at = position.get(sha) ?? 0;
+    const out = new Set<RepoPath>();
+    for (let path of paths) {
+      for (let i = at - 1; i >= 0; i--) path = renamed[i]?.get(path) ?? path;
+      if (isFileAtBase(path)) out.add(path);
+    }
+    return [...out].sort();
+  };
 }
 
 /** A fence lane as a plan lists it (`src/`, `src/a.ts`, `/` or `./` for the root) as a repository path. */

@@ -21,7 +21,7 @@ import { measureRuleEffects } from './rule-effects.js';
 import { findTrueConflicts, type TrueConflict } from './true-conflicts.js';
 import type { TruthEdges } from './truth-edges.js';
 import { bm25Baseline } from './bm25-baseline.js';
-import { fencePath, fenceRecall, firstHit, locatableFiles, localisationFigures, type LocalisationCase } from './localisation.js';
+import { fencePath, fenceRecall, firstHit, locatableFiles, localisationFigures, pathsAtBase, type LocalisationCase } from './localisation.js';
 import { simulateLiveFences, type DecideLeases } from './live-fences.js';
 import { decideLeases } from '../leases/decide-lease.js';
 
@@ -108,7 +108,10 @@ export function runBacktest(input: BacktestInput): BacktestReport {
   for (const list of [analysis.plan.triage, analysis.plan.subdivide, analysis.plan.deferred, analysis.plan.held]) {
     for (const entry of list) if (!entries.has(entry.number)) entries.set(entry.number, { ...inferenceOf(entry), fence: null });
   }
-  const truthFiles = new Map(backlog.issues.map((issue) => [issue.number, locatableFiles(issue.files)]));
+  // Judged at the base, where the plan was made: renamed files by their old paths, files created
+  // within the range (not there to be found) left out.
+  const atBase = pathsAtBase(input.commits, (path) => analysis.tree.isFile(path));
+  const truthFiles = new Map(backlog.issues.map((issue) => [issue.number, atBase(issue.sha, locatableFiles(issue.files))]));
   const baseline = bm25Baseline(
     input.repo.files,
     planInput.issues.map((issue) => ({ number: issue.number, text: `${issue.title}\n${issue.body}` })),
