@@ -91,4 +91,39 @@ describe('waves backtest with scope inference', () => {
     expect(result.stdout).toMatch(/BM25 baseline +│ Acc@1 \d/);
     expect(result.stdout).toContain('Live fences');
   });
+
+  it('judges a file by its path at the base: one renamed earlier in the range by its old path, one created in the range not at all', async () => {
+    const moved = await TempRepo.create(BASE);
+    try {
+      const commit = async (subject: string) => {
+        await moved.git('add', '-A');
+        await moved.git(...IDENTITY, 'commit', '-q', '-m', subject);
+      };
+      // #1 moves the theme into ui/ (a merge would bring it the same way); #2 creates a file.
+      await moved.git('mv', 'src/theme', 'src/ui');
+      await moved.write({ 'src/cart/cart-store.ts': `${BASE['src/cart/cart-store.ts']}// 1\n` });
+      await commit('refactor: move the theme into ui (#1)');
+      await moved.write({ 'src/cart/coupons.ts': 'export const coupons = [];\n' });
+      await commit('feat: coupons (#2)');
+      // #3 edits the moved file: at the base it is src/theme/apply-theme.ts, which the title names.
+      await moved.write({ 'src/ui/apply-theme.ts': `${BASE['src/theme/apply-theme.ts']}// 3\n` });
+      await commit('fix: applyTheme keeps the mode (#3)');
+      // #4 edits only the file #2 created: nothing at the base to find.
+      await moved.write({ 'src/cart/coupons.ts': 'export const coupons: string[] = [];\n' });
+      await commit('fix: coupons are strings (#4)');
+      const result = await execa('node', [BIN, 'backtest', '--root', moved.root, '--last', '4', '--grade', 'title', '--json'], { reject: false, stdin: 'ignore', env: { NO_COLOR: '1' } });
+      expect(result.stderr).toBe('');
+      expect(result.exitCode).toBe(0);
+      const report = BacktestReportSchema.parse(JSON.parse(result.stdout));
+      const byNumber = new Map(report.issues.map((i) => [i.number, i]));
+      expect(byNumber.get(3)!.files.map((f) => f.path)).toEqual(['src/ui/apply-theme.ts']);
+      expect(byNumber.get(3)!.truthFiles).toEqual(['src/theme/apply-theme.ts']);
+      expect(byNumber.get(3)!.candidateHit).toBe(1);
+      expect(byNumber.get(4)!.truthFiles).toEqual([]);
+      // #1 (its cart edit) and #3 are locatable; #2 only creates, #4 edits what did not exist.
+      expect(report.localisation.all.locatable).toBe(2);
+    } finally {
+      await moved.dispose();
+    }
+  });
 });

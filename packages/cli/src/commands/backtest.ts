@@ -194,6 +194,7 @@ export async function runBacktestCommand(argv: readonly string[], io: CliIo): Pr
     process.off('SIGTERM', onSignal);
   }
   warnSkipped(repo, io);
+  if (history.renamesUnknown) io.stderr(`waves: ${history.renamesUnknown}\n`);
   progress(`planning ${history.commits.length} commit(s)`);
   const report = runBacktest({
     commits: history.commits,

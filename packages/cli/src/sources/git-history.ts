@@ -26,6 +26,8 @@ export interface HistoryRange {
   base: string;
   /** First-parent commits, oldest first. */
   commits: HistoryCommit[];
+  /** Why the renames of the range are not known (then no commit has `renames`). */
+  renamesUnknown?: string;
 }
 
 /** git with nothing from the repository's config that could change what it prints or run anything. */
@@ -161,23 +163,33 @@ export async function readHistory(request: HistoryRequest): Promise<HistoryRange
   // Renames, merges' included (their first-parent diff): a later commit's files followed back to
   // their paths at the base, where the backtest plans. Exact renames are cheap; a bounded limit
   // keeps a huge move from costing minutes.
-  const renames = await git(root, [
-    '-c',
-    'diff.renameLimit=20000',
-    'log',
-    '--first-parent',
-    '--diff-merges=first-parent',
-    '-M',
-    '--diff-filter=R',
-    '--no-relative',
-    '--name-status',
-    '-z',
-    '--no-color',
-    '--format=%x1e%H',
-    `${base}..${until}`,
-    '--',
-  ]);
-  if (renames.exitCode !== 0) throw new Error(`git log failed: ${renames.stderr.split('\n')[0]}`);
+  const renameLog = (similarity: string) =>
+    git(root, [
+      '-c',
+      'diff.renameLimit=20000',
+      'log',
+      '--first-parent',
+      '--diff-merges=first-parent',
+      `-M${similarity}`,
+      '--diff-filter=R',
+      '--no-relative',
+      '--name-status',
+      '-z',
+      '--no-color',
+      '--format=%x1e%H',
+      `${base}..${until}`,
+      '--',
+    ]);
+  let renames = await renameLog('');
+  // Inexact renames read the files' contents; exact ones compare object ids only, so a clone
+  // missing some blobs (partial, or a mirror without its largest files) still has those.
+  if (renames.exitCode !== 0) renames = await renameLog('100%');
+  if (renames.exitCode !== 0) {
+    // Rename detection reads the files' contents: a clone missing some (partial, or a broken
+    // object) still replays, with files judged by the paths their commits name.
+    const why = renames.stderr.split('\n')[0]?.replace(/^fatal: /, '') ?? '';
+    return { until, since, base, commits, renamesUnknown: `renames in the range could not be read (${why}): files are judged by the paths their commits name` };
+  }
   const renamed = parseRenames(renames.stdout);
   return { until, since, base, commits: commits.map((commit) => (renamed.get(commit.sha)?.length ? { ...commit, renames: renamed.get(commit.sha)! } : commit)) };
 }
