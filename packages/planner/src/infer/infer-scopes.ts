@@ -13,7 +13,7 @@ import type { BacklogIssue, IssueNumber, RepoIndex } from '../types.js';
 import { inferCandidates } from './infer-candidates.js';
 import { inferenceIndexOf, type InferenceIndex } from './inference-index.js';
 import { readIssueSignals, type PathSignal } from './issue-signals.js';
-import { inferredFence, scopeEvidenceOf, strongCandidates, type InferredLeaf } from './inferred-fence.js';
+import { fenceCompanions, inferredFence, scopeEvidenceOf, strongCandidates, type InferredLeaf } from './inferred-fence.js';
 
 export interface InferredScopes {
   scopes: Map<IssueNumber, IssueScope>;
@@ -55,7 +55,10 @@ export function inferScopes(
     candidates.set(issue.number, found);
     if (options.inference !== 'plan') continue;
     let extra: InferredLeaf[];
-    if (!named) extra = inferredFence(found, options.inferenceThreshold);
+    if (!named) {
+      extra = inferredFence(found, options.inferenceThreshold);
+      if (extra.length > 0) extra = [...extra, ...fenceCompanions(index, extra)];
+    }
     else extra = strongCandidates(found, options.inferenceThreshold).map((c) => ({ path: c.path, kind: 'file', evidence: scopeEvidenceOf(c) }));
     if (extra.length === 0) continue;
     scopes.set(issue.number, extractScope(issue, tree, scopeOptions, extra));

@@ -6,7 +6,8 @@
  * (`SURE`), widened to their directories when it is only middling: an inference that is right
  * about the area but not the file still fences the agent in the right place.
  */
-import { parentDir } from '../paths/repo-paths.js';
+import { containsPath, parentDir } from '../paths/repo-paths.js';
+import type { InferenceIndex } from './inference-index.js';
 import type { Candidate, Evidence } from '../schema/plan-schema.js';
 import type { ScopeEvidence } from '../scope/extract-scope.js';
 import type { RepoPath } from '../types.js';
@@ -96,4 +97,47 @@ export function likelyText(candidates: readonly Candidate[]): string {
   const [best, ...rest] = candidates;
   const others = rest.slice(0, 2).map((c) => c.path);
   return `likely ${best!.path} (${Math.round(best!.confidence * 100)}%: ${describeEvidence(best!.evidence.slice(0, 2))})${others.length > 0 ? `, or ${others.join(', ')}` : ''}`;
+}
+
+/** A companion is a file at least this share of the past commits that changed the fence also changed… */
+const COMPANION_SHARE = 0.3;
+/** …and at least this many of them. */
+const COMPANION_MIN = 3;
+/** Most companions a fence gets. */
+const MAX_COMPANIONS = 3;
+/** Past commits of more files than this are a sweep (a rename, a formatting pass): no evidence of what goes together. */
+const SWEEP = 20;
+/** How many of each file's newest past commits are read. */
+const RECENT = 100;
+
+/**
+ * The files that past commits changing an inferred fence also changed, in a good share of them:
+ * what a title never names but its change goes with — a rule and the shared suppression list it
+ * must update, a module and its test, a component and the barrel that exports it. Added to the
+ * fence, they are leased with it: two issues that would each touch one are not put side by side.
+ * Replayed at the title grade on typescript-eslint, where rule fixes also touch
+ * `eslint-suppressions.json` and `util/index.ts`, see bench/RESULTS.md. Pure; deterministic.
+ */
+export function fenceCompanions(index: Pick<InferenceIndex, 'files' | 'fileId' | 'filesIn' | 'commitsOf' | 'commitFiles'>, leaves: readonly InferredLeaf[]): InferredLeaf[] {
+  const inside = (path: RepoPath) => leaves.some((leaf) => containsPath(leaf.path, path));
+  const own = new Set<number>();
+  for (const leaf of leaves) {
+    if (leaf.kind === 'file') {
+      const id = index.fileId.get(leaf.path);
+      if (id !== undefined) own.add(id);
+    } else for (const id of index.filesIn.get(leaf.path) ?? []) own.add(id);
+  }
+  const commits = new Set<number>();
+  for (const id of own) for (const c of index.commitsOf[id]!.slice(0, RECENT)) if (index.commitFiles[c]!.length <= SWEEP) commits.add(c);
+  if (commits.size < COMPANION_MIN) return [];
+  const together = new Map<number, number>();
+  for (const c of commits) for (const other of index.commitFiles[c]!) if (!own.has(other)) together.set(other, (together.get(other) ?? 0) + 1);
+  return [...together]
+    .filter(([id, count]) => count >= COMPANION_MIN && count / commits.size >= COMPANION_SHARE && !inside(index.files[id]!))
+    .sort((a, b) => b[1] - a[1] || (index.files[a[0]]! < index.files[b[0]]! ? -1 : 1))
+    .slice(0, MAX_COMPANIONS)
+    .map(([id, count]) => {
+      const path = index.files[id]!;
+      return { path, kind: 'file' as const, evidence: { source: 'title' as const, via: 'inferred-cochange', text: `${path} (changed with the fence in ${count} of its ${commits.size} past commits)`, line: 0 } };
+    });
 }
