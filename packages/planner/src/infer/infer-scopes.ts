@@ -13,7 +13,7 @@ import type { BacklogIssue, IssueNumber, RepoIndex } from '../types.js';
 import { inferCandidates } from './infer-candidates.js';
 import { inferenceIndexOf, type InferenceIndex } from './inference-index.js';
 import { readIssueSignals, type PathSignal } from './issue-signals.js';
-import { fenceCompanions, inferredFence, scopeEvidenceOf, strongCandidates, type InferredLeaf } from './inferred-fence.js';
+import { areaFence, fenceCompanions, inferredFence, scopeEvidenceOf, strongCandidates, type InferredLeaf } from './inferred-fence.js';
 
 export interface InferredScopes {
   scopes: Map<IssueNumber, IssueScope>;
@@ -32,6 +32,9 @@ export function inferScopes(
   const candidates = new Map<IssueNumber, Candidate[]>();
   const inferred = new Set<IssueNumber>();
   let index: InferenceIndex | null = null;
+  // The workspace package a file lies in (the deepest), for area fences.
+  const packageDirs = [...new Set((repo.packages ?? []).map((p) => p.dir))].sort((a, b) => b.length - a.length);
+  const packageOf = (path: string) => packageDirs.find((dir) => dir !== '' && containsPath(dir, path)) ?? null;
   for (const issue of selected) {
     const stated = extractScope(issue, tree, scopeOptions);
     scopes.set(issue.number, stated);
@@ -58,6 +61,7 @@ export function inferScopes(
     if (!named) {
       extra = inferredFence(found, options.inferenceThreshold);
       if (extra.length > 0) extra = [...extra, ...fenceCompanions(index, extra)];
+      else extra = areaFence(found, options.inferenceThreshold, packageOf);
     }
     else extra = strongCandidates(found, options.inferenceThreshold).map((c) => ({ path: c.path, kind: 'file', evidence: scopeEvidenceOf(c) }));
     if (extra.length === 0) continue;

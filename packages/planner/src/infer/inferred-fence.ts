@@ -99,6 +99,34 @@ export function likelyText(candidates: readonly Candidate[]): string {
   return `likely ${best!.path} (${Math.round(best!.confidence * 100)}%: ${describeEvidence(best!.evidence.slice(0, 2))})${others.length > 0 ? `, or ${others.join(', ')}` : ''}`;
 }
 
+/** Below the threshold, an area fence needs the best candidate at this share of it at least. */
+export const AREA_FLOOR = 0.6;
+/** …and this many of the five likeliest files in the best one's package. */
+const AREA_MIN = 4;
+/** How many of the likeliest files an area is judged by. */
+const AREA_READ = 5;
+
+/**
+ * The fence of an issue whose best candidate is short of the threshold but whose likeliest files
+ * lie in one workspace package (at least four of the five, the best among them, the best at
+ * `AREA_FLOOR` of the threshold at least): that package, as a maintainer who knows the area but
+ * not the file would send it. Wide on purpose — an issue fenced to a package runs beside no other
+ * issue in it. Empty when the files spread over packages, or the area is the repository's root
+ * package. Replayed on commit subjects (bench/RESULTS.md), the package held a true file of most
+ * such issues (zod 61 of 62, nocobase 26 of 30, AFFiNE 44 of 58).
+ */
+export function areaFence(candidates: readonly Candidate[], threshold: number, packageOf: (path: RepoPath) => RepoPath | null): InferredLeaf[] {
+  const best = candidates[0];
+  if (!best || best.confidence >= threshold || best.confidence < threshold * AREA_FLOOR) return [];
+  const area = packageOf(best.path);
+  if (area === null || area === '') return [];
+  const top = candidates.slice(0, AREA_READ);
+  const inside = top.filter((c) => containsPath(area, c.path)).length;
+  if (top.length < 3 || inside < Math.min(AREA_MIN, top.length)) return [];
+  const evidence = scopeEvidenceOf(best);
+  return [{ path: area, kind: 'dir', evidence: { ...evidence, via: 'inferred-area', text: `${area} (package of ${inside} of the ${top.length} likeliest files; best ${evidence.text})` } }];
+}
+
 /** A companion is a file at least this share of the past commits that changed the fence also changed… */
 const COMPANION_SHARE = 0.3;
 /** …and at least this many of them. */
