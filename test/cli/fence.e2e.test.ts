@@ -165,6 +165,22 @@ describe('live fences', () => {
     expect(witness.extensions).toEqual(['docs/notes.md']);
   });
 
+  it('needs a person for a control file changed inside a fence the plan inferred (a package fenced as a guess), and never commits it', async () => {
+    // Named nowhere: inferred in plan mode, fenced to the whole payments package (an area fence).
+    const issues = path.join(ctx.side, 'inferred.json');
+    writeFileSync(issues, JSON.stringify([{ number: 7, title: 'refund amounts are rounded wrong in the payments refunds', body: '', labels: [] }]));
+    const env = agentsScript({ 7: { edit: { 'packages/payments/package.json': '{ "name": "payments", "scripts": { "postinstall": "node -e 1" } }\n', 'packages/payments/src/refunds.ts': 'export const refunded = 1;\n' } } });
+    const plan = JSON.parse((await waves(['plan', '--from-issues', issues, '--inference', 'plan', '--inference-threshold', '0.8', '--json'], ctx.root)).stdout) as { waves: { issues: { number: number; paths: string[]; inferred?: boolean }[] }[] };
+    expect(plan.waves[0]!.issues).toEqual([expect.objectContaining({ number: 7, inferred: true, paths: ['packages/payments/'] })]);
+    const result = await waves(['dispatch', '--from-issues', issues, '--inference', 'plan', '--inference-threshold', '0.8', '--config', withSide(), '--agent', 'fake', '--worktree'], ctx.root, env);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const harvest = await waves(['harvest', '--json', '--commit'], ctx.root, env);
+    const witness = (JSON.parse(harvest.stdout) as { runs: { issue: { number: number }; witness: { status: string; reasons: string[]; commit: unknown } }[] }).runs.find((r) => r.issue.number === 7)!.witness;
+    expect(witness.status).toBe('needs_person');
+    expect(witness.reasons.join('\n')).toMatch(/control file\(s\) its plan did not name .*: packages\/payments\/package\.json/);
+    expect(witness.commit).toBeNull();
+  });
+
   it('lets several Claude runs of one shared work tree use one hook, each judged by its own fence (F11)', async () => {
     const env = agentsScript({
       101: { holdMs: 4_000 },

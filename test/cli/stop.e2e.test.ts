@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sealFileOf } from '@waves/dispatch';
+import { cloneTag, sealFileOf } from '@waves/dispatch';
 import { FAKE_AGENT_CONFIG, waves } from '../helpers/example-repo.js';
 import { alive, waitFor } from '../helpers/processes.js';
 import { useRunRepo } from '../helpers/run-repo.js';
@@ -69,7 +69,7 @@ function setUp(script: Record<string, unknown>) {
       for (const pid of pids) started.add(pid);
       return pids;
     },
-    leases: async () => JSON.parse((await waves(['lease', 'list', '--json'], root)).stdout) as { lane: string }[],
+    leases: async () => JSON.parse((await waves(['lease', 'list', '--json'], root)).stdout) as { lane: string; holder: string }[],
   };
   return t;
 }
@@ -225,16 +225,22 @@ describe('waves stop', () => {
     const journal = path.join(t.root, '.waves', 'leases.jsonl');
     mkdirSync(path.dirname(journal), { recursive: true });
     const at = new Date(Date.now() - 120_000).toISOString();
-    writeFileSync(journal, `${JSON.stringify({ v: 1, op: 'acquire', id: 'l-orphan-1', lane: 'packages/api', holder: `someone@host/${orphan}`, at, ttlMs: 3_600_000 })}\n`);
+    // In this clone's name (its tag); beside it one named like a run but of no clone (a person's).
+    const tag = await cloneTag(t.root);
+    writeFileSync(
+      journal,
+      `${JSON.stringify({ v: 1, op: 'acquire', id: 'l-orphan-1', lane: 'packages/api', holder: `someone@host/${tag}/${orphan}`, at, ttlMs: 3_600_000 })}\n` +
+        `${JSON.stringify({ v: 1, op: 'acquire', id: 'l-person-1', lane: 'packages/web', holder: `alice/resolve-7-20260101T000000000Z`, at, ttlMs: 3_600_000 })}\n`,
+    );
     const status = await t.run(['status']);
     expect(status.exitCode, status.stderr).toBe(0);
     expect(status.stdout).toMatch(new RegExp(`${orphan}.*orphan`));
     expect(status.stderr).toMatch(new RegExp(`${orphan} .*has no record`));
-    expect(await t.leases()).toHaveLength(1);
+    expect(await t.leases()).toHaveLength(2);
     const reaped = await t.run(['status', '--reap']);
     expect(reaped.exitCode, reaped.stderr).toBe(0);
     expect(reaped.stderr).toMatch(new RegExp(`released the leases of ${orphan}`));
-    expect(await t.leases()).toEqual([]);
+    expect((await t.leases()).map((l) => l.holder)).toEqual(['alice/resolve-7-20260101T000000000Z']);
   }, 60_000);
 
   it('teaches its usage, and refuses bad input with exit code 2', async () => {

@@ -39,7 +39,6 @@ describe('the git lease backend', () => {
     const ci = await remote!.clone('ci');
     const [a, b] = [await cloneTag(laptop), await cloneTag(ci)];
     expect(a).not.toBe(b);
-    expect(await cloneTag(path.join(laptop, '.'))).toBe(a);
     // The same user on the same host, the same run id: only the clone tells them apart.
     const run = 'resolve-101-20261201T100000000Z';
     const first = open('laptop');
@@ -53,6 +52,16 @@ describe('the git lease backend', () => {
     expect([...leasesByRun(live, b).keys()]).toEqual([]);
     expect([...leasesByRun(live, a).keys()]).toEqual([run]);
     expect((await releaseOwnLeases(first, run, a)).map((l) => l.lane)).toEqual(['src/a.ts']);
+    // A run-shaped name without a clone (a person's lease, an older waves's run) is no clone's.
+    expect((await first.acquire(['src/b.ts'], { holder: `alice/${run}`, ttlMs: 60_000 }))[0]).toMatchObject({ status: 'acquired' });
+    expect(await releaseOwnLeases(first, run, a)).toEqual([]);
+    expect([...leasesByRun((await first.list()).leases, a).keys()]).toEqual([]);
+    // A linked worktree keeps its own run records: it is a clone of its own.
+    const linked = path.join(remote!.dir, 'laptop-linked');
+    await execa('git', ['-C', laptop, 'worktree', 'add', '-q', '--detach', linked]);
+    expect(await cloneTag(linked)).not.toBe(a);
+    await mkdir(path.join(laptop, 'sub'), { recursive: true });
+    expect(await cloneTag(path.join(laptop, 'sub'))).toBe(a);
   }, 60_000);
 
   it('takes several paths all or nothing: a request with one held path leaves none of its others taken', async () => {

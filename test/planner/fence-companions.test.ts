@@ -41,6 +41,12 @@ describe('fenceCompanions', () => {
     expect(companions[0]).toMatchObject({ kind: 'file', evidence: { via: 'inferred-cochange', text: 'suppressions.json (changed with the fence in 3 of its 5 past commits)' } });
   });
 
+  it('never proposes a control file (a manifest, an agent settings file, CI), however often it changed with the fence', () => {
+    const all = [...files, 'package.json', '.claude/settings.json', '.github/workflows/ci.yml', 'vite.config.ts'];
+    const commits = Array.from({ length: 5 }, () => ['src/rules/a.ts', 'package.json', '.claude/settings.json', '.github/workflows/ci.yml', 'vite.config.ts', 'suppressions.json']);
+    expect(fenceCompanions(indexOf(all, commits), [leaf('src/rules/a.ts')]).map((c) => c.path)).toEqual(['suppressions.json']);
+  });
+
   it('reads a fenced directory as its files, and never proposes what the fence holds already', () => {
     const commits = [
       ['src/rules/a.ts', 'src/rules/b.ts', 'src/util/index.ts'],

@@ -26,7 +26,7 @@ export interface HistoryRange {
   base: string;
   /** First-parent commits, oldest first. */
   commits: HistoryCommit[];
-  /** Why the renames of the range are not known (then no commit has `renames`). */
+  /** Why the renames of the range are not known, or not all of them (a warning for people). */
   renamesUnknown?: string;
 }
 
@@ -183,7 +183,11 @@ export async function readHistory(request: HistoryRequest): Promise<HistoryRange
   let renames = await renameLog('');
   // Inexact renames read the files' contents; exact ones compare object ids only, so a clone
   // missing some blobs (partial, or a mirror without its largest files) still has those.
-  if (renames.exitCode !== 0) renames = await renameLog('100%');
+  let inexactLost: string | null = null;
+  if (renames.exitCode !== 0) {
+    inexactLost = renames.stderr.split('\n')[0]?.replace(/^fatal: /, '') ?? '';
+    renames = await renameLog('100%');
+  }
   if (renames.exitCode !== 0) {
     // Rename detection reads the files' contents: a clone missing some (partial, or a broken
     // object) still replays, with files judged by the paths their commits name.
@@ -191,5 +195,11 @@ export async function readHistory(request: HistoryRequest): Promise<HistoryRange
     return { until, since, base, commits, renamesUnknown: `renames in the range could not be read (${why}): files are judged by the paths their commits name` };
   }
   const renamed = parseRenames(renames.stdout);
-  return { until, since, base, commits: commits.map((commit) => (renamed.get(commit.sha)?.length ? { ...commit, renames: renamed.get(commit.sha)! } : commit)) };
+  return {
+    until,
+    since,
+    base,
+    commits: commits.map((commit) => (renamed.get(commit.sha)?.length ? { ...commit, renames: renamed.get(commit.sha)! } : commit)),
+    ...(inexactLost !== null ? { renamesUnknown: `renames with edits in the range could not be read (${inexactLost}): only files moved unchanged are followed to their paths at the base` } : {}),
+  };
 }

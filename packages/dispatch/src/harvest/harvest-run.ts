@@ -456,9 +456,12 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   // person as every such change does (unless reverted).
   const unwatched = record.fence?.unwatched ?? [];
   if (unwatched.length > 0) reasons.push(`the live fence's watcher could not watch ${list(unwatched.map((u) => `${u.path}/ (${u.code})`))}: writes there were not checked as they happened — check what the agent did`);
-  const planned = fenceWithCompanions(scope?.fence ?? []);
+  // A control file counts as planned only where the issue itself named it: not in a fence the plan
+  // inferred (an issue that named no path), nor in a candidate it added (a guess, not a request).
+  const guessed = new Set(scope?.guessed ?? []);
+  const planned = scope?.inferred ? [] : fenceWithCompanions((scope?.fence ?? []).filter((p) => !guessed.has(p)));
   const controlChanged = [...new Set(first.inFence.flatMap(touchedPaths).filter((p) => isControlFile(p) && !inFence(planned, p)))];
-  if (controlChanged.length > 0) reasons.push(`it changed control file(s) its plan did not name (files that tools or agents run or obey), counted in its fence only as extensions: ${list(controlChanged)} — read them before anything runs or merges there`);
+  if (controlChanged.length > 0) reasons.push(`it changed control file(s) its plan did not name (files that tools or agents run or obey), in its fence only as extensions or as the plan's guess: ${list(controlChanged)} — read them before anything runs or merges there`);
   const touchedBefore = worktree ? [] : changed.flatMap(touchedPaths).filter((p) => dirtyBefore.has(p));
   if (touchedBefore.length > 0) reasons.push(`${list(touchedBefore)} had uncommitted changes before the run started: they cannot be told apart from the agent's`);
 

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { execaGit, type Lease } from '@waves/planner';
+import { execaGit, SAFE_GIT_CONFIG, type Lease } from '@waves/planner';
 import type { LeaseBackend } from '../leases/lease-backend.js';
 import type { RunRecord } from './run-record.js';
 
@@ -26,23 +26,27 @@ export function cloneOfHolder(holder: string): string | null {
 }
 
 /**
- * This clone among all that share a lease table: a hash of the host's name and the clone's git
- * common directory (its worktrees share it). Run ids are timestamps, and two clones (two machines
+ * This clone among all that share a lease table: a hash of the host's name and the top of the
+ * work tree its runs are dispatched from (where their records are: a linked worktree of the same
+ * clone keeps its own, so it is another). Run ids are timestamps, and two clones (two machines
  * with the same user and host name, or two clones on one machine) can start the same issue in the
  * same millisecond: with the tag in its name a run's leases are never taken for another's, and a
  * clone never releases, as an orphan of its own, a lease another clone's run holds.
  */
 export async function cloneTag(root: string): Promise<string> {
-  const asked = await execaGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: root, reject: false, stdin: 'ignore' });
+  const asked = await execaGit([...SAFE_GIT_CONFIG, 'rev-parse', '--show-toplevel'], { cwd: root, reject: false, stdin: 'ignore' });
   const dir = asked.exitCode === 0 && asked.stdout.trim() !== '' ? asked.stdout.trim() : path.resolve(root);
   const real = await realpath(dir).catch(() => dir);
   return createHash('sha256').update(`${hostname()}\0${real}`).digest('hex').slice(0, 8);
 }
 
-/** Whether a lease holder is a run of this clone (its tag), or of no clone in particular (an older waves's name). */
+/**
+ * Whether a lease holder is a run of this clone: its tag. A run-shaped name without one (a
+ * person's lease named like a run, or a run of an older waves) is no clone's to release: it
+ * expires, or `waves lease release ID` frees it.
+ */
 function ofThisClone(holder: string, tag: string): boolean {
-  const clone = cloneOfHolder(holder);
-  return clone === null || clone === tag;
+  return cloneOfHolder(holder) === tag;
 }
 
 /** The active leases held in the name of some run of this clone, by run id. */

@@ -31,6 +31,10 @@ export const RunScopeSchema = z.object({
   labels: z.array(z.string()),
   /** The predicted leaves before any granularity roll-up, each with the sources that named it. */
   leaves: z.array(z.object({ path: z.string(), sources: z.array(ScopeSourceSchema) })),
+  /** Whether the plan inferred the whole fence (the issue named no path). */
+  inferred: z.boolean().optional(),
+  /** Leaves the plan inferred (candidates added to what the issue named), directories with `/`. */
+  guessed: z.array(z.string()).optional(),
 });
 
 const HeadStateSchema = z.object({ branch: z.string().nullable(), commit: z.string().nullable() });

@@ -159,6 +159,9 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
         path: isDirectoryLeaf(leaf.kind) ? `${leaf.path}/` : leaf.path,
         sources: [...new Set(leaf.evidence.map((e) => e.source))].sort(),
       })),
+      // What the plan guessed rather than read: harvest never takes a control file there as planned.
+      ...(issue.inferred ? { inferred: true } : {}),
+      guessed: (scope?.leaves ?? []).filter((leaf) => leaf.evidence.length > 0 && leaf.evidence.every((e) => e.via.startsWith('inferred-'))).map((leaf) => (isDirectoryLeaf(leaf.kind) ? `${leaf.path}/` : leaf.path)),
     };
   };
 

@@ -30,17 +30,26 @@ export function locatableFiles(files: readonly ChangedFile[]): RepoPath[] {
 
 /**
  * Paths of a commit of the range at the base: each followed back through the renames of the
- * commits before it (newest first), kept when the base has that file. Sorted, without repeats.
+ * commits before it (newest first), kept when the base has that file and no commit between
+ * created it anew (deleted, then added again). Sorted, without repeats.
  */
 export function pathsAtBase(commits: readonly HistoryCommit[], isFileAtBase: (path: RepoPath) => boolean): (sha: string, paths: readonly RepoPath[]) => RepoPath[] {
   const position = new Map(commits.map((commit, i) => [commit.sha, i] as const));
   const renamed = commits.map((commit) => (commit.renames?.length ? new Map(commit.renames.map((r) => [r.to, r.from] as const)) : null));
+  const created = commits.map((commit) => new Set(commit.files.filter((f) => f.change === 'create').map((f) => f.path)));
   return (sha, paths) => {
     const at = position.get(sha) ?? 0;
     const out = new Set<RepoPath>();
-    for (let path of paths) {
-      for (let i = at - 1; i >= 0; i--) path = renamed[i]?.get(path) ?? path;
-      if (isFileAtBase(path)) out.add(path);
+    for (const start of paths) {
+      let path: RepoPath | null = start;
+      for (let i = at - 1; i >= 0 && path !== null; i--) {
+        const from: RepoPath | undefined = renamed[i]?.get(path);
+        // Renamed there: followed to its old name. Created there (not by a rename): a file the
+        // base did not have, whatever held that path before.
+        if (from !== undefined) path = from;
+        else if (created[i]!.has(path)) path = null;
+      }
+      if (path !== null && isFileAtBase(path)) out.add(path);
     }
     return [...out].sort();
   };

@@ -8,6 +8,7 @@
  */
 import { containsPath, parentDir } from '../paths/repo-paths.js';
 import type { InferenceIndex } from './inference-index.js';
+import { isControlFile } from '../scope/control-files.js';
 import type { Candidate, Evidence } from '../schema/plan-schema.js';
 import type { ScopeEvidence } from '../scope/extract-scope.js';
 import type { RepoPath } from '../types.js';
@@ -161,7 +162,9 @@ export function fenceCompanions(index: Pick<InferenceIndex, 'files' | 'fileId' |
   const together = new Map<number, number>();
   for (const c of commits) for (const other of index.commitFiles[c]!) if (!own.has(other)) together.set(other, (together.get(other) ?? 0) + 1);
   return [...together]
-    .filter(([id, count]) => count >= COMPANION_MIN && count / commits.size >= COMPANION_SHARE && !inside(index.files[id]!))
+    // Never a control file (a manifest, a tool's config, an agent's settings, CI): a guess must not
+    // put what tools run or obey in a fence, where a change to it would count as planned.
+    .filter(([id, count]) => count >= COMPANION_MIN && count / commits.size >= COMPANION_SHARE && !inside(index.files[id]!) && !isControlFile(index.files[id]!))
     .sort((a, b) => b[1] - a[1] || (index.files[a[0]]! < index.files[b[0]]! ? -1 : 1))
     .slice(0, MAX_COMPANIONS)
     .map(([id, count]) => {
