@@ -56,6 +56,19 @@ interface Case {
 
 const CASES: Case[] = [
   {
+    name: 'paths written in sentences, with the punctuation prose puts after them',
+    title: 'Fix packages/cli/src/commands/plan.ts.',
+    // As in a list item: a file of an existing folder is a new file; one of no folder, nothing.
+    body: 'Edit packages/planner/src/scope/repo-tree.ts, then packages/planner/src/index.ts. Input and/or output, v1.2/v1.3, add docs/faq.ts, see nowhere/missing.ts.',
+    leaves: ['new-file:docs/faq.ts', 'file:packages/cli/src/commands/plan.ts', 'file:packages/planner/src/index.ts', 'file:packages/planner/src/scope/repo-tree.ts'],
+  },
+  {
+    name: 'a path in a sentence after "never touch" is excluded',
+    body: 'Fix packages/cli/src/index.ts but never touch packages/dispatch/src/index.ts.',
+    leaves: ['file:packages/cli/src/index.ts'],
+    excluded: ['packages/dispatch/src/index.ts'],
+  },
+  {
     name: 'an implementation plan with a file list and line anchors',
     body: [
       '## Plan',

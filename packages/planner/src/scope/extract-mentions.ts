@@ -8,11 +8,12 @@
  * linear in the size of the text whatever it contains.
  */
 import { parseGithubFileUrl } from './github-file-url.js';
-import { checkPathToken, MAX_TOKEN, splitAnchor, trimToken, type LineRange } from './path-token.js';
+import { checkPathToken, looksLikeFilePath, MAX_TOKEN, splitAnchor, trimToken, type LineRange } from './path-token.js';
 
 export type MentionVia =
   | 'backtick'
   | 'bullet'
+  | 'prose'
   | 'anchor'
   | 'link'
   | 'github-url'
@@ -316,6 +317,9 @@ function scanLine(line: string, ctx: Context, collector: MentionCollector, isBul
       continue;
     }
     if (isBullet) collector.add(token, 'bullet', ctx, match.index, false, false, false, outside.slice(match.index + token.length, match.index + token.length + MARK_WINDOW));
+    // A path written in a sentence ("Edit packages/api/src/x.ts."): weak, so only a file the
+    // repository has counts.
+    else if (looksLikeFilePath(splitAnchor(cleaned).path)) collector.add(token, 'prose', ctx, match.index, false, false, false, outside.slice(match.index + token.length, match.index + token.length + MARK_WINDOW));
   }
 }
 

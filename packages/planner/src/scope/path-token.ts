@@ -100,6 +100,16 @@ export function checkPathToken(token: string, strong: boolean): PathCheck {
   return { kind: 'path', path: segments.join('/'), directory };
 }
 
+/**
+ * Whether a word of prose reads as a file path: a folder and a file name with a known extension
+ * (`packages/api/src/x.ts`, not `and/or` nor `v1.2/v1.3`). Such a word still counts only when the
+ * repository has that file.
+ */
+export function looksLikeFilePath(cleaned: string): boolean {
+  const slash = cleaned.indexOf('/');
+  return slash > 0 && slash < cleaned.length - 1 && !cleaned.includes('//') && hasFileExtension(cleaned, false);
+}
+
 function hasFileExtension(token: string, strong: boolean): boolean {
   const base = token.slice(token.lastIndexOf('/') + 1);
   const dot = base.lastIndexOf('.');
