@@ -56,6 +56,17 @@ interface Case {
 
 const CASES: Case[] = [
   {
+    name: 'a path deeper than any repository (data, not a path)',
+    body: '- `a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/x.ts` (create)',
+    leaves: [],
+    unresolved: ['a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/x.ts'],
+  },
+  {
+    name: 'underscores that belong to the name, and emphasis that does not',
+    body: '- `__tests__/x.ts` (create)\n- __packages/cli/src/index.ts__',
+    leaves: ['new-dir:__tests__', 'file:packages/cli/src/index.ts'],
+  },
+  {
     name: 'paths written in sentences, with the punctuation prose puts after them',
     title: 'Fix packages/cli/src/commands/plan.ts.',
     // As in a list item: a file of an existing folder is a new file; one of no folder, nothing.

@@ -97,7 +97,7 @@ export function scopeOptionsFor(options: PlanOptions, issues: readonly BacklogIs
 export function analyzePlan(input: PlanInput): PlanAnalysis {
   const options = resolvePlanOptions(input.options);
   const now = toTime(input.now);
-  const tree = createRepoTree(input.repo.files, input.repo.packages);
+  const tree = createRepoTree(input.repo.files, input.repo.packages, input.repo.linksOut);
   const backlog = new Map(input.issues.map((issue) => [issue.number, issue]));
   const selected = selectIssues([...backlog.values()], options.top, options.priorityLabels);
   const rankOf = new Map(selected.map((issue, i) => [issue.number, i]));

@@ -91,6 +91,8 @@ export interface RepoIndex {
   files: readonly RepoPath[];
   packages: readonly WorkspacePackage[];
   graph: RepoGraph;
+  /** Files that are symbolic links leading outside the repository: never a fence, nor a candidate. */
+  linksOut?: readonly RepoPath[];
   /** What each source file declares and its message literals, for scope inference (absent: `readSymbols`, else names are not used). */
   symbols?: ReadonlyMap<RepoPath, FileSymbols>;
   /**

@@ -20,6 +20,8 @@ export interface RepoListing {
   git: boolean;
   /** Blob ids of tracked files whose content matches the index (used by the graph cache). */
   blobIds: Map<RepoPath, string>;
+  /** Tracked symbolic links (mode 120000), where they lead not yet judged. */
+  links?: RepoPath[];
 }
 
 function splitZ(stdout: string): string[] {
@@ -49,9 +51,11 @@ async function listGit(root: string): Promise<RepoListing> {
   }
   const files = new Set<RepoPath>();
   const blobIds = new Map<RepoPath, string>();
+  const links: RepoPath[] = [];
   for (const { mode, object, file } of staged) {
     if (mode === '160000' || gone.has(file)) continue; // submodules, deleted files
     files.add(file);
+    if (mode === '120000') links.push(file);
     if (!changed.has(file)) blobIds.set(file, object);
   }
   for (const file of splitZ(others.stdout)) files.add(file);
@@ -62,6 +66,7 @@ async function listGit(root: string): Promise<RepoListing> {
     head: head.exitCode === 0 ? head.stdout.trim() || null : null,
     git: true,
     blobIds,
+    links,
   };
 }
 

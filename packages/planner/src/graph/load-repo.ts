@@ -1,10 +1,10 @@
 /**
  * Adapter: everything the planner needs to know about a repository, read from disk and git.
  */
-import { stat, statfs } from 'node:fs/promises';
+import { readlink, realpath, stat, statfs } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../errors.js';
-import type { FileSymbols, RepoIndex } from '../types.js';
+import type { FileSymbols, RepoIndex, RepoPath } from '../types.js';
 import { buildRepoGraph } from './build-repo-graph.js';
 import { listRepoFiles } from './list-files.js';
 import { readWorkspace } from './read-workspace.js';
@@ -47,6 +47,27 @@ export async function assertDirectory(root: string): Promise<void> {
   if (pseudo) throw new InputError(`root ${root}: a ${pseudo} file system (the kernel's state), not a repository`);
 }
 
+/**
+ * The tracked symbolic links that lead outside the root (or nowhere, towards outside): a fence
+ * naming one would send an agent's writes out of the repository.
+ */
+async function linksLeadingOut(root: string, links: readonly RepoPath[]): Promise<RepoPath[]> {
+  if (links.length === 0) return [];
+  const realRoot = await realpath(root).catch(() => root);
+  const inside = (p: string) => p === realRoot || p.startsWith(realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep);
+  const out: RepoPath[] = [];
+  for (const link of links) {
+    const at = path.join(realRoot, link);
+    const real = await realpath(at).catch(async () => {
+      // Dangling: where it would lead, were its target created.
+      const target = await readlink(at).catch(() => null);
+      return target === null ? null : path.resolve(path.dirname(at), target);
+    });
+    if (real === null || !inside(real)) out.push(link);
+  }
+  return out;
+}
+
 export async function loadRepo(root: string, options: LoadRepoOptions = {}): Promise<RepoIndex> {
   await assertDirectory(root);
   const absRoot = path.resolve(root);
@@ -71,6 +92,7 @@ export async function loadRepo(root: string, options: LoadRepoOptions = {}): Pro
     files: listing.files,
     packages: workspace.members.map(({ name, dir }) => ({ name, dir })),
     graph,
+    ...(await linksLeadingOut(absRoot, listing.links ?? []).then((out) => (out.length > 0 ? { linksOut: out } : {}))),
     ...(readSymbols ? { readSymbols } : {}),
     ...(history ? { history } : {}),
   };

@@ -9,6 +9,7 @@ import type { Candidate } from '../schema/plan-schema.js';
 import { extractScope, type IssueScope, type ScopeOptions } from '../scope/extract-scope.js';
 import type { RepoTree } from '../scope/repo-tree.js';
 import { containsPath } from '../paths/repo-paths.js';
+import { isControlFile } from '../scope/control-files.js';
 import type { BacklogIssue, IssueNumber, RepoIndex } from '../types.js';
 import { inferCandidates } from './infer-candidates.js';
 import { inferenceIndexOf, type InferenceIndex } from './inference-index.js';
@@ -57,13 +58,17 @@ export function inferScopes(
     if (found.length === 0) continue;
     candidates.set(issue.number, found);
     if (options.inference !== 'plan') continue;
+    // A guess never fences a control file (a manifest, a tool's config, CI, an agent's settings):
+    // what tools run or obey is changed on a person's word, not on an inference — such an issue
+    // stays in triage unless other candidates carry it. Candidates still show them.
+    const fenceable = found.filter((c) => !isControlFile(c.path));
     let extra: InferredLeaf[];
     if (!named) {
-      extra = inferredFence(found, options.inferenceThreshold);
+      extra = inferredFence(fenceable, options.inferenceThreshold);
       if (extra.length > 0) extra = [...extra, ...fenceCompanions(index, extra)];
-      else extra = areaFence(found, options.inferenceThreshold, packageOf);
+      else extra = areaFence(fenceable, options.inferenceThreshold, packageOf);
     }
-    else extra = strongCandidates(found, options.inferenceThreshold).map((c) => ({ path: c.path, kind: 'file', evidence: scopeEvidenceOf(c) }));
+    else extra = strongCandidates(fenceable, options.inferenceThreshold).map((c) => ({ path: c.path, kind: 'file', evidence: scopeEvidenceOf(c) }));
     if (extra.length === 0) continue;
     scopes.set(issue.number, extractScope(issue, tree, scopeOptions, extra));
     if (!named) inferred.add(issue.number);

@@ -64,7 +64,7 @@ const CANDIDATE_EXT = /\.(?:[cm]?[jt]sx?|vue|svelte|astro|json|css|scss|less|htm
 const LOCKFILE = /(?:^|\/)(?:pnpm-lock\.yaml|package-lock\.json|yarn\.lock|bun\.lockb?|composer\.lock)$/;
 
 export function isCandidateFile(path: RepoPath): boolean {
-  return CANDIDATE_EXT.test(path) && !LOCKFILE.test(path) && !path.startsWith('.changeset/');
+  return CANDIDATE_EXT.test(path) && !LOCKFILE.test(path) && !path.startsWith('.changeset/') && !/(?:^|\/)node_modules\//.test(path);
 }
 
 /** What a file is, for the history's prior on kinds of files: fixtures and examples rarely are the point of a change. */
@@ -124,7 +124,8 @@ export function inferenceIndexOf(repo: RepoIndex): InferenceIndex {
 }
 
 export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
-  const files = repo.files.filter(isCandidateFile);
+  const linksOut = new Set(repo.linksOut ?? []);
+  const files = repo.files.filter((f) => isCandidateFile(f) && !linksOut.has(f));
   const fileId = new Map(files.map((f, i) => [f, i]));
   const names = new Map<string, number[]>();
   const namesLower = new Map<string, number[]>();

@@ -36,12 +36,13 @@ const CONTROL_DIRS = new Set(['.husky', '.githooks', '.claude', '.opencode', '.g
 /** Patterns of names: rc files (`.npmrc`, `.yarnrc.yml`, `.eslintrc.cjs`), config modules (`vite.config.ts`), tsconfig files. */
 const CONTROL_PATTERNS: readonly RegExp[] = [/^\.[\w.-]*rc(\.(c|m)?[jt]s|\.json5?|\.ya?ml|\.toml)?$/, /\.config\.(c|m)?[jt]sx?$/, /^tsconfig(\..+)?\.json$/, /^jsconfig(\..+)?\.json$/];
 
-/** Whether a repository path is a control file (see above): its name, or a folder on its way. */
+/** Whether a repository path is a control file or folder (see above): its name, or a folder on its way. */
 export function isControlFile(repoPath: RepoPath): boolean {
   const segments = repoPath.split('/').filter((s) => s !== '');
   if (segments.length === 0) return false;
   const name = segments.at(-1)!;
   if (CONTROL_NAMES.has(name)) return true;
-  if (segments.slice(0, -1).some((s) => CONTROL_DIRS.has(s))) return true;
+  // A folder on its way, or the folder itself (`.claude/`, `.github`).
+  if (segments.some((s) => CONTROL_DIRS.has(s))) return true;
   return CONTROL_PATTERNS.some((pattern) => pattern.test(name));
 }

@@ -4,6 +4,7 @@ import { expandPattern } from './expand-pattern.js';
 import { containsPath } from '../paths/repo-paths.js';
 import { ROOT_SUBSYSTEM, type RepoTree } from './repo-tree.js';
 import { resolvePath, type Resolution } from './resolve-path.js';
+import { notRepositoryFiles } from './path-token.js';
 import { isCompanionPath, isWiringPath } from './companion-paths.js';
 import { categoryFromLabel, laneFromLabel, resolveLaneName } from './resolve-lane.js';
 
@@ -87,6 +88,11 @@ export interface ScopeOptions {
 function resolveMention(mention: PathMention, tree: RepoTree, laneDirs: readonly RepoPath[]): Resolution {
   let first: Resolution | null = null;
   for (const candidate of mention.candidates) {
+    const off = notRepositoryFiles(candidate.split('/'));
+    if (off !== null) {
+      first ??= { kind: 'unresolved', reason: off };
+      continue;
+    }
     // Only an explicit mention may create a directory: a bare word in a list is too weak for that.
     const resolved = resolvePath(candidate, tree, { directory: mention.directory, laneDirs, newDirectories: mention.strong });
     if (resolved.kind === 'file' || resolved.kind === 'dir') return resolved;

@@ -13,6 +13,8 @@ export function parseGithubFileUrl(url: string): { repo: string; candidates: str
     return null;
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return null;
+  // Every split of ref and path is a candidate: a link deeper than any repository is data.
+  if (parsed.pathname.split('/', 80).length >= 80) return null;
   let segments: string[];
   try {
     segments = parsed.pathname.split('/').filter(Boolean).map((s) => decodeURIComponent(s));

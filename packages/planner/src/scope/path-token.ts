@@ -40,7 +40,7 @@ export function splitAnchor(token: string): { path: string; lines: LineRange | n
   return { path: token, lines: null };
 }
 
-const LEADING_JUNK = /^(?:[({<'"*_]|~~)+/;
+const LEADING_JUNK = /^(?:[({<'"*]|~~)+/;
 
 function count(text: string, char: string): number {
   let n = 0;
@@ -55,8 +55,16 @@ function balance(token: string): string {
   return t;
 }
 
+/** Underscores that open markdown emphasis (`__x__`, `_x_`): only when the token closes it too (`__tests__/x.ts` keeps its name). */
+function emphasisUnderscores(token: string): string {
+  const open = /^_+/.exec(token)?.[0] ?? '';
+  if (open === '') return token;
+  const close = /_+[)\]"'}>*,;:!?.]*$/.exec(token)?.[0] ?? '';
+  return close.startsWith(open) ? token.slice(open.length) : token;
+}
+
 export function trimToken(token: string): string {
-  let t = balance(token.replace(LEADING_JUNK, '').replace(/(?:["'}>*_,;!?]|~~)+$/, ''));
+  let t = balance(emphasisUnderscores(token.replace(LEADING_JUNK, '')).replace(/(?:["'}>*_,;!?]|~~)+$/, ''));
   // A sentence-ending period or colon, but not `./` or a lone `..`.
   while (t.length > 1 && (t.endsWith('.') || t.endsWith(':')) && !t.endsWith('..')) t = t.slice(0, -1);
   return balance(t.replace(/(?:["'}>*_,;!?]|~~)+$/, ''));
@@ -96,6 +104,8 @@ export function checkPathToken(token: string, strong: boolean): PathCheck {
   if (segments.some((s) => s === '..')) return { kind: 'unsafe', reason: 'path leaves the repository (..)' };
   if (segments.length === 0) return { kind: 'not-a-path' };
   if (segments.some((s) => /^\.{3,}$/.test(s) || s.includes('*') || s.includes('?'))) return { kind: 'not-a-path' };
+  const off = notRepositoryFiles(segments);
+  if (off !== null) return { kind: 'unsafe', reason: off };
   // `@scope/name` alone is a package name, kept (resolution maps it to the package's directory).
   return { kind: 'path', path: segments.join('/'), directory };
 }
@@ -108,6 +118,18 @@ export function checkPathToken(token: string, strong: boolean): PathCheck {
 export function looksLikeFilePath(cleaned: string): boolean {
   const slash = cleaned.indexOf('/');
   return slash > 0 && slash < cleaned.length - 1 && !cleaned.includes('//') && hasFileExtension(cleaned, false);
+}
+
+/**
+ * Why a path inside the root is still not the repository's own files — git's own directory (any
+ * case: some file systems fold it), installed packages, waves' own state — or null. Such a path is
+ * never a fence, whatever names it (a code span, a link, a URL).
+ */
+export function notRepositoryFiles(segments: readonly string[]): string | null {
+  if (segments.some((s) => s.toLowerCase() === '.git')) return "inside git's own directory (.git)";
+  if (segments.includes('node_modules')) return 'inside installed packages (node_modules)';
+  if (segments[0] === '.waves' || segments[0] === '.dispatch-runs') return `inside waves' own state (${segments[0]})`;
+  return null;
 }
 
 function hasFileExtension(token: string, strong: boolean): boolean {

@@ -24,6 +24,8 @@ export interface RepoTree {
   filesEndingWith(suffix: string): RepoPath[];
   /** Directories whose path ends with `/<suffix>`. */
   dirsEndingWith(suffix: string): RepoPath[];
+  /** The symbolic link leading outside the repository that the path is, or lies under; else null. */
+  linkOut(path: RepoPath): RepoPath | null;
 }
 
 export const ROOT_SUBSYSTEM = '(root)';
@@ -41,7 +43,8 @@ function lowerBound(sorted: readonly string[], key: string): number {
 
 const cache = new WeakMap<readonly RepoPath[], Map<readonly WorkspacePackage[], RepoTree>>();
 
-export function createRepoTree(files: readonly RepoPath[], packages: readonly WorkspacePackage[] = []): RepoTree {
+export function createRepoTree(files: readonly RepoPath[], packages: readonly WorkspacePackage[] = [], linksOut: readonly RepoPath[] = []): RepoTree {
+  if (linksOut.length > 0) return buildTree(files, packages, linksOut);
   let byPackages = cache.get(files);
   const hit = byPackages?.get(packages);
   if (hit) return hit;
@@ -54,7 +57,7 @@ export function createRepoTree(files: readonly RepoPath[], packages: readonly Wo
   return tree;
 }
 
-function buildTree(files: readonly RepoPath[], packages: readonly WorkspacePackage[]): RepoTree {
+function buildTree(files: readonly RepoPath[], packages: readonly WorkspacePackage[], linksOut: readonly RepoPath[] = []): RepoTree {
   const sorted = [...new Set(files)].sort();
   const fileSet = new Set(sorted);
   const dirSet = new Set<string>();
@@ -119,6 +122,9 @@ function buildTree(files: readonly RepoPath[], packages: readonly WorkspacePacka
       const list = dirsByBase.get(baseName(suffix)) ?? [];
       const tail = `/${suffix}`;
       return list.filter((dir) => dir.endsWith(tail));
+    },
+    linkOut(path) {
+      return linksOut.find((link) => path === link || path.startsWith(`${link}/`)) ?? null;
     },
   };
 }

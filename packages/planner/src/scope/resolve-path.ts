@@ -41,7 +41,19 @@ function hasExtension(path: RepoPath): boolean {
 }
 
 /** Resolves one candidate path against the tree (see `LeafKind` for what it may become). */
+/** Deeper paths are data, not paths (no repository nests folders this deep); placing one costs its depth squared. */
+export const MAX_PATH_DEPTH = 64;
+
 export function resolvePath(candidate: RepoPath, tree: RepoTree, opts: ResolveOptions = {}): Resolution {
+  if (candidate.split('/', MAX_PATH_DEPTH + 1).length > MAX_PATH_DEPTH) return { kind: 'unresolved', reason: `more than ${MAX_PATH_DEPTH} folders deep` };
+  const resolved = resolveInTree(candidate, tree, opts);
+  // A symbolic link out of the repository (or a path through one) is never a fence: an agent's
+  // writes there would land outside.
+  const at = resolved.kind === 'unresolved' ? tree.linkOut(candidate) : tree.linkOut(resolved.kind === 'new-dir' ? resolved.named : resolved.path);
+  return at === null ? resolved : { kind: 'unresolved', reason: `${at} is a symbolic link leading outside the repository` };
+}
+
+function resolveInTree(candidate: RepoPath, tree: RepoTree, opts: ResolveOptions): Resolution {
   const laneDirs = opts.laneDirs ?? [];
   if (!opts.directory && tree.isFile(candidate)) return { kind: 'file', path: candidate };
   if (tree.isDir(candidate)) return { kind: 'dir', path: candidate };

@@ -10,6 +10,7 @@ import type { PlanInput } from '../plan.js';
 import { resolvePlanOptions, scopeOptionsFor, summaryLine } from '../plan.js';
 import { PLAN_SCHEMA_VERSION, PlanSchema, type Plan } from '../schema/plan-schema.js';
 import { extractScope } from '../scope/extract-scope.js';
+import { inferScopes } from '../infer/infer-scopes.js';
 import { containsPath } from '../paths/repo-paths.js';
 import { createRepoTree, type RepoTree } from '../scope/repo-tree.js';
 import { matchHub } from '../scope/hub-paths.js';
@@ -69,7 +70,7 @@ export function verifyPlan(plan: Plan, input: PlanInput): PlanViolation[] {
   if (plan.schemaVersion !== PLAN_SCHEMA_VERSION) add('schema', `schemaVersion ${String(plan.schemaVersion)} is not ${PLAN_SCHEMA_VERSION}`);
 
   const options = resolvePlanOptions(input.options);
-  const tree = createRepoTree(input.repo.files, input.repo.packages);
+  const tree = createRepoTree(input.repo.files, input.repo.packages, input.repo.linksOut);
   const graph = input.repo.graph;
   const selected = selectIssues(input.issues, options.top, options.priorityLabels);
   const selectedNumbers = new Set(selected.map((i) => i.number));
@@ -94,14 +95,18 @@ export function verifyPlan(plan: Plan, input: PlanInput): PlanViolation[] {
     if (wave.issues.length > options.waveSize) add('wave-size', `wave ${wave.index} has ${wave.issues.length} issues (cap ${options.waveSize})`);
   });
 
-  // Per-issue facts, re-derived.
+  // Per-issue facts, re-derived. In plan mode an issue's scope may be inferred (its fence, or
+  // candidates added to what it names): the same inference gives the same scope again.
   const byNumber = new Map(selected.map((i) => [i.number, i]));
+  const scopeOptions = scopeOptionsFor(options, input.issues);
+  const inferred = options.inference === 'plan' ? inferScopes(selected, input.repo, tree, options, scopeOptions).scopes : null;
+  const scopeOf = (issue: (typeof selected)[number]) => inferred?.get(issue.number) ?? extractScope(issue, tree, scopeOptions);
   const facts = new Map<IssueNumber, { leaves: Leaf[]; files: Set<RepoPath>; serial: boolean; rooted: boolean; deps: IssueNumber[] }>();
   for (const wave of plan.waves) {
     for (const item of wave.issues) {
       const issue = byNumber.get(item.number);
       if (!issue) continue;
-      const scope = extractScope(issue, tree, scopeOptionsFor(options, input.issues));
+      const scope = scopeOf(issue);
       const leaves = rollUpLeaves(scope.leaves, options.granularity, tree);
       const serial = scope.leaves.some((leaf) => matchSerial(leaf, tree, options.serial) !== null || matchHub(leaf, tree, graph, options) !== null);
       const rooted = scope.root !== null || touchesRootFile(leaves, tree);
@@ -122,7 +127,7 @@ export function verifyPlan(plan: Plan, input: PlanInput): PlanViolation[] {
     for (const wave of plan.waves) {
       const heavy = wave.issues.filter((i) => {
         const issue = byNumber.get(i.number);
-        return issue && routeTier(extractScope(issue, tree, scopeOptionsFor(options, input.issues)).category, options.routing).tier !== DEFAULT_TIER;
+        return issue && routeTier(scopeOf(issue).category, options.routing).tier !== DEFAULT_TIER;
       });
       if (heavy.length > options.routing.maxNonDefaultConcurrent) {
         add('wave-size', `wave ${wave.index} has ${heavy.length} non-default-tier issues (cap ${options.routing.maxNonDefaultConcurrent})`);
