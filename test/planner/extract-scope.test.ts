@@ -56,6 +56,17 @@ interface Case {
 
 const CASES: Case[] = [
   {
+    name: 'look-alike and invisible names, shell variables: no path, no new folder',
+    body: '- `%2e%2e/x.ts` (create)\n- `\uff0e\uff0e/etc/x.ts` (create)\n- `$HOME/x.ts` (create)\n- `docs/\u200fevil.ts` (create)\n- `packages/cli/src/index.ts`',
+    leaves: ['file:packages/cli/src/index.ts'],
+  },
+  {
+    name: 'a log line pointing into a file that does not exist: never a file or folder to create',
+    body: 'at run (/Users/John Smith/proj/src/x.ts:10:3)\nsee .github/workflows/pwn.yml:1 and packages/cli/src/index.ts:3',
+    leaves: ['file:packages/cli/src/index.ts'],
+    unresolved: ['Smith/proj/src/x.ts:10:3', '.github/workflows/pwn.yml:1'],
+  },
+  {
     name: 'a path deeper than any repository (data, not a path)',
     body: '- `a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/x.ts` (create)',
     leaves: [],

@@ -96,6 +96,12 @@ function resolveMention(mention: PathMention, tree: RepoTree, laneDirs: readonly
     // Only an explicit mention may create a directory: a bare word in a list is too weak for that.
     const resolved = resolvePath(candidate, tree, { directory: mention.directory, laneDirs, newDirectories: mention.strong });
     if (resolved.kind === 'file' || resolved.kind === 'dir') return resolved;
+    // A line anchor (`x.ts:12:5`, a frame of a log) points into a file that exists: never one to create
+    // (`/Users/John Smith/x.ts:10:3` cut at the space is no new folder `Smith/`).
+    if (mention.lines !== null && (resolved.kind === 'new-file' || resolved.kind === 'new-dir')) {
+      first ??= { kind: 'unresolved', reason: 'no such file (a line anchor points into an existing one)' };
+      continue;
+    }
     first ??= resolved;
   }
   return first ?? { kind: 'unresolved', reason: 'no such file or directory' };

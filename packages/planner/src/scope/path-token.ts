@@ -104,6 +104,10 @@ export function checkPathToken(token: string, strong: boolean): PathCheck {
   if (segments.some((s) => s === '..')) return { kind: 'unsafe', reason: 'path leaves the repository (..)' };
   if (segments.length === 0) return { kind: 'not-a-path' };
   if (segments.some((s) => /^\.{3,}$/.test(s) || s.includes('*') || s.includes('?'))) return { kind: 'not-a-path' };
+  // Names no one types for a real file: control and invisible characters (a fence that prints as
+  // nothing), percent-escapes and look-alike dots (`%2e%2e`, `．．`), a shell variable (`$HOME`).
+  if (segments.some((s) => /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/.test(s))) return { kind: 'not-a-path' };
+  if (segments.some((s) => /%[0-9a-f]{2}/i.test(s) || /^[.\uff0e\u3002\u2024\u2025\u2026\ufe52]+$/.test(s) || s.startsWith('$'))) return { kind: 'not-a-path' };
   const off = notRepositoryFiles(segments);
   if (off !== null) return { kind: 'unsafe', reason: off };
   // `@scope/name` alone is a package name, kept (resolution maps it to the package's directory).
