@@ -1,6 +1,6 @@
 /**
  * The leases of a run, found by name: a dispatch takes each run's leases in the run's own name,
- * `<holder>/<run id>`, so the lease table says which run holds what whatever its record lists —
+ * `<holder>/<clone>/<run id>`, so the lease table says which run holds what whatever its record lists —
  * the record may not list them yet (the dispatch was killed right after it took them), or may be
  * gone. And the fencing check: whether a run's leases are still held, each with the token it
  * was acquired with.

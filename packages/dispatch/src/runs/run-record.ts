@@ -142,7 +142,7 @@ export const ProcessIdentitySchema = z.object({ pid: z.number().int().positive()
 
 /** The live fence's rules, fixed at dispatch (the plan's lease rule and the config's `fence.onRefusal`). */
 export const FenceRulesSchema = z.object({
-  /** The run's name in the lease journal (`<holder>/<run id>`): extensions are leased in it. */
+  /** The run's name in the lease journal (`<holder>/<clone>/<run id>`): extensions are leased in it. */
   holder: z.string(),
   contentionDepth: z.number().int().nonnegative(),
   serial: z.array(z.string()),
