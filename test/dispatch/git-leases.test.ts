@@ -62,6 +62,15 @@ describe('the git lease backend', () => {
     expect(await cloneTag(linked)).not.toBe(a);
     await mkdir(path.join(laptop, 'sub'), { recursive: true });
     expect(await cloneTag(path.join(laptop, 'sub'))).toBe(a);
+    // Containers with one fixed host name and one checkout path: the random identity each clone's
+    // first dispatch writes into its git directory tells them apart, and it stays.
+    const made = await cloneTag(laptop, { create: true });
+    expect(await cloneTag(laptop)).toBe(made);
+    expect(await cloneTag(laptop, { create: true })).toBe(made);
+    await rename(laptop, `${laptop}.moved`);
+    await execa('git', ['clone', '-q', remote!.bare, laptop]);
+    expect(await cloneTag(laptop)).toBe(a);
+    expect(await cloneTag(laptop, { create: true })).not.toBe(made);
   }, 60_000);
 
   it('takes several paths all or nothing: a request with one held path leaves none of its others taken', async () => {

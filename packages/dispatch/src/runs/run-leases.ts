@@ -5,9 +5,10 @@
  * gone. And the fencing check: whether a run's leases are still held, each with the token it
  * was acquired with.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
 import { hostname } from 'node:os';
-import { realpath } from 'node:fs/promises';
+import { open, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { execaGit, SAFE_GIT_CONFIG, type Lease } from '@waves/planner';
 import type { LeaseBackend } from '../leases/lease-backend.js';
@@ -25,19 +26,54 @@ export function cloneOfHolder(holder: string): string | null {
   return RUN_HOLDER.exec(holder)?.[1] ?? null;
 }
 
+/** The file in a work tree's git directory that holds its random identity (made by its first dispatch). */
+export const CLONE_ID_FILE = 'waves-clone-id';
+
 /**
- * This clone among all that share a lease table: a hash of the host's name and the top of the
- * work tree its runs are dispatched from (where their records are: a linked worktree of the same
- * clone keeps its own, so it is another). Run ids are timestamps, and two clones (two machines
- * with the same user and host name, or two clones on one machine) can start the same issue in the
- * same millisecond: with the tag in its name a run's leases are never taken for another's, and a
- * clone never releases, as an orphan of its own, a lease another clone's run holds.
+ * This clone among all that share a lease table: a hash of the host's name, the top of the work
+ * tree its runs are dispatched from (where their records are: a linked worktree of the same clone
+ * keeps its own, so it is another), and the random identity its first dispatch wrote into its git
+ * directory (`waves-clone-id`; containers with one fixed host name and one checkout path differ
+ * by it). Run ids are timestamps, and two clones can start the same issue in the same millisecond:
+ * with the tag in its name a run's leases are never taken for another's, and a clone never
+ * releases, as an orphan of its own, a lease another clone's run holds. `create`: make the
+ * identity when there is none (dispatch, before any run starts: a run's harvest reports changes
+ * under `.git/` made while it ran); without it, a clone that never dispatched has none, and no runs.
  */
-export async function cloneTag(root: string): Promise<string> {
-  const asked = await execaGit([...SAFE_GIT_CONFIG, 'rev-parse', '--show-toplevel'], { cwd: root, reject: false, stdin: 'ignore' });
-  const dir = asked.exitCode === 0 && asked.stdout.trim() !== '' ? asked.stdout.trim() : path.resolve(root);
+export async function cloneTag(root: string, options: { create?: boolean } = {}): Promise<string> {
+  const git = (args: string[]) => execaGit([...SAFE_GIT_CONFIG, ...args], { cwd: root, reject: false, stdin: 'ignore' });
+  const [top, gitDir] = await Promise.all([git(['rev-parse', '--show-toplevel']), git(['rev-parse', '--absolute-git-dir'])]);
+  const dir = top.exitCode === 0 && top.stdout.trim() !== '' ? top.stdout.trim() : path.resolve(root);
   const real = await realpath(dir).catch(() => dir);
-  return createHash('sha256').update(`${hostname()}\0${real}`).digest('hex').slice(0, 8);
+  const id = gitDir.exitCode === 0 && gitDir.stdout.trim() !== '' ? await cloneIdentity(path.join(gitDir.stdout.trim(), CLONE_ID_FILE), options.create === true) : '';
+  return createHash('sha256').update(`${hostname()}\0${real}\0${id}`).digest('hex').slice(0, 8);
+}
+
+/** The random identity in `file` (at most 64 bytes of it), made first when asked and absent; '' when there is none. */
+async function cloneIdentity(file: string, create: boolean): Promise<string> {
+  const read = async () => {
+    const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => null);
+    if (handle === null) return null;
+    try {
+      if (!(await handle.stat()).isFile()) return '';
+      const buffer = Buffer.alloc(64);
+      const { bytesRead } = await handle.read(buffer, 0, 64, 0);
+      return buffer.subarray(0, bytesRead).toString('utf8').trim();
+    } finally {
+      await handle.close();
+    }
+  };
+  const found = await read();
+  if (found !== null || !create) return found ?? '';
+  const handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600).catch(() => null);
+  if (handle === null) return (await read()) ?? ''; // another dispatch made it first, or the git directory is read-only
+  const id = randomBytes(16).toString('hex');
+  try {
+    await handle.writeFile(`${id}\n`);
+  } finally {
+    await handle.close();
+  }
+  return id;
 }
 
 /**

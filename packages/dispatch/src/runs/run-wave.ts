@@ -111,7 +111,7 @@ export interface WaveResult {
 
 export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
   // Each run holds its leases as `<holder>/<clone>/<run id>`: unique across the clones sharing a table.
-  const clone = await cloneTag(options.root);
+  const clone = await cloneTag(options.root, { create: true });
   const runHolder = (id: string) => `${options.holder}/${clone}/${id}`;
   const { plan, analysis } = options;
   const wave = plan.waves.find((w) => w.index === options.waveIndex);
