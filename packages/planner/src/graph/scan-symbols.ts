@@ -11,7 +11,7 @@
  * Bounded: at most `MAX_NAMES` names and `MAX_LITERALS` literals of `MIN_LITERAL`..`MAX_LITERAL`
  * characters (`MAX_LITERAL_CHARS` in all) a file, so that the graph cache stays small.
  */
-import { Lexer, LBRACE, LPAREN, RBRACE, Tok } from './js-lexer.js';
+import { Lexer, LBRACE, LPAREN, RBRACE, STAR, Tok } from './js-lexer.js';
 
 export interface ScannedSymbols {
   /** Declared names, in source order, each once. */
@@ -38,7 +38,6 @@ const QUESTION = 63;
 const BANG = 33;
 const SEMI = 59;
 const EQ = 61;
-const STAR_CODE = 42;
 
 /** Whether a literal reads like a message or a key worth matching (letters, some length, one line). */
 function keepLiteral(value: string): boolean {
@@ -108,7 +107,7 @@ export function scanSymbols(text: string): ScannedSymbols {
       prevWord = keywordSized ? word : null;
       prevPunct = -1;
     } else {
-      if (declaring !== null && !(declaring === 'function' && p === STAR_CODE)) declaring = null;
+      if (declaring !== null && !(declaring === 'function' && p === STAR)) declaring = null;
       if (p === LBRACE && classPending) {
         classes.push(lex.depth);
         classPending = false;
