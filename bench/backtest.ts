@@ -9,7 +9,6 @@
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { BacktestReportSchema, filesToRead, loadRepo, runBacktest, type BacktestReport } from '../packages/planner/dist/index.js';
 import { readHistory } from '../packages/cli/dist/sources/git-history.js';
@@ -17,22 +16,20 @@ import { withBaseWorktree } from '../packages/cli/dist/sources/base-worktree.js'
 import { cacheFile } from '../packages/planner/dist/graph/graph-cache.js';
 import { measure, median } from './lib/measure.js';
 import { writeResultBlock } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
-const { values } = parseArgs({
-  options: {
+const values = benchArgs(
+  {
     root: { type: 'string' },
     last: { type: 'string', default: '300' },
     runs: { type: 'string', default: '3' },
     grades: { type: 'string', default: 'files,dirs,title' },
     results: { type: 'string' },
     name: { type: 'string' },
-    help: { type: 'boolean' },
   },
-});
-if (values.help || !values.root) {
-  console.log('usage: pnpm bench backtest --root DIR [--last 300] [--runs 3] [--grades files,dirs,title] [--results bench/RESULTS.md]');
-  process.exit(values.help ? 0 : 2);
-}
+  'pnpm bench backtest --root DIR [--last 300] [--runs 3] [--grades files,dirs,title] [--results bench/RESULTS.md]',
+  'root',
+);
 const BENCH = path.dirname(new URL(import.meta.url).pathname);
 const BIN = path.join(BENCH, '..', 'packages/cli/bin/waves.js');
 const root = path.resolve(values.root);

@@ -12,14 +12,14 @@
  * it lists, so that two versions are compared with one instrument.
  */
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { judgePlan } from '../packages/planner/dist/index.js';
 import { measure } from './lib/measure.js';
 import { writeResultBlock } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
-const { values } = parseArgs({
-  options: {
+const values = benchArgs(
+  {
     repos: { type: 'string' },
     last: { type: 'string', default: '300' },
     until: { type: 'string', default: 'HEAD' },
@@ -28,13 +28,10 @@ const { values } = parseArgs({
     label: { type: 'string', default: 'current defaults' },
     results: { type: 'string' },
     key: { type: 'string', default: 'backtests' },
-    help: { type: 'boolean' },
   },
-});
-if (values.help || !values.repos) {
-  console.log('usage: pnpm bench backtests --repos DIR,DIR… [--last 300] [--until HEAD] [--grades files,dirs,title] [--waves DIR] [--label TEXT] [--results bench/RESULTS.md] [--key backtests]');
-  process.exit(values.help ? 0 : 2);
-}
+  'pnpm bench backtests --repos DIR,DIR… [--last 300] [--until HEAD] [--grades files,dirs,title] [--waves DIR] [--label TEXT] [--results bench/RESULTS.md] [--key backtests]',
+  'repos',
+);
 const BENCH = path.dirname(new URL(import.meta.url).pathname);
 const WAVES = path.resolve(values.waves ?? path.join(BENCH, '..'));
 const BIN = path.join(WAVES, 'packages/cli/bin/waves.js');

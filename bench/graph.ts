@@ -9,25 +9,22 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { spawnSync } from 'node:child_process';
 import { measure, median, type Measurement } from './lib/measure.js';
 import { writeResultBlock } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
-const { values } = parseArgs({
-  options: {
+const values = benchArgs(
+  {
     root: { type: 'string' },
     runs: { type: 'string', default: '3' },
     tools: { type: 'string', default: 'waves-cold,waves-warm,dpdm,madge,depcruise,skott' },
     name: { type: 'string' },
     results: { type: 'string' },
-    help: { type: 'boolean' },
   },
-});
-if (values.help || !values.root) {
-  console.log(`usage: pnpm bench graph --root DIR [--runs 3] [--tools waves-cold,waves-warm,dpdm,madge,depcruise,skott] [--name label] [--results bench/RESULTS.md]`);
-  process.exit(values.help ? 0 : 2);
-}
+  'pnpm bench graph --root DIR [--runs 3] [--tools waves-cold,waves-warm,dpdm,madge,depcruise,skott] [--name label] [--results bench/RESULTS.md]',
+  'root',
+);
 
 const BENCH = path.dirname(new URL(import.meta.url).pathname);
 const BIN = (tool: string) => path.join(BENCH, 'node_modules', '.bin', tool);

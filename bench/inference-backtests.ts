@@ -18,14 +18,14 @@
  * listed, for tuning.
  */
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import type { BacktestReport } from '../packages/planner/dist/index.js';
 import { measure } from './lib/measure.js';
 import { writeResultBlock } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
-const { values } = parseArgs({
-  options: {
+const values = benchArgs(
+  {
     repos: { type: 'string' },
     last: { type: 'string', default: '300' },
     runs: { type: 'string', default: 'title:plan,dirs:suggest,dirs:plan' },
@@ -34,13 +34,10 @@ const { values } = parseArgs({
     results: { type: 'string' },
     key: { type: 'string', default: 'inference-backtests' },
     misses: { type: 'string', default: '3' },
-    help: { type: 'boolean' },
   },
-});
-if (values.help || !values.repos) {
-  console.log('usage: pnpm bench inference-backtests --repos DIR,DIR… [--last 300] [--runs GRADE:MODE,…] [--threshold X] [--results bench/RESULTS.md] [--key inference-backtests]');
-  process.exit(values.help ? 0 : 2);
-}
+  'pnpm bench inference-backtests --repos DIR,DIR… [--last 300] [--runs GRADE:MODE,…] [--threshold X] [--results bench/RESULTS.md] [--key inference-backtests]',
+  'repos',
+);
 const BENCH = path.dirname(new URL(import.meta.url).pathname);
 const BIN = path.join(BENCH, '..', 'packages/cli/bin/waves.js');
 /** Each run: a grade and an inference mode (`title:plan`: titles only, inference in plan mode). */

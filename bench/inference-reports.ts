@@ -12,26 +12,23 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { filesToRead, judgeReports, loadRepo, PlanOptionsSchema, type IssueReport, type ReportsJudgement } from '../packages/planner/dist/index.js';
 import { withBaseWorktree } from '../packages/cli/dist/sources/base-worktree.js';
 import { writeResultBlock } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
-const { values } = parseArgs({
-  options: {
+const values = benchArgs(
+  {
     repo: { type: 'string' },
     reports: { type: 'string' },
     threshold: { type: 'string' },
     results: { type: 'string' },
     misses: { type: 'string', default: '12' },
-    help: { type: 'boolean' },
   },
-});
-if (values.help || !values.repo) {
-  console.log('usage: pnpm bench inference-reports --repo DIR [--reports bench/inference-reports/NAME.json] [--threshold X] [--results bench/RESULTS.md]');
-  process.exit(values.help ? 0 : 2);
-}
+  'pnpm bench inference-reports --repo DIR [--reports bench/inference-reports/NAME.json] [--threshold X] [--results bench/RESULTS.md]',
+  'repo',
+);
 const BENCH = path.dirname(new URL(import.meta.url).pathname);
 const root = path.resolve(values.repo);
 const name = path.basename(root);

@@ -16,27 +16,24 @@
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { analyzePlan, loadRepo, PlanOptionsSchema, type BacklogIssue } from '../packages/planner/dist/index.js';
 import { measure, median } from './lib/measure.js';
 import { writeResultBlock } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
-const { values } = parseArgs({
-  options: {
+const values = benchArgs(
+  {
     root: { type: 'string' },
     before: { type: 'string' },
     'before-label': { type: 'string' },
     runs: { type: 'string', default: '5' },
     issues: { type: 'string', default: '1000' },
     results: { type: 'string' },
-    help: { type: 'boolean' },
   },
-});
-if (values.help || !values.root) {
-  console.log('usage: pnpm bench inference-speed --root DIR [--before DIR [--before-label TEXT]] [--runs 5] [--issues 1000] [--results bench/RESULTS.md]');
-  process.exit(values.help ? 0 : 2);
-}
+  'pnpm bench inference-speed --root DIR [--before DIR [--before-label TEXT]] [--runs 5] [--issues 1000] [--results bench/RESULTS.md]',
+  'root',
+);
 const BENCH = path.dirname(new URL(import.meta.url).pathname);
 const root = path.resolve(values.root);
 const name = path.basename(root);

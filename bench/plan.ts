@@ -7,25 +7,22 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { analyzePlan, loadRepo, verifyPlan, type BacklogIssue, type PlanInput } from '../packages/planner/dist/index.js';
 import { measure, median } from './lib/measure.js';
 import { writeResultBlock } from './lib/results.js';
+import { benchArgs } from './lib/args.js';
 
-const { values } = parseArgs({
-  options: {
+const values = benchArgs(
+  {
     root: { type: 'string' },
     sizes: { type: 'string', default: '100,1000,5000' },
     runs: { type: 'string', default: '3' },
     results: { type: 'string' },
     name: { type: 'string' },
-    help: { type: 'boolean' },
   },
-});
-if (values.help || !values.root) {
-  console.log('usage: pnpm bench plan --root DIR [--sizes 100,1000,5000] [--runs 3] [--results bench/RESULTS.md]');
-  process.exit(values.help ? 0 : 2);
-}
+  'pnpm bench plan --root DIR [--sizes 100,1000,5000] [--runs 3] [--results bench/RESULTS.md]',
+  'root',
+);
 const BENCH = path.dirname(new URL(import.meta.url).pathname);
 const root = path.resolve(values.root);
 const name = values.name ?? path.basename(root);
