@@ -11,7 +11,7 @@ import type { RepoTree } from '../scope/repo-tree.js';
 import { containsPath } from '../paths/repo-paths.js';
 import { isControlFile } from '../scope/control-files.js';
 import type { BacklogIssue, IssueNumber, RepoIndex } from '../types.js';
-import { inferCandidates } from './infer-candidates.js';
+import { inferCandidates, type InferOptions } from './infer-candidates.js';
 import { inferenceIndexOf, type InferenceIndex } from './inference-index.js';
 import { readIssueSignals, type PathSignal } from './issue-signals.js';
 import { areaFence, fenceCompanions, inferredFence, scopeEvidenceOf, strongCandidates, type InferredLeaf } from './inferred-fence.js';
@@ -20,6 +20,20 @@ export interface InferredScopes {
   scopes: Map<IssueNumber, IssueScope>;
   candidates: Map<IssueNumber, Candidate[]>;
   inferred: Set<IssueNumber>;
+}
+
+/** Candidates found, per index and issue: a plan's verification asks for the same ones again. */
+const found = new WeakMap<InferenceIndex, WeakMap<BacklogIssue, { key: string; candidates: Candidate[] }>>();
+
+function candidatesOf(issue: BacklogIssue, index: InferenceIndex, tree: RepoTree, options: InferOptions): Candidate[] {
+  const key = `${options.strongOnly === true}\0${JSON.stringify(options.lanes ?? null)}`;
+  let byIssue = found.get(index);
+  if (!byIssue) found.set(index, (byIssue = new WeakMap()));
+  const hit = byIssue.get(issue);
+  if (hit?.key === key) return hit.candidates;
+  const candidates = inferCandidates(issue, index, tree, options);
+  byIssue.set(issue, { key, candidates });
+  return candidates;
 }
 
 export function inferScopes(
@@ -52,7 +66,7 @@ export function inferScopes(
       if (signals.paths.every(covered) && names.length === 0 && signals.packages.length === 0 && signals.messages.length === 0) continue;
     }
     index ??= inferenceIndexOf(repo);
-    const found = inferCandidates(issue, index, tree, { lanes: options.lanes, strongOnly: named }).filter(
+    const found = candidatesOf(issue, index, tree, { lanes: options.lanes, strongOnly: named }).filter(
       (c) => !stated.leaves.some((leaf) => containsPath(leaf.path, c.path)) && !stated.excluded.some((x) => containsPath(x, c.path)),
     );
     if (found.length === 0) continue;
