@@ -41,11 +41,11 @@ export const CLONE_ID_FILE = 'waves-clone-id';
  * under `.git/` made while it ran); without it, a clone that never dispatched has none, and no runs.
  */
 export async function cloneTag(root: string, options: { create?: boolean } = {}): Promise<string> {
-  const git = (args: string[]) => execaGit([...SAFE_GIT_CONFIG, ...args], { cwd: root, reject: false, stdin: 'ignore' });
-  const [top, gitDir] = await Promise.all([git(['rev-parse', '--show-toplevel']), git(['rev-parse', '--absolute-git-dir'])]);
-  const dir = top.exitCode === 0 && top.stdout.trim() !== '' ? top.stdout.trim() : path.resolve(root);
+  const asked = await execaGit([...SAFE_GIT_CONFIG, 'rev-parse', '--show-toplevel', '--absolute-git-dir'], { cwd: root, reject: false, stdin: 'ignore' });
+  const [top, gitDir] = asked.exitCode === 0 ? asked.stdout.split('\n').map((line) => line.trim()) : [];
+  const dir = top ? top : path.resolve(root);
   const real = await realpath(dir).catch(() => dir);
-  const id = gitDir.exitCode === 0 && gitDir.stdout.trim() !== '' ? await cloneIdentity(path.join(gitDir.stdout.trim(), CLONE_ID_FILE), options.create === true) : '';
+  const id = gitDir ? await cloneIdentity(path.join(gitDir, CLONE_ID_FILE), options.create === true) : '';
   return createHash('sha256').update(`${hostname()}\0${real}\0${id}`).digest('hex').slice(0, 8);
 }
 
