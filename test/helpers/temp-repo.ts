@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -33,7 +33,13 @@ export class TempRepo {
     return execa('git', args, { cwd: this.root, stdin: 'ignore' });
   }
 
+  /** Removes the repository and the files tests keep beside it (`<root>-agents.json`, `<root>-tagger/`). */
   async dispose(): Promise<void> {
     await rm(this.root, { recursive: true, force: true, maxRetries: 5 });
+    const parent = path.dirname(this.root);
+    const prefix = `${path.basename(this.root)}-`;
+    for (const name of await readdir(parent).catch(() => [] as string[])) {
+      if (name.startsWith(prefix)) await rm(path.join(parent, name), { recursive: true, force: true, maxRetries: 5 });
+    }
   }
 }

@@ -36,7 +36,7 @@ describe('the planner package, packed and installed outside the workspace', () =
     await pnpm(['install', '--prefer-offline', '--ignore-workspace'], dir);
 
     const consumer = `
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadRepo, planWaves, PlanSchema, verifyPlan } from '@waves/planner';
@@ -53,6 +53,7 @@ const issues = [
 const input = { issues, repo, now: '2026-11-29T00:00:00Z' };
 const plan = planWaves(input);
 if (verifyPlan(plan, input).length > 0) throw new Error('invalid plan');
+rmSync(root, { recursive: true, force: true });
 console.log(JSON.stringify(PlanSchema.parse(plan).waves.map((w) => w.issues.map((i) => i.number))));
 `;
     await writeFile(path.join(dir, 'consumer.mjs'), consumer);
