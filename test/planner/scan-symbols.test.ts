@@ -80,7 +80,10 @@ describe('the inference index in the graph cache and the history prior', () => {
     expect(cold.stats.scanned).toBeGreaterThan(0);
     expect(warm.stats).toMatchObject({ scanned: 0, cache: 'warm' });
     expect([...warm.symbols]).toEqual([...cold.symbols]);
-    expect(warm.symbols.get('packages/core/src/money.ts')).toEqual({ names: ['cartTotal', 'DiscountRule', 'applyDiscount'], literals: [], packages: ['decimal.js-light'] });
+    expect(warm.symbols.get('packages/core/src/money.ts')).toMatchObject({ names: ['cartTotal', 'DiscountRule', 'applyDiscount'], literals: [], packages: ['decimal.js-light'] });
+    // The words of its text, with their counts, most frequent first: what an issue's prose can meet.
+    expect(warm.symbols.get('packages/core/src/money.ts')!.words).toMatch(/^\S+\*\d+ /);
+    expect(warm.symbols.get('packages/core/src/money.ts')!.words!.split(' ').map((w) => w.replace(/\*\d+$/, ''))).toEqual(expect.arrayContaining(['discount', 'cart', 'total', 'rule']));
   });
 
   it('reads only the history before the commit it is given, newest first', async () => {

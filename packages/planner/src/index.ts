@@ -156,4 +156,5 @@ export type { IssueSignals } from './infer/issue-signals.js';
 export { AREA_FLOOR, areaFence, describeEvidence, fenceCompanions, inferredFence, likelyText, strongCandidates, SURE } from './infer/inferred-fence.js';
 export { inferScopes } from './infer/infer-scopes.js';
 export { scanSymbols } from './graph/scan-symbols.js';
+export { contentWords, MAX_CONTENT_WORDS, packWords, unpackWords } from './graph/text-tokens.js';
 export { readHistoryPrior, parsePriorLog, MAX_PRIOR_COMMITS } from './graph/read-history-prior.js';

@@ -74,6 +74,8 @@ export interface FileSymbols {
   literals: readonly string[];
   /** Third-party packages it imports (bare specifiers cut to the package name). */
   packages?: readonly string[];
+  /** The words of its text, most frequent first, packed: `word*count` (`word` when once), space-separated (`contentWords`). */
+  words?: string;
 }
 
 /** One commit of the history before the planned commit: its subject and the files it changed. */

@@ -233,8 +233,8 @@ function readSymbols(at: {
       reader ??= repoFileReader(at.absRoot, at.maxSourceBytes);
       const read = reader.read(file);
       if (!read.ok) continue; // gone or refused since the build: nothing to say about it
-      const { names, literals } = scanSymbols(read.content.toString('utf8'));
-      packed = packEntry(names, literals);
+      const { names, literals, words } = scanSymbols(read.content.toString('utf8'));
+      packed = packEntry(names, literals, words);
     }
     if (old === undefined) changed = true;
     kept[entry.id] = packed;
@@ -245,7 +245,7 @@ function readSymbols(at: {
       const parts = specifier.split('/');
       packages.add(specifier.startsWith('@') && parts.length > 1 ? `${parts[0]}/${parts[1]}` : parts[0]!);
     });
-    if (packed[0] !== '' || packed[1] !== '' || packages.size > 0) symbols.set(file, { ...unpackEntry(packed), packages: [...packages] });
+    if (packed[0] !== '' || packed[1] !== '' || packed[2] !== '' || packages.size > 0) symbols.set(file, { ...unpackEntry(packed), packages: [...packages] });
   }
   // Stale entries (files gone or changed) are dropped with the rewrite.
   if (at.writeCache && !at.allFresh && (changed || (cached !== null && Object.keys(cached).length !== Object.keys(kept).length))) writeSymbolsCache(at.cacheRoot, kept, at.slot);
@@ -324,7 +324,7 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
     if (result.imports) {
       const id = ids.get(result.file)!;
       entries[result.file] = { id, imports: result.imports, targets: [] };
-      freshSymbols[id] = result.symbols ?? ['', ''];
+      freshSymbols[id] = result.symbols ?? ['', '', ''];
     }
     if (result.skipped) skipped.set(result.file, result.skipped);
   }

@@ -49,8 +49,8 @@ export function scanJobs(root: string, jobs: readonly ScanJob[], maxSourceBytes?
       if (!read.ok) return read.reason ? { file: job.file, imports: null, skipped: read.reason } : { file: job.file, imports: null };
       text = read.content.toString('utf8');
     }
-    const { names, literals } = scanSymbols(text);
-    return { file: job.file, imports: scanImports(text).map(({ specifier, kind }) => [specifier, kind] as [string, ImportKind]), symbols: packEntry(names, literals) };
+    const { names, literals, words } = scanSymbols(text);
+    return { file: job.file, imports: scanImports(text).map(({ specifier, kind }) => [specifier, kind] as [string, ImportKind]), symbols: packEntry(names, literals, words) };
   });
 }
 

@@ -9,8 +9,10 @@
  * (`export { x } from './y'`) declare nothing here: the name belongs to the file it comes from.
  *
  * Bounded: at most `MAX_NAMES` names and `MAX_LITERALS` literals of `MIN_LITERAL`..`MAX_LITERAL`
- * characters (`MAX_LITERAL_CHARS` in all) a file, so that the graph cache stays small.
+ * characters (`MAX_LITERAL_CHARS` in all) a file, and its `MAX_CONTENT_WORDS` most frequent
+ * words, so that the symbols cache stays small.
  */
+import { contentWords } from './text-tokens.js';
 import { Lexer, LBRACE, LPAREN, RBRACE, STAR, Tok } from './js-lexer.js';
 
 export interface ScannedSymbols {
@@ -18,6 +20,8 @@ export interface ScannedSymbols {
   names: string[];
   /** String literals and template heads that look like messages, in source order, each once. */
   literals: string[];
+  /** The words of the whole text (identifiers, comments, strings) with their counts, most frequent first (`contentWords`). */
+  words: [word: string, count: number][];
 }
 
 export const MAX_NAMES = 200;
@@ -137,5 +141,5 @@ export function scanSymbols(text: string): ScannedSymbols {
     }
     lex.next();
   }
-  return { names: [...names], literals: [...spaced, ...plain].slice(0, MAX_LITERALS) };
+  return { names: [...names], literals: [...spaced, ...plain].slice(0, MAX_LITERALS), words: contentWords(text) };
 }

@@ -6,24 +6,25 @@
  *
  * Keyed by content id alone (the git blob id, or the same hash of the content outside git): what a
  * file declares depends on nothing else, so an entry is never stale, only unused (dropped when the
- * cache is rewritten), and a file's path is not repeated. Compact: one array `[names, literals]` a
- * content, the names joined by a space (identifiers hold none) and the literals by a newline (a
- * kept literal is one line: scan-symbols.ts), so that parsing makes two strings a file and
- * checking it costs two `typeof`s. A cache of another version, or one that does not parse or
+ * cache is rewritten), and a file's path is not repeated. Compact: one array `[names, literals,
+ * words]` a content, the names joined by a space (identifiers hold none), the literals by a
+ * newline (a kept literal is one line: scan-symbols.ts) and the words packed with their counts
+ * (`packWords`), so that parsing makes three strings a file and checking it costs three `typeof`s. A cache of another version, or one that does not parse or
  * validate, is ignored and rebuilt — never trusted.
  */
 import { closeSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { packWords } from './text-tokens.js';
 import { readRegularFileSync } from './read-regular-file.js';
 
 /** Bump when scanning changes what a cached entry means. */
-export const SYMBOLS_CACHE_VERSION = 1;
+export const SYMBOLS_CACHE_VERSION = 2;
 
 /** Who wrote a cache: a cache of another tool or version is never read. */
 export const SYMBOLS_CACHE_TOOL = `waves-symbols-${SYMBOLS_CACHE_VERSION}`;
 
-/** One content: its declared names joined by ' ', its literals joined by '\n'. */
-export type SymbolsEntry = [names: string, literals: string];
+/** One content: its declared names joined by ' ', its literals joined by '\n', its words packed (`packWords`). */
+export type SymbolsEntry = [names: string, literals: string, words: string];
 
 /** Entries by content id. */
 export type SymbolsEntries = Record<string, SymbolsEntry>;
@@ -36,18 +37,18 @@ export function symbolsCacheFile(root: string, slot?: string): string {
 /** The most a cache may hold when read back (it lies in the repository, where an agent could put anything). */
 const MAX_CACHE_BYTES = 256 * 1024 * 1024;
 
-export function packEntry(names: readonly string[], literals: readonly string[]): SymbolsEntry {
-  return [names.join(' '), literals.join('\n')];
+export function packEntry(names: readonly string[], literals: readonly string[], words: readonly (readonly [string, number])[]): SymbolsEntry {
+  return [names.join(' '), literals.join('\n'), packWords(words)];
 }
 
-export function unpackEntry(entry: SymbolsEntry): { names: string[]; literals: string[] } {
-  return { names: entry[0] === '' ? [] : entry[0].split(' '), literals: entry[1] === '' ? [] : entry[1].split('\n') };
+export function unpackEntry(entry: SymbolsEntry): { names: string[]; literals: string[]; words: string } {
+  return { names: entry[0] === '' ? [] : entry[0].split(' '), literals: entry[1] === '' ? [] : entry[1].split('\n'), words: entry[2] };
 }
 
 function isEntries(value: unknown): value is SymbolsEntries {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
   for (const entry of Object.values(value as Record<string, unknown>)) {
-    if (!Array.isArray(entry) || entry.length !== 2 || typeof entry[0] !== 'string' || typeof entry[1] !== 'string') return false;
+    if (!Array.isArray(entry) || entry.length !== 3 || typeof entry[0] !== 'string' || typeof entry[1] !== 'string' || typeof entry[2] !== 'string') return false;
   }
   return true;
 }

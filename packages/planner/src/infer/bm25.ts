@@ -56,6 +56,22 @@ export class Bm25 {
     return this.postings.has(term);
   }
 
+  /** Whether document `doc` holds `term` (a binary search of the term's postings, which are in document order). */
+  holds(term: string, doc: number): boolean {
+    const docs = this.postings.get(term)?.docs;
+    if (!docs) return false;
+    let lo = 0;
+    let hi = docs.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const at = docs[mid]!;
+      if (at === doc) return true;
+      if (at < doc) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
+  }
+
   /** The best `limit` documents for the query terms (each counted once), best first, ties by document. */
   search(terms: readonly string[], limit: number): Bm25Hit[] {
     const touched: number[] = [];

@@ -6,7 +6,7 @@
  */
 import { baseName } from '../paths/repo-paths.js';
 import type { RepoPath } from '../types.js';
-import { splitPieces } from './text-tokens.js';
+import { splitPieces } from '../graph/text-tokens.js';
 
 export type FileRole = 'source' | 'test' | 'fixture' | 'example' | 'playground' | 'manifest' | 'config' | 'ci';
 

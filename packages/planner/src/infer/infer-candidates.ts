@@ -7,8 +7,8 @@
  * message found in one file's literals, is strong, and weaker the more files share it; the
  * conventional-commit scope of the title points at a package or directory (and at the files past
  * commits of that scope changed); the words of the title and body, ranked by BM25 against paths
- * and declared names, and against the subjects of past commits (whose files they vote for), are
- * the fallback; the importers and imports of a strongly evidenced file come last. Recent churn
+ * and declared names, against the words of each file's text (a button's label, a comment), and
+ * against the subjects of past commits (whose files they vote for), are the fallback; the importers and imports of a strongly evidenced file come last. Recent churn
  * breaks near-ties. Confidence is 1 − e^(−score/SCALE): one strong piece of evidence gives about
  * 0.8, a title's words alone 0.3–0.6. Deterministic: ties go by path.
  */
@@ -19,7 +19,7 @@ import type { RepoPath } from '../types.js';
 import { normaliseMessage, squash, type InferenceIndex } from './inference-index.js';
 import { fileRole, rolesNamed } from './file-roles.js';
 import { readIssueSignals, shown, type IssueSignals, type PathSignal, type Where } from './issue-signals.js';
-import { isStopWord, matchWords, splitPieces, stemWord } from './text-tokens.js';
+import { isStopWord, matchWords, splitPieces, stemWord } from '../graph/text-tokens.js';
 
 export const MAX_CANDIDATES = 5;
 const SCALE = 5;
@@ -59,6 +59,10 @@ export const INFER_WEIGHTS = {
   wordsSaturation: 5,
   /** The same for the best past commit alike. */
   historySaturation: 5,
+  /** The words of the files' texts (identifiers, comments, strings), ranked by BM25. */
+  content: 4,
+  /** BM25 score of the best text match at which it counts half. */
+  contentSaturation: 5,
 };
 const W = INFER_WEIGHTS;
 
@@ -192,9 +196,12 @@ function matchNames(signals: IssueSignals, index: InferenceIndex, scores: Scores
     if (dirs && dirs.length <= 4) {
       // A directory named so (`CartView/`): its index file, else its files, share the weight.
       for (const dir of dirs) {
-        const inside = index.filesIn.get(dir) ?? [];
-        const entry = inside.filter((id) => baseName(index.files[id]!).startsWith('index.'));
-        const chosen = entry.length > 0 ? entry : inside.slice(0, 5);
+        // A workspace package's own folder holds its manifest and build stubs (`client.js` →
+        // `./dist/client`), never the point of a change: its source entry stands for it, if any.
+        const isPackage = index.packages.some((p) => p.dir === dir);
+        const inside = isPackage ? [`${dir}/src`, dir].flatMap((d) => index.filesIn.get(d) ?? []) : (index.filesIn.get(dir) ?? []);
+        const entry = inside.filter((id) => baseName(index.files[id]!).startsWith('index.') && fileRole(index.files[id]!) === 'source');
+        const chosen = entry.length > 0 ? entry.slice(0, 1) : isPackage ? [] : inside.slice(0, 5);
         for (const id of chosen) {
           scores.add(id, (name.code ? W.filenameCode : W.filenameProse) / (2 * dirs.length * chosen.length), { kind: 'filename', text: name.text, where, matched: `${dir}/` });
         }
@@ -433,7 +440,8 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
   const titleWords = matchWords(signals.titleText, 64);
   const bodyWords = matchWords(signals.bodyText, 400);
   const terms = [...new Set([...titleWords, ...bodyWords.filter((w) => index.fileText.has(w)).slice(0, 60)])];
-  if (terms.length === 0) return;
+  const contentTerms = [...new Set([...titleWords, ...bodyWords.filter((w) => index.contentText.has(w)).slice(0, 60)])];
+  if (terms.length === 0 && contentTerms.length === 0) return;
   const inTitle = new Set(titleWords);
   const where = (word: string): Evidence['where'] => ({ field: inTitle.has(word) ? 'title' : 'body' });
   // Paths and declared names.
@@ -449,6 +457,18 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
       text: shownWords.join(' '),
       where: where(shownWords[0] ?? ''),
       matched: matched.length > 0 ? file : `names declared in ${file}`,
+    });
+  }
+  // The words of the files' texts: what the code and its comments say (`refresh button` in the page that has one).
+  const inContent = index.contentText.search(contentTerms, 50);
+  const bestContent = inContent[0]?.score ?? 0;
+  for (const hit of inContent) {
+    const held = contentTerms.filter((t) => index.contentText.holds(t, hit.doc));
+    scores.add(hit.doc, ((W.content * hit.score) / bestContent) * (W.contentSaturation > 0 ? bestContent / (bestContent + W.contentSaturation) : 1), {
+      kind: 'words',
+      text: held.slice(0, 4).join(' '),
+      where: where(held[0] ?? ''),
+      matched: `the text of ${index.files[hit.doc]!}`,
     });
   }
   // Past commits that read alike vote for the files they changed.

@@ -2,14 +2,14 @@
  * What scope inference knows about one repository, built once per plan (and kept for the same
  * file list, so that the backtest's second pass and explain pay nothing): the candidate files,
  * the names each declares, their base names and directory names, their message literals indexed
- * by word, a BM25 index of paths and declared names, a BM25 index of past commit subjects, how
+ * by word, a BM25 index of paths and declared names, one of the words of their texts, a BM25 index of past commit subjects, how
  * often each file changed lately, and which files each past conventional-commit scope touched.
  */
 import { baseName, parentDir } from '../paths/repo-paths.js';
 import type { FileSymbols, PastCommit, RepoIndex, RepoPath, WorkspacePackage } from '../types.js';
 import { Bm25 } from './bm25.js';
 import { conventionalPrefix } from './issue-signals.js';
-import { matchWords, splitPieces } from './text-tokens.js';
+import { matchWords, splitPieces, unpackWords } from '../graph/text-tokens.js';
 
 export interface LiteralEntry {
   text: string;
@@ -38,6 +38,8 @@ export interface InferenceIndex {
   literalWords: Map<string, number[]>;
   /** Paths and declared names, one document per candidate file. */
   fileText: Bm25;
+  /** The words of each candidate file's text (identifiers, comments, strings), one document per file (empty for files never scanned). */
+  contentText: Bm25;
   /** Past commit subjects, one document per past commit (same order as `history`). */
   commitText: Bm25;
   history: readonly PastCommit[];
@@ -137,6 +139,8 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
   const symbols: ReadonlyMap<RepoPath, FileSymbols> = repo.symbols ?? repo.readSymbols?.() ?? new Map();
   const seenDirs = new Set<RepoPath>();
   const docs: [string, number][][] = [];
+  /** Each file's packed words (`FileSymbols.words`), unpacked only when the content ranking is first asked for. */
+  const contents: string[] = [];
 
   const filesIn = new Map<RepoPath, number[]>();
   files.forEach((file, id) => {
@@ -170,6 +174,7 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
       });
     }
     docs.push(doc);
+    contents.push(own?.words ?? '');
   });
 
   // History: subjects as documents, churn and scopes per file.
@@ -234,6 +239,7 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
   const graph = repo.graph;
   let fileText: Bm25 | undefined;
   let commitText: Bm25 | undefined;
+  let contentText: Bm25 | undefined;
   return {
     files,
     fileId,
@@ -248,6 +254,9 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
     // The rankings are built on first use: a plan whose issues all name their files needs neither.
     get fileText() {
       return (fileText ??= new Bm25(docs));
+    },
+    get contentText() {
+      return (contentText ??= new Bm25(contents.map(unpackWords)));
     },
     get commitText() {
       return (commitText ??= new Bm25(commitDocs));

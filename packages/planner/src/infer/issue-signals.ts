@@ -9,7 +9,7 @@
  * a linear pass over characters (no regular expression that can backtrack over a long line), and
  * nothing here is ever read from disk: paths are only matched against the repository's file list.
  */
-import { isStopWord } from './text-tokens.js';
+import { isStopWord } from '../graph/text-tokens.js';
 
 export interface Where {
   field: 'title' | 'body';

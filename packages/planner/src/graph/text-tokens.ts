@@ -81,3 +81,50 @@ export function matchWords(text: string, limit = 4096): string[] {
 export function isStopWord(word: string): boolean {
   return STOP.has(word.toLowerCase());
 }
+
+/** Keywords of JavaScript and TypeScript: in every file, so they would only take the places of the words that tell files apart. */
+const KEYWORDS = new Set(
+  (
+    'export import return function const let var async await class interface type enum extends implements readonly public private ' +
+    'protected static abstract declare namespace module require exports default case break continue throw try catch finally ' +
+    'typeof instanceof keyof else switch while true false null undefined void string number boolean unknown never object symbol ' +
+    'bigint this super yield delete satisfies infer'
+  ).split(' '),
+);
+
+/** How many distinct words of a file's text are kept (the most frequent): enough to rank, small enough to cache. */
+export const MAX_CONTENT_WORDS = 300;
+/** How many word pieces of a file's text are counted (a generated file of megabytes says no more past this). */
+const MAX_CONTENT_PIECES = 20_000;
+
+/**
+ * The words of a source file's text — identifiers split at their humps, comments, strings — with
+ * how often each occurs: the `MAX_CONTENT_WORDS` most frequent, most frequent first (ties by word).
+ * The same matching forms as `matchWords`, so that an issue's words meet them.
+ */
+export function contentWords(text: string): [word: string, count: number][] {
+  const counts = new Map<string, number>();
+  for (const piece of splitPieces(text, [], MAX_CONTENT_PIECES)) {
+    if (piece.length < 2 || piece.length > 40 || STOP.has(piece) || KEYWORDS.has(piece) || isDigit(piece.charCodeAt(0))) continue;
+    const word = stemWord(piece);
+    counts.set(word, (counts.get(word) ?? 0) + 1);
+  }
+  const all = [...counts];
+  all.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  return all.length > MAX_CONTENT_WORDS ? all.slice(0, MAX_CONTENT_WORDS) : all;
+}
+
+/** Words with their counts as one string: `word*count`, or `word` when once, space-separated (a word holds neither). */
+export function packWords(words: readonly (readonly [string, number])[]): string {
+  return words.map(([word, count]) => (count === 1 ? word : `${word}*${count}`)).join(' ');
+}
+
+/** The words of a packed string with their counts (a count that does not read as one is 1). */
+export function unpackWords(packed: string): [string, number][] {
+  if (packed === '') return [];
+  return packed.split(' ').map((item) => {
+    const star = item.lastIndexOf('*');
+    const count = star < 0 ? 1 : Number(item.slice(star + 1));
+    return star < 0 ? [item, 1] : [item.slice(0, star), Number.isInteger(count) && count > 0 ? count : 1];
+  });
+}

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { contentWords, createRepoTree, inferCandidates, inferenceIndexOf, loadRepo, MAX_CONTENT_WORDS, packWords, unpackWords, type RepoIndex } from '@waves/planner';
+import { TempRepo } from '../helpers/temp-repo.js';
+
+/**
+ * Two admin pages whose paths and declared names say nothing of what an issue about them says:
+ * only their texts do (a button's label, a comment, a column's key).
+ */
+const FILES: Record<string, string> = {
+  'package.json': JSON.stringify({ name: 'admin', private: true }),
+  'src/pages/VerifiersPage.tsx': [
+    "import { Button, Table } from './ui';",
+    '// The list of verifiers, with a refresh button above it.',
+    'export function VerifiersPage({ load }: { load: () => void }) {',
+    '  return <div><Button onClick={load}>Refresh</Button><Table rows={[]} /></div>;',
+    '}',
+  ].join('\n'),
+  'src/pages/WorkflowPane.tsx': [
+    "import { Table } from './ui';",
+    "const columns = [{ key: 'title', width: 240 }, { key: 'enabled' }];",
+    'export function WorkflowPane() {',
+    '  return <Table columns={columns} rows={[]} />;',
+    '}',
+  ].join('\n'),
+  'src/pages/ui.tsx': 'export const Button = (p: object) => p;\nexport const Table = (p: object) => p;\n',
+};
+
+let repo: TempRepo;
+let index: RepoIndex;
+
+beforeAll(async () => {
+  repo = await TempRepo.create(FILES);
+  index = await loadRepo(repo.root, { cache: false });
+});
+afterAll(async () => {
+  await repo.dispose();
+});
+
+const infer = (title: string, body = '') => inferCandidates({ title, body }, inferenceIndexOf(index), createRepoTree(index.files, index.packages));
+
+describe('scope inference reads the words of each file’s text', () => {
+  it('finds the page a title speaks of by its label, comment and keys, with that as its evidence', () => {
+    const refresh = infer('Refresh button does nothing');
+    expect(refresh[0]!.path).toBe('src/pages/VerifiersPage.tsx');
+    expect(refresh[0]!.evidence).toContainEqual({ kind: 'words', text: 'refresh button', where: { field: 'title' }, matched: 'the text of src/pages/VerifiersPage.tsx' });
+    const column = infer('Title column is too narrow');
+    expect(column[0]!.path).toBe('src/pages/WorkflowPane.tsx');
+    expect(column[0]!.evidence.find((e) => e.matched === 'the text of src/pages/WorkflowPane.tsx')?.text).toBe('title column');
+  });
+
+  it('reads the words of the body that a file’s text holds, too', () => {
+    const found = infer('Admin page broken', 'Clicking refresh above the list shows nothing.');
+    expect(found[0]!.path).toBe('src/pages/VerifiersPage.tsx');
+    expect(found[0]!.evidence.find((e) => e.matched === 'the text of src/pages/VerifiersPage.tsx')?.text).toContain('refresh');
+  });
+
+  it('counts a file’s words as an issue’s are matched — humps split, plurals off, keywords and stop words out — most frequent first', () => {
+    expect(contentWords('export const refreshButtons = () => refreshList(); // refresh the lists\nreturn null;')).toEqual([
+      ['refresh', 3],
+      ['list', 2],
+      ['button', 1],
+    ]);
+    const many = Array.from({ length: MAX_CONTENT_WORDS + 50 }, (_, i) => `word${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`).join(' ');
+    expect(contentWords(many)).toHaveLength(MAX_CONTENT_WORDS);
+  });
+
+  it('packs words with their counts and reads them back; a tampered count reads as 1', () => {
+    const word = fc.stringMatching(/^[a-z0-9#\u00e9]{1,12}$/);
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.tuple(word, fc.integer({ min: 1, max: 100_000 })), { selector: ([w]) => w, maxLength: 40 }), (words) => {
+        expect(unpackWords(packWords(words))).toEqual(words);
+      }),
+    );
+    expect(unpackWords('a*NaN b*-3 c*1e400 d*2.5 e*7')).toEqual([
+      ['a', 1],
+      ['b', 1],
+      ['c', 1],
+      ['d', 1],
+      ['e', 7],
+    ]);
+  });
+});
