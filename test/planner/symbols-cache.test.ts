@@ -1,4 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildRepoGraph, GRAPH_CACHE_VERSION, SYMBOLS_CACHE_VERSION, type FileSymbols, type GraphBuildStats } from '@waves/planner';
@@ -73,6 +74,18 @@ describe('the symbols cache, beside the graph cache', () => {
     expect(Object.values(after.entries)).toContainEqual(['roundHalfUp', '', 'round*2 half math']);
     expect(after.entries).not.toHaveProperty(money);
     expect(after.entries[checkout][0]).toBe('fromTheCache');
+  });
+
+  it('takes away the symbols caches of older versions when it writes its own (they are never read again)', async () => {
+    repo = await inferRepo();
+    await mkdir(path.join(repo.root, '.waves/cache'), { recursive: true });
+    const old = path.join(repo.root, '.waves/cache', `symbols-v${SYMBOLS_CACHE_VERSION - 1}.json`);
+    const oldSlot = path.join(repo.root, '.waves/cache', `symbols-v${SYMBOLS_CACHE_VERSION - 1}-backtest.json`);
+    const other = path.join(repo.root, '.waves/cache', 'notes.json');
+    for (const file of [old, oldSlot, other]) await writeFile(file, '{}');
+    await build(repo.root, false);
+    expect(existsSync(symbolsFile(repo.root))).toBe(true);
+    expect([existsSync(old), existsSync(oldSlot), existsSync(other)]).toEqual([false, false, true]);
   });
 
   it('a read-only cache is read but never written', async () => {

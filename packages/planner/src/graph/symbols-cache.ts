@@ -12,7 +12,7 @@
  * (`packWords`), so that parsing makes three strings a file and checking it costs three `typeof`s. A cache of another version, or one that does not parse or
  * validate, is ignored and rebuilt — never trusted.
  */
-import { closeSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { packWords } from './text-tokens.js';
 import { readRegularFileSync } from './read-regular-file.js';
@@ -100,6 +100,15 @@ export function writeSymbolsCache(root: string, entries: SymbolsEntries, slot?: 
       closeSync(fd);
     }
     renameSync(temp, file);
+    // The caches of older versions are never read again (the version is in the name).
+    try {
+      for (const name of readdirSync(dir)) {
+        const version = /^symbols-v(\d+)(?:-[^/]*)?\.json$/.exec(name);
+        if (version && Number(version[1]) < SYMBOLS_CACHE_VERSION) rmSync(path.join(dir, name), { force: true });
+      }
+    } catch {
+      // not fatal: a leftover is only disk
+    }
     return true;
   } catch {
     return false;
