@@ -196,12 +196,13 @@ function matchNames(signals: IssueSignals, index: InferenceIndex, scores: Scores
     if (dirs && dirs.length <= 4) {
       // A directory named so (`CartView/`): its index file, else its files, share the weight.
       for (const dir of dirs) {
-        // A workspace package's own folder holds its manifest and build stubs (`client.js` →
-        // `./dist/client`), never the point of a change: its source entry stands for it, if any.
-        const isPackage = index.packages.some((p) => p.dir === dir);
-        const inside = isPackage ? [`${dir}/src`, dir].flatMap((d) => index.filesIn.get(d) ?? []) : (index.filesIn.get(dir) ?? []);
-        const entry = inside.filter((id) => baseName(index.files[id]!).startsWith('index.') && fileRole(index.files[id]!) === 'source');
-        const chosen = entry.length > 0 ? entry.slice(0, 1) : isPackage ? [] : inside.slice(0, 5);
+        // A workspace package named so is the scope's or the package name's to weigh (all its
+        // files gain): its own folder holds its manifest and build stubs (`client.js` →
+        // `./dist/client`), and its entry only re-exports — neither is the point of a change.
+        if (index.packages.some((p) => p.dir === dir)) continue;
+        const inside = index.filesIn.get(dir) ?? [];
+        const entry = inside.filter((id) => baseName(index.files[id]!).startsWith('index.'));
+        const chosen = entry.length > 0 ? entry : inside.slice(0, 5);
         for (const id of chosen) {
           scores.add(id, (name.code ? W.filenameCode : W.filenameProse) / (2 * dirs.length * chosen.length), { kind: 'filename', text: name.text, where, matched: `${dir}/` });
         }
