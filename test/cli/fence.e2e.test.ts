@@ -168,7 +168,7 @@ describe('live fences', () => {
   it('needs a person for a control file changed inside a fence the plan inferred (a package fenced as a guess), and never commits it', async () => {
     // Named nowhere: inferred in plan mode, fenced to the whole payments package (an area fence).
     const issues = path.join(ctx.side, 'inferred.json');
-    writeFileSync(issues, JSON.stringify([{ number: 7, title: 'refund amounts are rounded wrong in the payments refunds', body: '', labels: [] }]));
+    writeFileSync(issues, JSON.stringify([{ number: 7, title: 'refunds are rounded wrong in the stripe refunds', body: '', labels: [] }]));
     const env = agentsScript({ 7: { edit: { 'packages/payments/package.json': '{ "name": "payments", "scripts": { "postinstall": "node -e 1" } }\n', 'packages/payments/src/refunds.ts': 'export const refunded = 1;\n' } } });
     const plan = JSON.parse((await waves(['plan', '--from-issues', issues, '--inference', 'plan', '--inference-threshold', '0.8', '--json'], ctx.root)).stdout) as { waves: { issues: { number: number; paths: string[]; inferred?: boolean }[] }[] };
     expect(plan.waves[0]!.issues).toEqual([expect.objectContaining({ number: 7, inferred: true, paths: ['packages/payments/'] })]);
