@@ -79,6 +79,20 @@ describe('scope inference, end to end', () => {
     expect(JSON.stringify(plan)).not.toContain('candidates');
   });
 
+  it('says where in the body a word matched, and calls an unsure best guess "perhaps"', async () => {
+    const vague = path.join(side, 'vague.json');
+    await writeFile(vague, JSON.stringify([{ number: 9, title: 'Looks wrong', body: 'The palette is off.', state: 'OPEN', labels: [] }]));
+    const text = await waves(['explain', '9', '--from-issues', vague, '--root', repo.root]);
+    expect(text.exitCode).toBe(0);
+    expect(text.stdout).toMatch(/← words: palette \(body\) → /);
+    expect(text.stdout).not.toContain('line ?');
+    const plan = PlanSchema.parse(JSON.parse((await waves(['plan', '--from-issues', vague, '--root', repo.root, '--json'])).stdout));
+    const entry = plan.triage.find((t) => t.number === 9)!;
+    expect(entry.candidates?.[0]?.path).toBe('packages/web/src/styles/palette.ts');
+    const best = entry.candidates![0]!.confidence;
+    expect(entry.reason).toMatch(best >= 0.3 ? /; likely packages\/web\/src\/styles\/palette\.ts \(/ : /; perhaps packages\/web\/src\/styles\/palette\.ts \(/);
+  });
+
   it('explain lists the candidates with their evidence, as text and JSON', async () => {
     const text = await waves(['explain', '1', '--from-issues', issues, '--root', repo.root]);
     expect(text.exitCode).toBe(0);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { contentWords, createRepoTree, inferCandidates, inferenceIndexOf, loadRepo, MAX_CONTENT_WORDS, packWords, unpackWords, type RepoIndex } from '@waves/planner';
+import { contentWords, createRepoTree, inferCandidates, inferenceIndexOf, likelyText, LIKELY, loadRepo, MAX_CONTENT_WORDS, packWords, unpackWords, type Candidate, type RepoIndex } from '@waves/planner';
 import { TempRepo } from '../helpers/temp-repo.js';
 
 /**
@@ -79,5 +79,12 @@ describe('scope inference reads the words of each file’s text', () => {
       ['d', 1],
       ['e', 7],
     ]);
+  });
+
+  it('calls the best candidate "likely" in a triage reason only when it is at least somewhat sure, "perhaps" below', () => {
+    const candidate = (path: string, confidence: number): Candidate => ({ path, confidence, evidence: [{ kind: 'words', text: 'shop', where: { field: 'body' }, matched: `the text of ${path}` }] });
+    expect(likelyText([candidate('a.ts', 0.17), candidate('b.ts', 0.1)])).toBe('perhaps a.ts (17%: words shop), or b.ts');
+    expect(likelyText([candidate('a.ts', LIKELY), candidate('b.ts', 0.1)])).toMatch(/^likely a\.ts \(30%/);
+    expect(likelyText([])).toBe('');
   });
 });

@@ -33,7 +33,7 @@ export function renderExplanation(e: IssueExplanation): string {
     for (const c of e.candidates) {
       out.push(`  ${safeText(c.path)}  ${Math.round(c.confidence * 100)}%`);
       for (const ev of c.evidence) {
-        const at = ev.where.field === 'title' ? 'title' : `line ${ev.where.line ?? '?'}`;
+        const at = ev.where.field === 'title' ? 'title' : ev.where.line !== undefined ? `line ${ev.where.line}` : 'body';
         out.push(`    ← ${ev.kind}: ${safeText(ev.text, 80)} (${at}) → ${safeText(ev.matched, 120)}`);
       }
     }

@@ -97,8 +97,13 @@ export function likelyText(candidates: readonly Candidate[]): string {
   if (candidates.length === 0) return '';
   const [best, ...rest] = candidates;
   const others = rest.slice(0, 2).map((c) => c.path);
-  return `likely ${best!.path} (${Math.round(best!.confidence * 100)}%: ${describeEvidence(best!.evidence.slice(0, 2))})${others.length > 0 ? `, or ${others.join(', ')}` : ''}`;
+  // A best candidate this unsure (a common word matched) is named as the guess it is.
+  const word = best!.confidence >= LIKELY ? 'likely' : 'perhaps';
+  return `${word} ${best!.path} (${Math.round(best!.confidence * 100)}%: ${describeEvidence(best!.evidence.slice(0, 2))})${others.length > 0 ? `, or ${others.join(', ')}` : ''}`;
 }
+
+/** Below this confidence the triage reason says "perhaps", not "likely". */
+export const LIKELY = 0.3;
 
 /** Below the threshold, an area fence needs the best candidate at this share of it at least. */
 export const AREA_FLOOR = 0.6;
