@@ -16,10 +16,10 @@ const graphFile = (root: string) => path.join(root, '.waves/cache', `graph-v${GR
 const symbolsFile = (root: string) => path.join(root, '.waves/cache', `symbols-v${SYMBOLS_CACHE_VERSION}.json`);
 
 /** A build; `read` says whether inference asks for the symbols. */
-async function build(root: string, read: boolean, cache: boolean | 'read-only' = true) {
+async function build(root: string, read: boolean, cache: boolean | 'read-only' = true, words = true) {
   let symbols = null as ReadonlyMap<string, FileSymbols> | null;
   let stats = null as GraphBuildStats | null;
-  await buildRepoGraph(root, { cache, onStats: (s) => (stats = s), onSymbols: (reader) => (symbols = read ? reader() : null) });
+  await buildRepoGraph(root, { cache, words, onStats: (s) => (stats = s), onSymbols: (reader) => (symbols = read ? reader() : null) });
   return { symbols, stats: stats! };
 }
 
@@ -86,6 +86,39 @@ describe('the symbols cache, beside the graph cache', () => {
     await build(repo.root, false);
     expect(existsSync(symbolsFile(repo.root))).toBe(true);
     expect([existsSync(old), existsSync(oldSlot), existsSync(other)]).toEqual([false, false, true]);
+  });
+
+  it('a build that needs no inference leaves the words out; the first that does counts them, the same as a full scan, and keeps them', async () => {
+    repo = await inferRepo();
+    await build(repo.root, false, true, false);
+    const lean = JSON.parse(await readFile(symbolsFile(repo.root), 'utf8'));
+    expect(Object.values(lean.entries).every((entry) => (entry as string[]).length === 2)).toBe(true);
+    const warm = await build(repo.root, true);
+    expect(warm.stats).toMatchObject({ scanned: 0, cache: 'warm' });
+    const full = JSON.parse(await readFile(symbolsFile(repo.root), 'utf8'));
+    expect(Object.values(full.entries).every((entry) => (entry as string[]).length === 3)).toBe(true);
+    // The same words as a cold build that counted them in its scan.
+    const again = await inferRepo();
+    try {
+      const cold = await build(again.root, true, false);
+      expect([...warm.symbols!].map(([file, s]) => [file, s.words])).toEqual([...cold.symbols!].map(([file, s]) => [file, s.words]));
+      expect(warm.symbols!.get('packages/core/src/money.ts')?.words).toMatch(/\bdiscount\b/);
+    } finally {
+      await again.dispose();
+    }
+  });
+
+  it('ignores and rebuilds a cache whose entries do not have the shape it writes', async () => {
+    repo = await inferRepo();
+    await build(repo.root, false);
+    const cache = JSON.parse(await readFile(symbolsFile(repo.root), 'utf8'));
+    const [id] = Object.keys(cache.entries);
+    cache.entries[id!] = ['a', 'b', 'c', 'd'];
+    await writeFile(symbolsFile(repo.root), JSON.stringify(cache));
+    const rebuilt = await build(repo.root, true);
+    expect([...rebuilt.symbols!.values()].some((s) => s.names.includes('a') && s.literals.includes('b'))).toBe(false);
+    const after = JSON.parse(await readFile(symbolsFile(repo.root), 'utf8'));
+    expect(Object.values(after.entries).every((entry) => (entry as string[]).length === 3)).toBe(true);
   });
 
   it('a read-only cache is read but never written', async () => {

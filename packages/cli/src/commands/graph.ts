@@ -59,7 +59,7 @@ export async function runGraph(argv: readonly string[], io: CliIo): Promise<numb
     ? (done: number, total: number) => io.stderr(`\rwaves: reading imports ${done}/${total}${done === total ? '\n' : ''}`)
     : undefined;
   // The graph report needs no history prior (scope inference's): not read.
-  const repo = await loadRepo(root, { displayRoot: rootArg ?? '.', cache: !values['no-cache'], history: false, ...(progress ? { onProgress: progress } : {}) });
+  const repo = await loadRepo(root, { displayRoot: rootArg ?? '.', cache: !values['no-cache'], history: false, words: false, ...(progress ? { onProgress: progress } : {}) });
   warnSkipped(repo, io);
   const report = summarizeGraph(repo.graph, { root: repo.root, head: repo.head, packages: repo.packages, topHubs, edges: Boolean(values.edges) });
   if (format === 'json') io.stdout(`${JSON.stringify(GraphReportSchema.parse(report), null, 2)}\n`);

@@ -96,7 +96,7 @@ export interface FenceKeeper {
 
 /** The graph and tree for import contention: from the graph cache, read-only (a miss builds it in memory, never writes). */
 export async function rulesFromCache(root: string): Promise<Pick<LeaseRules, 'graph' | 'tree'>> {
-  const repo = await loadRepo(root, { cache: 'read-only' });
+  const repo = await loadRepo(root, { cache: 'read-only', history: false, words: false });
   return { graph: repo.graph, tree: createRepoTree(repo.files, repo.packages) };
 }
 

@@ -21,6 +21,7 @@ import { readWorkspace, type WorkspaceMember } from './read-workspace.js';
 import { scanFiles, type ScanJob, type ScanOptions } from './scan-pool.js';
 import { scanSymbols } from './scan-symbols.js';
 import { packEntry, readSymbolsCache, unpackEntry, writeSymbolsCache, type SymbolsEntries } from './symbols-cache.js';
+import { contentWords, packWords } from './text-tokens.js';
 
 /** Strongest first: the edge's `kind` is the first of these among its kinds. */
 export const IMPORT_KIND_ORDER: readonly ImportKind[] = ['static', 'reexport', 'require', 'dynamic', 'type'];
@@ -229,12 +230,19 @@ function readSymbols(at: {
     if (!entry) continue;
     const old = cached !== null && Object.hasOwn(cached, entry.id) ? cached[entry.id] : undefined;
     let packed = fresh[entry.id] ?? old;
-    if (packed === undefined) {
+    // Words counted already (by an earlier plan) beat a fresh scan that left them out.
+    if (packed !== undefined && packed.length === 2 && old?.length === 3) packed = old;
+    if (packed === undefined || packed.length === 2) {
       reader ??= repoFileReader(at.absRoot, at.maxSourceBytes);
       const read = reader.read(file);
       if (!read.ok) continue; // gone or refused since the build: nothing to say about it
-      const { names, literals, words } = scanSymbols(read.content.toString('utf8'));
-      packed = packEntry(names, literals, words);
+      const text = read.content.toString('utf8');
+      if (packed === undefined) {
+        const scanned = scanSymbols(text);
+        packed = packEntry(scanned.names, scanned.literals, scanned.words);
+      } else packed = [packed[0], packed[1], packWords(contentWords(text))]; // the names and literals are known: only the words
+
+      changed = true;
     }
     if (old === undefined) changed = true;
     kept[entry.id] = packed;
@@ -245,7 +253,7 @@ function readSymbols(at: {
       const parts = specifier.split('/');
       packages.add(specifier.startsWith('@') && parts.length > 1 ? `${parts[0]}/${parts[1]}` : parts[0]!);
     });
-    if (packed[0] !== '' || packed[1] !== '' || packed[2] !== '' || packages.size > 0) symbols.set(file, { ...unpackEntry(packed), packages: [...packages] });
+    if (packed[0] !== '' || packed[1] !== '' || (packed[2] ?? '') !== '' || packages.size > 0) symbols.set(file, { ...unpackEntry(packed), packages: [...packages] });
   }
   // Stale entries (files gone or changed) are dropped with the rewrite.
   if (at.writeCache && !at.allFresh && (changed || (cached !== null && Object.keys(cached).length !== Object.keys(kept).length))) writeSymbolsCache(at.cacheRoot, kept, at.slot);
@@ -324,7 +332,7 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
     if (result.imports) {
       const id = ids.get(result.file)!;
       entries[result.file] = { id, imports: result.imports, targets: [] };
-      freshSymbols[id] = result.symbols ?? ['', '', ''];
+      freshSymbols[id] = result.symbols ?? (options.words === false ? ['', ''] : ['', '', '']);
     }
     if (result.skipped) skipped.set(result.file, result.skipped);
   }

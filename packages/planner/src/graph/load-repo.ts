@@ -20,6 +20,8 @@ export interface LoadRepoOptions {
   onProgress?: (done: number, total: number) => void;
   /** Read the recent history before HEAD for scope inference (default true; see read-history-prior.ts). */
   history?: boolean;
+  /** Count each source file's words for scope inference in the scan (default true); without, the first inference to need them counts them (see scan-pool.ts). */
+  words?: boolean;
 }
 
 /**
@@ -82,6 +84,7 @@ export async function loadRepo(root: string, options: LoadRepoOptions = {}): Pro
     blobIds: listing.blobIds,
     members: workspace.members,
     cache: options.cache ?? true,
+    ...(options.words === false ? { words: false } : {}),
     ...(options.cacheAt ? { cacheAt: options.cacheAt } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });

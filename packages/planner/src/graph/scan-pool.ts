@@ -35,12 +35,18 @@ export interface ScanOptions {
   parallelThreshold?: number;
   /** The largest source file read, in bytes (default 2 MB); larger ones are skipped and reported. */
   maxSourceBytes?: number;
+  /**
+   * Count each file's words for scope inference too (default true). A third of the scan's cost on
+   * a large repository: a build that needs no inference (`waves graph`) leaves them out, and the
+   * first plan that needs them counts them then (build-repo-graph.ts, `readSymbols`).
+   */
+  words?: boolean;
 }
 
 const WORKER = fileURLToPath(new URL('./scan-worker.js', import.meta.url));
 
 /** Scans jobs on this thread (a worker calls it for its share). Files are read only through `repoFileReader`. */
-export function scanJobs(root: string, jobs: readonly ScanJob[], maxSourceBytes?: number): ScanResult[] {
+export function scanJobs(root: string, jobs: readonly ScanJob[], maxSourceBytes?: number, words = true): ScanResult[] {
   const reader = repoFileReader(root, maxSourceBytes);
   return jobs.map((job) => {
     let text = job.text;
@@ -49,14 +55,14 @@ export function scanJobs(root: string, jobs: readonly ScanJob[], maxSourceBytes?
       if (!read.ok) return read.reason ? { file: job.file, imports: null, skipped: read.reason } : { file: job.file, imports: null };
       text = read.content.toString('utf8');
     }
-    const { names, literals, words } = scanSymbols(text);
-    return { file: job.file, imports: scanImports(text).map(({ specifier, kind }) => [specifier, kind] as [string, ImportKind]), symbols: packEntry(names, literals, words) };
+    const symbols = scanSymbols(text, { words });
+    return { file: job.file, imports: scanImports(text).map(({ specifier, kind }) => [specifier, kind] as [string, ImportKind]), symbols: packEntry(symbols.names, symbols.literals, symbols.words) };
   });
 }
 
-function scanInWorker(root: string, jobs: ScanJob[], maxSourceBytes: number | undefined): Promise<ScanResult[]> {
+function scanInWorker(root: string, jobs: ScanJob[], maxSourceBytes: number | undefined, words: boolean): Promise<ScanResult[]> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, { workerData: { root, jobs, maxSourceBytes } });
+    const worker = new Worker(WORKER, { workerData: { root, jobs, maxSourceBytes, words } });
     worker.once('message', (results: ScanResult[]) => {
       resolve(results);
       void worker.terminate();
@@ -73,11 +79,12 @@ export async function scanFiles(root: string, jobs: readonly ScanJob[], options:
   const threshold = options.parallelThreshold ?? 1500;
   const workers = Math.max(0, options.workers ?? Math.min(3, availableParallelism() - 1));
   // The worker script exists next to this module only in the built package (not when run from sources).
-  if (workers === 0 || jobs.length < threshold || !existsSync(WORKER)) return { results: scanJobs(root, jobs, options.maxSourceBytes), threads: 1 };
+  const words = options.words !== false;
+  if (workers === 0 || jobs.length < threshold || !existsSync(WORKER)) return { results: scanJobs(root, jobs, options.maxSourceBytes, words), threads: 1 };
   const shares = Array.from({ length: workers + 1 }, () => [] as ScanJob[]);
   jobs.forEach((job, i) => shares[i % shares.length]!.push(job));
-  const pending = shares.slice(1).map((share) => scanInWorker(root, share, options.maxSourceBytes));
-  const mine = scanJobs(root, shares[0]!, options.maxSourceBytes);
+  const pending = shares.slice(1).map((share) => scanInWorker(root, share, options.maxSourceBytes, words));
+  const mine = scanJobs(root, shares[0]!, options.maxSourceBytes, words);
   const theirs = await Promise.all(pending);
   const byFile = new Map<RepoPath, ScanResult>();
   for (const result of [mine, ...theirs].flat()) byFile.set(result.file, result);

@@ -20,8 +20,8 @@ export interface ScannedSymbols {
   names: string[];
   /** String literals and template heads that look like messages, in source order, each once. */
   literals: string[];
-  /** The words of the whole text (identifiers, comments, strings) with their counts, most frequent first (`contentWords`). */
-  words: [word: string, count: number][];
+  /** The words of the whole text (identifiers, comments, strings) with their counts, most frequent first (`contentWords`); null when not asked for. */
+  words: [word: string, count: number][] | null;
 }
 
 export const MAX_NAMES = 200;
@@ -55,7 +55,7 @@ function keepLiteral(value: string): boolean {
   return letters * 2 >= value.length;
 }
 
-export function scanSymbols(text: string): ScannedSymbols {
+export function scanSymbols(text: string, options: { words?: boolean } = {}): ScannedSymbols {
   const names = new Set<string>();
   const literals = new Set<string>();
   const spaced: string[] = [];
@@ -141,5 +141,5 @@ export function scanSymbols(text: string): ScannedSymbols {
     }
     lex.next();
   }
-  return { names: [...names], literals: [...spaced, ...plain].slice(0, MAX_LITERALS), words: contentWords(text) };
+  return { names: [...names], literals: [...spaced, ...plain].slice(0, MAX_LITERALS), words: options.words === false ? null : contentWords(text) };
 }

@@ -6,5 +6,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { scanJobs, type ScanJob } from './scan-pool.js';
 
-const { root, jobs, maxSourceBytes } = workerData as { root: string; jobs: ScanJob[]; maxSourceBytes: number | undefined };
-parentPort!.postMessage(scanJobs(root, jobs, maxSourceBytes));
+const { root, jobs, maxSourceBytes, words } = workerData as { root: string; jobs: ScanJob[]; maxSourceBytes: number | undefined; words: boolean };
+parentPort!.postMessage(scanJobs(root, jobs, maxSourceBytes, words));

@@ -9,7 +9,7 @@
  * cache is rewritten), and a file's path is not repeated. Compact: one array `[names, literals,
  * words]` a content, the names joined by a space (identifiers hold none), the literals by a
  * newline (a kept literal is one line: scan-symbols.ts) and the words packed with their counts
- * (`packWords`), so that parsing makes three strings a file and checking it costs three `typeof`s. A cache of another version, or one that does not parse or
+ * (`packWords`; left out until a plan needs them), so that parsing makes three strings a file. A cache of another version, or one that does not parse or
  * validate, is ignored and rebuilt — never trusted.
  */
 import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
@@ -23,8 +23,12 @@ export const SYMBOLS_CACHE_VERSION = 2;
 /** Who wrote a cache: a cache of another tool or version is never read. */
 export const SYMBOLS_CACHE_TOOL = `waves-symbols-${SYMBOLS_CACHE_VERSION}`;
 
-/** One content: its declared names joined by ' ', its literals joined by '\n', its words packed (`packWords`). */
-export type SymbolsEntry = [names: string, literals: string, words: string];
+/**
+ * One content: its declared names joined by ' ', its literals joined by '\n', and its words
+ * packed (`packWords`) — or no third element when they were not counted yet (a build that needs
+ * no inference, `waves graph`, leaves them to the first plan that does).
+ */
+export type SymbolsEntry = [names: string, literals: string] | [names: string, literals: string, words: string];
 
 /** Entries by content id. */
 export type SymbolsEntries = Record<string, SymbolsEntry>;
@@ -37,18 +41,19 @@ export function symbolsCacheFile(root: string, slot?: string): string {
 /** The most a cache may hold when read back (it lies in the repository, where an agent could put anything). */
 const MAX_CACHE_BYTES = 256 * 1024 * 1024;
 
-export function packEntry(names: readonly string[], literals: readonly string[], words: readonly (readonly [string, number])[]): SymbolsEntry {
-  return [names.join(' '), literals.join('\n'), packWords(words)];
+export function packEntry(names: readonly string[], literals: readonly string[], words: readonly (readonly [string, number])[] | null): SymbolsEntry {
+  return words === null ? [names.join(' '), literals.join('\n')] : [names.join(' '), literals.join('\n'), packWords(words)];
 }
 
-export function unpackEntry(entry: SymbolsEntry): { names: string[]; literals: string[]; words: string } {
-  return { names: entry[0] === '' ? [] : entry[0].split(' '), literals: entry[1] === '' ? [] : entry[1].split('\n'), words: entry[2] };
+export function unpackEntry(entry: SymbolsEntry): { names: string[]; literals: string[]; words?: string } {
+  const out = { names: entry[0] === '' ? [] : entry[0].split(' '), literals: entry[1] === '' ? [] : entry[1].split('\n') };
+  return entry.length === 3 ? { ...out, words: entry[2] } : out;
 }
 
 function isEntries(value: unknown): value is SymbolsEntries {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
   for (const entry of Object.values(value as Record<string, unknown>)) {
-    if (!Array.isArray(entry) || entry.length !== 3 || typeof entry[0] !== 'string' || typeof entry[1] !== 'string' || typeof entry[2] !== 'string') return false;
+    if (!Array.isArray(entry) || (entry.length !== 2 && entry.length !== 3) || !entry.every((part) => typeof part === 'string')) return false;
   }
   return true;
 }

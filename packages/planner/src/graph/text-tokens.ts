@@ -26,20 +26,20 @@ function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 
-/** Splits text into raw word pieces (camel humps, digit runs), lower-cased; no filtering. */
-export function splitPieces(text: string, out: string[] = [], limit = 4096): string[] {
+/**
+ * Calls `piece(start, end)` for each raw word piece of the text (camel humps, digit runs; a
+ * non-ASCII character counts as a letter) until it returns false.
+ */
+function eachPiece(text: string, piece: (start: number, end: number) => boolean): void {
   const n = text.length;
   let start = -1;
-  const push = (end: number) => {
-    if (start >= 0 && end > start && out.length < limit) out.push(text.slice(start, end).toLowerCase());
-    start = -1;
-  };
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     const letter = isUpper(c) || isLower(c);
     const digit = isDigit(c);
     if (!letter && !digit && c < 128) {
-      push(i);
+      if (start >= 0 && !piece(start, i)) return;
+      start = -1;
       continue;
     }
     if (start < 0) {
@@ -49,11 +49,20 @@ export function splitPieces(text: string, out: string[] = [], limit = 4096): str
     const p = text.charCodeAt(i - 1);
     // a hump: aB, or the last capital of a run before a lower-case (HTMLParser → html parser), or a digit boundary
     if ((isUpper(c) && isLower(p)) || (isUpper(c) && isUpper(p) && i + 1 < n && isLower(text.charCodeAt(i + 1))) || digit !== isDigit(p)) {
-      push(i);
+      if (!piece(start, i)) return;
       start = i;
     }
   }
-  push(n);
+  if (start >= 0) piece(start, n);
+}
+
+/** Splits text into raw word pieces (camel humps, digit runs), lower-cased; no filtering. */
+export function splitPieces(text: string, out: string[] = [], limit = 4096): string[] {
+  if (out.length >= limit) return out;
+  eachPiece(text, (start, end) => {
+    out.push(text.slice(start, end).toLowerCase());
+    return out.length < limit;
+  });
   return out;
 }
 
@@ -103,11 +112,23 @@ const MAX_CONTENT_PIECES = 20_000;
  * The same matching forms as `matchWords`, so that an issue's words meet them.
  */
 export function contentWords(text: string): [word: string, count: number][] {
+  // Pieces counted as written first, and each distinct one lower-cased, filtered and stemmed once:
+  // a file repeats its words, and this runs over every source file of a cold build.
+  const raw = new Map<string, number>();
+  let pieces = 0;
+  eachPiece(text, (start, end) => {
+    const length = end - start;
+    if (length < 2 || length > 40 || isDigit(text.charCodeAt(start))) return true;
+    const piece = text.slice(start, end);
+    raw.set(piece, (raw.get(piece) ?? 0) + 1);
+    return ++pieces < MAX_CONTENT_PIECES;
+  });
   const counts = new Map<string, number>();
-  for (const piece of splitPieces(text, [], MAX_CONTENT_PIECES)) {
-    if (piece.length < 2 || piece.length > 40 || STOP.has(piece) || KEYWORDS.has(piece) || isDigit(piece.charCodeAt(0))) continue;
-    const word = stemWord(piece);
-    counts.set(word, (counts.get(word) ?? 0) + 1);
+  for (const [piece, count] of raw) {
+    const lower = piece.toLowerCase();
+    if (STOP.has(lower) || KEYWORDS.has(lower)) continue;
+    const word = stemWord(lower);
+    counts.set(word, (counts.get(word) ?? 0) + count);
   }
   const all = [...counts];
   all.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
