@@ -7,7 +7,9 @@
  *    index) and of `--before` (another built checkout of waves without it, main before the
  *    index), alternating run by run after one warm-up each, medians. Goals: cold ≤ +30 %, warm
  *    +0 (the symbols cache is read only when inference needs it, which `waves graph` never does);
- *    then, in-process, what reading the symbols adds to a warm load for a plan that needs them.
+ *    beside them, a cold plan of one issue naming no files (the scan counting every file's words,
+ *    which `waves graph` leaves out, and the inference), a cost without a goal; then, in-process,
+ *    what reading the symbols adds to a warm load for a plan that needs them.
  * 2. Inference for N issues: the last N first-parent commit subjects of the repository (titles,
  *    as a backlog carries them) planned in-process with `inference: suggest` and with `off`
  *    (every issue evaluated, every wave kept), the graph from the cache; medians; the
@@ -75,6 +77,11 @@ if (values.before) {
   const warmPlan: Record<string, number[]> = { before: [], after: [] };
   for (const which of ['before', 'after'] as const) measure('node', planArgs(which), root); // warm-up
   for (let r = 0; r < runs; r++) for (const which of ['before', 'after'] as const) warmPlan[which]!.push(measure('node', planArgs(which), root).seconds);
+  // A cold plan of one issue that names no files: the scan counts every file's words, and the issue is inferred (before: no index, no inference — it goes to triage).
+  const vague = path.join(side, 'vague.json');
+  writeFileSync(vague, JSON.stringify([{ number: 1, title: 'The save button does nothing after an error', body: '', state: 'OPEN', labels: [] }]));
+  const coldPlan: Record<string, number[]> = { before: [], after: [] };
+  for (let r = 0; r < runs; r++) for (const which of ['before', 'after'] as const) coldPlan[which]!.push(measure('node', [builds[which], 'plan', '--from-issues', vague, '--root', root, '--no-cache', '--json'], root).seconds);
   rmSync(side, { recursive: true, force: true });
   const ratio = (key: Record<string, number[]>) => median(key.after!) / median(key.before!);
   const s = (xs: number[]) => `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;
@@ -95,9 +102,10 @@ if (values.before) {
     `| warm (cache filled) | ${s(warm.before!)} | ${s(warm.after!)} | ${ratio(warm).toFixed(2)} | ≈ 1.00 (nothing added) | ${ratio(warm) <= 1.1 ? 'yes' : '**no**'} |`,
     `| warm \`waves plan\`, 40 issues naming their files | ${s(warmPlan.before!)} | ${s(warmPlan.after!)} | ${ratio(warmPlan).toFixed(2)} | ≈ 1.00 (nothing added) | ${ratio(warmPlan) <= 1.1 ? 'yes' : '**no**'} |`,
     `| peak RSS MiB, cold | ${median(rss.before!).toFixed(0)} | ${median(rss.after!).toFixed(0)} | ${(median(rss.after!) / median(rss.before!)).toFixed(2)} | — | — |`,
+    `| cold \`waves plan\` (\`--no-cache\`), 1 issue naming no files: the words counted in the scan, and inference | ${s(coldPlan.before!)} | ${s(coldPlan.after!)} | ${ratio(coldPlan).toFixed(2)} | — (once per file content: cached after) | — |`,
     '',
   );
-  console.error(`  index: cold ×${ratio(cold).toFixed(2)}, warm ×${ratio(warm).toFixed(2)}, warm plan ×${ratio(warmPlan).toFixed(2)}`);
+  console.error(`  index: cold ×${ratio(cold).toFixed(2)}, warm ×${ratio(warm).toFixed(2)}, warm plan ×${ratio(warmPlan).toFixed(2)}, cold inferring plan ×${ratio(coldPlan).toFixed(2)}`);
 }
 
 // 2. Inference for N issues, in-process.
