@@ -258,4 +258,17 @@ describe('the graph cache', () => {
     expect(await filesToRead(files, cacheAt)).toEqual({ globs: ['*.json', 'pnpm-workspace.yaml'], paths: ['src/b.ts'] });
     expect(await filesToRead([...files, { path: 'src/link.ts', blob: '1'.repeat(40), link: true }], cacheAt)).toEqual(everything);
   });
+
+  it('names the sources whose words a build that needed no inference left out: scope inference counts them in the checkout', async () => {
+    repo = await TempRepo.create(BASE);
+    const tree = async () =>
+      (await repo!.git('ls-files', '-s')).stdout.split('\n').filter(Boolean).map((line) => ({ path: line.split('\t')[1]!, blob: line.split(' ')[1]! }));
+    const cacheAt = { root: repo.root, slot: 'backtest' };
+    await buildRepoGraph(repo.root, { words: false });
+    const sources = (await tree()).map((f) => f.path).filter((f) => f.endsWith('.ts')).sort();
+    expect((await filesToRead(await tree(), cacheAt)).paths.sort()).toEqual(sources);
+    // Once a build that counts them has run, nothing more.
+    await buildRepoGraph(repo.root, { onSymbols: (read) => void read() });
+    expect(await filesToRead(await tree(), cacheAt)).toEqual({ globs: ['*.json', 'pnpm-workspace.yaml'], paths: [] });
+  });
 });

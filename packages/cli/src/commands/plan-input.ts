@@ -220,7 +220,13 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
   const holder = config.config.leases?.holder ?? defaultHolder();
   options.holder ??= holder;
 
-  const repoIndex = await loadRepo(root, { displayRoot: rootArg ?? '.', cache: values['no-cache'] ? false : access.writeCache ? true : 'read-only', ...(progress ? { onProgress: progress } : {}) });
+  // With inference off nothing reads the files' words: the scan does not count them.
+  const repoIndex = await loadRepo(root, {
+    displayRoot: rootArg ?? '.',
+    cache: values['no-cache'] ? false : access.writeCache ? true : 'read-only',
+    ...(options.inference === 'off' ? { words: false } : {}),
+    ...(progress ? { onProgress: progress } : {}),
+  });
   warnSkipped(repoIndex, io);
   return { input: { issues: backlog, repo: repoIndex, options, leases, now: io.now() }, config, root, backlog, source, github, journal, leaseStore, holder, leasesUnknown };
 }

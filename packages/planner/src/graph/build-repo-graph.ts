@@ -235,14 +235,15 @@ function readSymbols(at: {
     if (packed === undefined || packed.length === 2) {
       reader ??= repoFileReader(at.absRoot, at.maxSourceBytes);
       const read = reader.read(file);
-      if (!read.ok) continue; // gone or refused since the build: nothing to say about it
-      const text = read.content.toString('utf8');
-      if (packed === undefined) {
-        const scanned = scanSymbols(text);
-        packed = packEntry(scanned.names, scanned.literals, scanned.words);
-      } else packed = [packed[0], packed[1], packWords(contentWords(text))]; // the names and literals are known: only the words
-
-      changed = true;
+      if (read.ok) {
+        const text = read.content.toString('utf8');
+        if (packed === undefined) {
+          const scanned = scanSymbols(text);
+          packed = packEntry(scanned.names, scanned.literals, scanned.words);
+        } else packed = [packed[0], packed[1], packWords(contentWords(text))]; // the names and literals are known: only the words
+        changed = true;
+      } else if (packed === undefined) continue; // gone or refused since the build: nothing to say about it
+      // else unreadable now (a sparse checkout, a file gone): its names and literals stand, without words.
     }
     if (old === undefined) changed = true;
     kept[entry.id] = packed;

@@ -5,8 +5,8 @@
  * - configuration: manifests, tsconfigs and whatever JSON an `extends` names, the pnpm workspace
  *   file (as globs: `*.json`, `pnpm-workspace.yaml`);
  * - the source files whose imports the cache does not hold under their blob id (all of them
- *   without a cache; on a warm cache, few or none), or whose symbols the symbols cache does not
- *   (scope inference reads them while the checkout is there: see `waves backtest`).
+ *   without a cache; on a warm cache, few or none), or whose symbols (with their words) the symbols
+ *   cache does not (scope inference reads them while the checkout is there: see `waves backtest`).
  * Every other file is known from the listing alone (its path and blob id), which is all the
  * resolver and the planner ask of it.
  */
@@ -40,8 +40,9 @@ export async function filesToRead(
   if (cacheAt === false || files.some((f) => f.link && isSourceFile(f.path))) return allSources;
   const cache = (await readGraphCache(cacheAt.root, GRAPH_CACHE_TOOL, cacheAt.slot)) ?? (await readGraphCache(cacheAt.root, GRAPH_CACHE_TOOL));
   if (!cache) return allSources;
-  // And those whose symbols (scope inference) the symbols cache lacks: the backtest reads them in the checkout.
+  // And those whose symbols (scope inference) the symbols cache lacks, or whose words it has not
+  // counted (a build that needed no inference left them out): the backtest reads them in the checkout.
   const symbols = readSymbolsCache(cacheAt.root, cacheAt.slot) ?? readSymbolsCache(cacheAt.root) ?? {};
-  const paths = files.filter((f) => isSourceFile(f.path) && (cache.entries[f.path]?.id !== f.blob || !Object.hasOwn(symbols, f.blob))).map((f) => f.path);
+  const paths = files.filter((f) => isSourceFile(f.path) && (cache.entries[f.path]?.id !== f.blob || !Object.hasOwn(symbols, f.blob) || symbols[f.blob]!.length < 3)).map((f) => f.path);
   return paths.length > MAX_PATHS ? allSources : { globs: [...CONFIG_GLOBS], paths };
 }
