@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { contentWords, createRepoTree, inferCandidates, inferenceIndexOf, likelyText, LIKELY, loadRepo, MAX_CONTENT_WORDS, packWords, unpackWords, type Candidate, type RepoIndex } from '@waves/planner';
+import { confidencePercent, contentWords, createRepoTree, inferCandidates, inferenceIndexOf, likelyText, LIKELY, loadRepo, MAX_CONTENT_WORDS, packWords, unpackWords, type Candidate, type RepoIndex } from '@waves/planner';
 import { TempRepo } from '../helpers/temp-repo.js';
 
 /**
@@ -68,17 +68,20 @@ describe('scope inference reads the words of each file’s text', () => {
   it('packs words with their counts and reads them back; a tampered count reads as 1', () => {
     const word = fc.stringMatching(/^[a-z0-9#\u00e9]{1,12}$/);
     fc.assert(
-      fc.property(fc.uniqueArray(fc.tuple(word, fc.integer({ min: 1, max: 100_000 })), { selector: ([w]) => w, maxLength: 40 }), (words) => {
+      fc.property(fc.uniqueArray(fc.tuple(word, fc.integer({ min: 1, max: 20_000 })), { selector: ([w]) => w, maxLength: 40 }), (words) => {
         expect(unpackWords(packWords(words))).toEqual(words);
       }),
     );
-    expect(unpackWords('a*NaN b*-3 c*1e400 d*2.5 e*7')).toEqual([
+    expect(unpackWords('a*NaN b*-3 c*1e400 d*2.5 e*7 f*1000000000')).toEqual([
       ['a', 1],
       ['b', 1],
       ['c', 1],
       ['d', 1],
       ['e', 7],
+      ['f', 20_000],
     ]);
+    // No more words than a scan keeps, whatever the string holds.
+    expect(unpackWords(Array.from({ length: 5000 }, (_, i) => `w${i}`).join(' '))).toHaveLength(MAX_CONTENT_WORDS);
   });
 
   it('calls the best candidate "likely" in a triage reason only when it is at least somewhat sure, "perhaps" below', () => {
@@ -86,5 +89,14 @@ describe('scope inference reads the words of each file’s text', () => {
     expect(likelyText([candidate('a.ts', 0.17), candidate('b.ts', 0.1)])).toBe('perhaps a.ts (17%: words shop), or b.ts');
     expect(likelyText([candidate('a.ts', LIKELY), candidate('b.ts', 0.1)])).toMatch(/^likely a\.ts \(30%/);
     expect(likelyText([])).toBe('');
+  });
+
+  it('reads words apart at Unicode spaces and signs as at ASCII ones: a title typed with no-break or ideographic spaces has words', () => {
+    expect(infer('Refresh\u00a0button\u3000does\u2009nothing')[0]!.path).toBe('src/pages/VerifiersPage.tsx');
+    expect(contentWords('«Enregistrer\u00a0:» refresh\u2014button \ufeffbom').map(([w]) => w).sort()).toEqual(['bom', 'button', 'enregistrer', 'refresh']);
+  });
+
+  it('shows a confidence as a percent rounded down, so that one short of a threshold never reads as it', () => {
+    expect([0.696, 0.7, 0.29, 0.999, 0].map(confidencePercent)).toEqual([69, 70, 29, 99, 0]);
   });
 });

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, utimesSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildRepoGraph, GRAPH_CACHE_VERSION, SYMBOLS_CACHE_VERSION, type FileSymbols, type GraphBuildStats } from '@waves/planner';
@@ -113,12 +113,40 @@ describe('the symbols cache, beside the graph cache', () => {
     await build(repo.root, false);
     const cache = JSON.parse(await readFile(symbolsFile(repo.root), 'utf8'));
     const [id] = Object.keys(cache.entries);
-    cache.entries[id!] = ['a', 'b', 'c', 'd'];
-    await writeFile(symbolsFile(repo.root), JSON.stringify(cache));
-    const rebuilt = await build(repo.root, true);
-    expect([...rebuilt.symbols!.values()].some((s) => s.names.includes('a') && s.literals.includes('b'))).toBe(false);
-    const after = JSON.parse(await readFile(symbolsFile(repo.root), 'utf8'));
-    expect(Object.values(after.entries).every((entry) => (entry as string[]).length === 3)).toBe(true);
+    for (const forged of [
+      ['a', 'b', 'c', 'd'],
+      // Millions of words (or names, or literals) no scan writes: a plan would run out of memory on them.
+      ['a', 'b', Array.from({ length: 100_000 }, (_, i) => `w${i}*9`).join(' ')],
+      ['a '.repeat(20_000), 'b', 'c'],
+    ]) {
+      cache.entries[id!] = forged;
+      await writeFile(symbolsFile(repo.root), JSON.stringify(cache));
+      const rebuilt = await build(repo.root, true);
+      expect([...rebuilt.symbols!.values()].some((s) => s.names.includes('a') && s.literals.includes('b'))).toBe(false);
+      const after = JSON.parse(await readFile(symbolsFile(repo.root), 'utf8'));
+      expect(Object.values(after.entries).every((entry) => (entry as string[]).length === 3 && (entry as string[])[0] !== 'a')).toBe(true);
+    }
+  });
+
+  it('sweeps the temporary files killed writers left, leaves none when the cache cannot be replaced, and keeps an old-named directory', async () => {
+    repo = await inferRepo();
+    const dir = path.join(repo.root, '.waves/cache');
+    await mkdir(dir, { recursive: true });
+    const stale = path.join(dir, `symbols-v${SYMBOLS_CACHE_VERSION}.json.999999999.tmp`);
+    await writeFile(stale, '');
+    const old = (Date.now() - 2 * 60_000) / 1000;
+    utimesSync(stale, old, old);
+    const oldDir = path.join(dir, `symbols-v${SYMBOLS_CACHE_VERSION - 1}-x.json`);
+    await mkdir(oldDir);
+    const oldFile = path.join(dir, `symbols-v${SYMBOLS_CACHE_VERSION - 1}.json`);
+    await writeFile(oldFile, '{}');
+    await build(repo.root, false);
+    expect([existsSync(stale), existsSync(oldDir), existsSync(oldFile)]).toEqual([false, true, false]);
+    // A directory where the cache goes: the write fails, and no temporary file stays behind.
+    await rm(symbolsFile(repo.root));
+    await mkdir(symbolsFile(repo.root));
+    await build(repo.root, true);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
   it('a read-only cache is read but never written', async () => {

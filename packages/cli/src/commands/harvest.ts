@@ -194,7 +194,7 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
   const blocked = await gitInputProblem(root, [], { deep: true });
   const listing = blocked === null ? await listRepoFiles(root) : { files: [], head: null, git: true, blobIds: new Map<string, string>() };
   const { members } = await readWorkspace(root, listing.files);
-  const graph = await buildRepoGraph(root, { files: listing.files, blobIds: listing.blobIds, members });
+  const graph = await buildRepoGraph(root, { files: listing.files, blobIds: listing.blobIds, members, words: false });
   const packages = members.filter((m) => m.dir !== '');
   const neighbours = (file: string): string[] => (graph.hasNode(file) ? graph.neighbors(file) : []);
   const packagesOf = (paths: readonly string[]) => packagesOfPaths(packages, paths);

@@ -1,5 +1,5 @@
 /** `waves explain` for people. */
-import type { IssueExplanation } from '@waves/planner';
+import { confidencePercent, type IssueExplanation } from '@waves/planner';
 import { safeText } from './safe-text.js';
 
 export function renderExplanation(e: IssueExplanation): string {
@@ -31,7 +31,7 @@ export function renderExplanation(e: IssueExplanation): string {
     out.push('');
     out.push(`Likely files (inferred${e.inferred ? ', the fence above' : ''}):`);
     for (const c of e.candidates) {
-      out.push(`  ${safeText(c.path)}  ${Math.round(c.confidence * 100)}%`);
+      out.push(`  ${safeText(c.path)}  ${confidencePercent(c.confidence)}%`);
       for (const ev of c.evidence) {
         const at = ev.where.field === 'title' ? 'title' : ev.where.line !== undefined ? `line ${ev.where.line}` : 'body';
         out.push(`    ← ${ev.kind}: ${safeText(ev.text, 80)} (${at}) → ${safeText(ev.matched, 120)}`);

@@ -5,6 +5,7 @@
  * orchestrator's.
  */
 import { createHash } from 'node:crypto';
+import { confidencePercent } from '@waves/planner';
 
 export interface PromptContext {
   number: number;
@@ -95,7 +96,7 @@ export function inferredFenceNote(candidates: NonNullable<PromptContext['inferre
   const clean = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
   const from = candidates
     .slice(0, 5)
-    .map((c) => `  - ${clean(c.path)} (${Math.round(c.confidence * 100)}%: ${c.kinds.map(clean).join(', ')})`)
+    .map((c) => `  - ${clean(c.path)} (${confidencePercent(c.confidence)}%: ${c.kinds.map(clean).join(', ')})`)
     .join('\n');
   return [
     '',

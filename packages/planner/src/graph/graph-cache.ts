@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ImportKind, RepoPath } from '../types.js';
+import { sweepCacheTemps } from './cache-temps.js';
 import { readRegularFile } from './read-regular-file.js';
 
 /** Bump when scanning or resolution changes what a cached entry means. */
@@ -122,10 +123,17 @@ export async function writeGraphCache(root: string, tool: string, cache: GraphCa
     await mkdir(dir, { recursive: true });
     // The cache never belongs in the repository.
     await writeFile(path.join(root, '.waves', '.gitignore'), '*\n', { flag: 'wx' }).catch(() => undefined);
+    sweepCacheTemps(dir);
+    const text = JSON.stringify({ ...cache, tool });
     const temp = `${file}.${process.pid}.tmp`;
     await rm(temp, { force: true });
-    await writeFile(temp, JSON.stringify({ ...cache, tool }), { flag: 'wx' });
-    await rename(temp, file);
+    try {
+      await writeFile(temp, text, { flag: 'wx' });
+      await rename(temp, file);
+    } catch (error) {
+      await rm(temp, { force: true }); // a directory in the cache's place, a full disk: no leftover
+      throw error;
+    }
     return true;
   } catch {
     return false;

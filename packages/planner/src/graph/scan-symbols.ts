@@ -25,6 +25,8 @@ export interface ScannedSymbols {
 }
 
 export const MAX_NAMES = 200;
+/** A longer identifier (generated, minified) is no name an issue mentions. */
+export const MAX_NAME_LENGTH = 120;
 export const MAX_LITERALS = 256;
 /** And at most this many characters of them a file (a file of error messages holds hundreds). */
 export const MAX_LITERAL_CHARS = 16_000;
@@ -141,5 +143,5 @@ export function scanSymbols(text: string, options: { words?: boolean } = {}): Sc
     }
     lex.next();
   }
-  return { names: [...names], literals: [...spaced, ...plain].slice(0, MAX_LITERALS), words: options.words === false ? null : contentWords(text) };
+  return { names: [...names].filter((name) => name.length <= MAX_NAME_LENGTH).slice(0, MAX_NAMES), literals: [...spaced, ...plain].slice(0, MAX_LITERALS), words: options.words === false ? null : contentWords(text) };
 }

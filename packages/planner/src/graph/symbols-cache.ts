@@ -14,6 +14,7 @@
  */
 import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { sweepCacheTemps } from './cache-temps.js';
 import { packWords } from './text-tokens.js';
 import { readRegularFileSync } from './read-regular-file.js';
 
@@ -50,10 +51,20 @@ export function unpackEntry(entry: SymbolsEntry): { names: string[]; literals: s
   return entry.length === 3 ? { ...out, words: entry[2] } : out;
 }
 
+/**
+ * The most each part of an entry can hold, as the scan bounds it: 200 names of at most 120
+ * characters, 16,000 characters of literals (and their newlines), 300 words of at most 40 letters
+ * with their counts. A cache lies in the checkout, where an agent could write anything: an entry
+ * past them was not written by waves, and the whole cache is ignored and rebuilt — never a plan
+ * that reads millions of words.
+ */
+const MAX_PART = [200 * 121, 16_000 + 256, 300 * 48] as const;
+
 function isEntries(value: unknown): value is SymbolsEntries {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
   for (const entry of Object.values(value as Record<string, unknown>)) {
-    if (!Array.isArray(entry) || (entry.length !== 2 && entry.length !== 3) || !entry.every((part) => typeof part === 'string')) return false;
+    if (!Array.isArray(entry) || (entry.length !== 2 && entry.length !== 3)) return false;
+    for (let i = 0; i < entry.length; i++) if (typeof entry[i] !== 'string' || (entry[i] as string).length > MAX_PART[i]!) return false;
   }
   return true;
 }
@@ -96,23 +107,32 @@ export function writeSymbolsCache(root: string, entries: SymbolsEntries, slot?: 
     } catch {
       // already there
     }
+    sweepCacheTemps(dir);
+    // The whole text first: the temporary file exists only while it is written.
+    const text = JSON.stringify({ version: SYMBOLS_CACHE_VERSION, tool: SYMBOLS_CACHE_TOOL, entries });
     const temp = `${file}.${process.pid}.tmp`;
     rmSync(temp, { force: true });
     const fd = openSync(temp, 'wx');
     try {
-      writeSync(fd, JSON.stringify({ version: SYMBOLS_CACHE_VERSION, tool: SYMBOLS_CACHE_TOOL, entries }));
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, file);
-    // The caches of older versions are never read again (the version is in the name).
-    try {
-      for (const name of readdirSync(dir)) {
-        const version = /^symbols-v(\d+)(?:-[^/]*)?\.json$/.exec(name);
-        if (version && Number(version[1]) < SYMBOLS_CACHE_VERSION) rmSync(path.join(dir, name), { force: true });
+      try {
+        writeSync(fd, text);
+      } finally {
+        closeSync(fd);
       }
-    } catch {
-      // not fatal: a leftover is only disk
+      renameSync(temp, file);
+    } catch (error) {
+      rmSync(temp, { force: true }); // a directory in the cache's place, a full disk: no leftover
+      throw error;
+    }
+    // The caches of older versions are never read again (the version is in the name): each that is a file or a link goes.
+    for (const name of readdirSync(dir)) {
+      const version = /^symbols-v(\d+)(?:-[^/]*)?\.json$/.exec(name);
+      if (!version || Number(version[1]) >= SYMBOLS_CACHE_VERSION) continue;
+      try {
+        if (!lstatSync(path.join(dir, name)).isDirectory()) rmSync(path.join(dir, name), { force: true });
+      } catch {
+        // not fatal: a leftover is only disk
+      }
     }
     return true;
   } catch {

@@ -22,13 +22,38 @@ function isUpper(c: number): boolean {
 function isLower(c: number): boolean {
   return c >= 97 && c <= 122;
 }
+/**
+ * A character outside ASCII that separates words rather than spelling one: Latin-1's spaces and
+ * signs (no-break space, «, », ·, ×), general punctuation (the Unicode spaces, zero-width
+ * characters, dashes, quotes, …), CJK and full-width punctuation and spaces, variation selectors
+ * and the byte-order mark. A title typed with a no-break or ideographic space has words too.
+ */
+function isWideSeparator(c: number): boolean {
+  return (
+    c <= 0xbf ||
+    c === 0xd7 ||
+    c === 0xf7 ||
+    c === 0x1680 ||
+    c === 0x180e ||
+    (c >= 0x2000 && c <= 0x206f) ||
+    (c >= 0x3000 && c <= 0x303f) ||
+    (c >= 0xfe00 && c <= 0xfe0f) ||
+    c === 0xfeff ||
+    (c >= 0xff00 && c <= 0xff0f) ||
+    (c >= 0xff1a && c <= 0xff20) ||
+    (c >= 0xff3b && c <= 0xff40) ||
+    (c >= 0xff5b && c <= 0xff65)
+  );
+}
+
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 
 /**
  * Calls `piece(start, end)` for each raw word piece of the text (camel humps, digit runs; a
- * non-ASCII character counts as a letter) until it returns false.
+ * non-ASCII character counts as a letter, unless it is a space or a sign: `isWideSeparator`)
+ * until it returns false.
  */
 function eachPiece(text: string, piece: (start: number, end: number) => boolean): void {
   const n = text.length;
@@ -37,7 +62,7 @@ function eachPiece(text: string, piece: (start: number, end: number) => boolean)
     const c = text.charCodeAt(i);
     const letter = isUpper(c) || isLower(c);
     const digit = isDigit(c);
-    if (!letter && !digit && c < 128) {
+    if (c < 128 ? !letter && !digit : isWideSeparator(c)) {
       if (start >= 0 && !piece(start, i)) return;
       start = -1;
       continue;
@@ -97,7 +122,7 @@ const KEYWORDS = new Set(
     'export import return function const let var async await class interface type enum extends implements readonly public private ' +
     'protected static abstract declare namespace module require exports default case break continue throw try catch finally ' +
     'typeof instanceof keyof else switch while true false null undefined void string number boolean unknown never object symbol ' +
-    'bigint this super yield delete satisfies infer'
+    'bigint this super yield delete satisfies infer constructor prototype proto'
   ).split(' '),
 );
 
@@ -140,12 +165,14 @@ export function packWords(words: readonly (readonly [string, number])[]): string
   return words.map(([word, count]) => (count === 1 ? word : `${word}*${count}`)).join(' ');
 }
 
-/** The words of a packed string with their counts (a count that does not read as one is 1). */
+/** The words of a packed string with their counts (a count that does not read as one is 1), as bounded as `contentWords` makes them. */
 export function unpackWords(packed: string): [string, number][] {
   if (packed === '') return [];
-  return packed.split(' ').map((item) => {
-    const star = item.lastIndexOf('*');
-    const count = star < 0 ? 1 : Number(item.slice(star + 1));
-    return star < 0 ? [item, 1] : [item.slice(0, star), Number.isInteger(count) && count > 0 ? count : 1];
-  });
+  return packed
+    .split(' ', MAX_CONTENT_WORDS)
+    .map((item) => {
+      const star = item.lastIndexOf('*');
+      const count = star < 0 ? 1 : Number(item.slice(star + 1));
+      return star < 0 ? [item, 1] : [item.slice(0, star), Number.isInteger(count) && count > 0 ? Math.min(count, MAX_CONTENT_PIECES) : 1];
+    });
 }

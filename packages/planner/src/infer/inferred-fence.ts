@@ -59,7 +59,7 @@ export function scopeEvidenceOf(candidate: Candidate): ScopeEvidence {
   return {
     source: first?.where.field ?? 'title',
     via: `inferred-${first?.kind ?? 'words'}`,
-    text: `${candidate.path} (${Math.round(candidate.confidence * 100)}%: ${describeEvidence(candidate.evidence.slice(0, 2))})`,
+    text: `${candidate.path} (${confidencePercent(candidate.confidence)}%: ${describeEvidence(candidate.evidence.slice(0, 2))})`,
     line: first?.where.field === 'body' ? (first.where.line ?? null) : first ? 0 : null,
   };
 }
@@ -92,6 +92,11 @@ export function describeEvidence(evidence: readonly Evidence[]): string {
   return evidence.map(describeOne).join(', ');
 }
 
+/** A confidence as a whole percent, rounded down: 0.696 is 69 %, not the 70 % a 0.7 threshold asks for. */
+export function confidencePercent(confidence: number): number {
+  return Math.floor(Math.round(confidence * 1000) / 10);
+}
+
 /** The triage reason's tail: `likely a.ts (title scope \`x\`, …), b.ts`. */
 export function likelyText(candidates: readonly Candidate[]): string {
   if (candidates.length === 0) return '';
@@ -99,7 +104,7 @@ export function likelyText(candidates: readonly Candidate[]): string {
   const others = rest.slice(0, 2).map((c) => c.path);
   // A best candidate this unsure (a common word matched) is named as the guess it is.
   const word = best!.confidence >= LIKELY ? 'likely' : 'perhaps';
-  return `${word} ${best!.path} (${Math.round(best!.confidence * 100)}%: ${describeEvidence(best!.evidence.slice(0, 2))})${others.length > 0 ? `, or ${others.join(', ')}` : ''}`;
+  return `${word} ${best!.path} (${confidencePercent(best!.confidence)}%: ${describeEvidence(best!.evidence.slice(0, 2))})${others.length > 0 ? `, or ${others.join(', ')}` : ''}`;
 }
 
 /** Below this confidence the triage reason says "perhaps", not "likely". */
