@@ -23,6 +23,7 @@ const ADAPTERS = new Set([
   'graph/tsconfig-chain.ts',
   'graph/read-regular-file.ts',
   'graph/read-history-prior.ts',
+  'graph/cache-temps.ts',
 ]);
 
 const FORBIDDEN: [RegExp, string][] = [
