@@ -107,6 +107,9 @@ function lowerBound(model: Model, heads: number[]): number {
   let clique = 0;
   const order = [...Array(n).keys()].filter((v) => !model.serial[v]).sort((x, y) => model.adj[y]!.size - model.adj[x]!.size || x - y);
   for (const seed of order.slice(0, 64)) {
+    // A clique through the seed has at most its degree + 1 members; the seeds come by falling
+    // degree, so once that cannot beat the best, no later seed can either.
+    if (model.adj[seed]!.size + 1 <= clique) break;
     const members = [seed];
     for (const v of model.adj[seed]!) {
       if (!model.serial[v] && members.every((m) => model.adj[m]!.has(v))) members.push(v);
@@ -122,8 +125,12 @@ function lowerBound(model: Model, heads: number[]): number {
 /**
  * Builds waves one at a time from the issues whose predecessors are all in earlier waves.
  * `choose` picks the next issue for the current wave among the candidates that fit, or -1.
- * Bookkeeping is incremental (blocked marks per wave, predecessor counts), so a whole partition
- * costs O(waves · n + edges) plus what `choose` spends.
+ *
+ * NOTE: everything is incremental, so a partition costs O(n + edges) plus what `choose` spends,
+ * not O(waves · n): the ready issues are a linked list in rank order (an issue leaves it when
+ * placed, joins it when its last predecessor is placed), and the issues that could still join the
+ * wave are counted by kind (`open*`), so `choose` answers -1 at once when none fits — with every
+ * issue conflicting with every other, each wave is one issue and costs only that issue's edges.
  */
 function greedyWaves(model: Model, choose: (state: GreedyState) => number): number[][] {
   const { n } = model;
@@ -131,22 +138,38 @@ function greedyWaves(model: Model, choose: (state: GreedyState) => number): numb
     model,
     placed: new Uint8Array(n),
     blockedIn: new Int32Array(n).fill(-1),
+    joinedIn: new Int32Array(n).fill(-1),
     pendingPreds: Int32Array.from(model.before, (preds) => preds.length),
-    available: [],
+    next: new Int32Array(n + 1),
+    prev: new Int32Array(n + 1),
+    ready: new Uint8Array(n),
+    readyCount: [0, 0, 0, 0],
+    open: [0, 0, 0, 0],
     wave: [],
     waveIndex: 0,
     nonDefaultInWave: 0,
     unplacedDegree: Int32Array.from(model.adj, (a) => a.size),
     excludedNeighbours: new Int32Array(n),
+    newlyBlocked: [],
+    candidates: null,
+    marks: new Uint8Array(n),
+    cursor: n,
   };
+  const HEAD = n;
+  state.next[HEAD] = HEAD;
+  state.prev[HEAD] = HEAD;
+  const initial: number[] = [];
+  for (let v = 0; v < n; v++) if (state.pendingPreds[v] === 0) initial.push(v);
+  insertReady(state, initial);
   const waves: number[][] = [];
   let remaining = n;
   while (remaining > 0) {
-    state.available = [];
-    for (let v = 0; v < n; v++) if (!state.placed[v] && state.pendingPreds[v] === 0) state.available.push(v);
+    state.open = [...state.readyCount];
     state.wave = [];
     state.nonDefaultInWave = 0;
-    state.excludedNeighbours.fill(0);
+    state.newlyBlocked.length = 0;
+    state.candidates = null;
+    state.cursor = state.next[HEAD]!;
     for (;;) {
       const v = choose(state);
       if (v < 0) break;
@@ -154,12 +177,15 @@ function greedyWaves(model: Model, choose: (state: GreedyState) => number): numb
       if (model.serial[v] || state.wave.length >= model.cap) break;
     }
     if (state.wave.length === 0) throw new Error('partition: no issue can start (dependency cycle?)');
+    const released: number[] = [];
     for (const v of state.wave) {
       state.placed[v] = 1;
       remaining--;
-      for (const u of model.after[v]!) state.pendingPreds[u]!--;
+      unlinkReady(state, v);
+      for (const u of model.after[v]!) if (--state.pendingPreds[u]! === 0) released.push(u);
       for (const u of model.adj[v]!) state.unplacedDegree[u]!--;
     }
+    insertReady(state, released.sort((x, y) => x - y));
     waves.push([...state.wave].sort((x, y) => x - y));
     state.waveIndex++;
   }
@@ -171,21 +197,77 @@ interface GreedyState {
   placed: Uint8Array;
   /** The wave index in which an issue is blocked by a conflicting member (-1: never). */
   blockedIn: Int32Array;
+  /** The wave index an issue joined (-1: none yet). */
+  joinedIn: Int32Array;
   pendingPreds: Int32Array;
-  available: number[];
+  /** The ready issues (unplaced, every predecessor placed): a doubly linked list in rank order, head `n`. */
+  next: Int32Array;
+  prev: Int32Array;
+  ready: Uint8Array;
+  /** Ready issues by kind (see `kindOf`). */
+  readyCount: number[];
+  /** Ready issues by kind that are neither blocked in this wave nor in it. */
+  open: number[];
   wave: number[];
   waveIndex: number;
   nonDefaultInWave: number;
   /** Conflicts with issues still unplaced. */
   unplacedDegree: Int32Array;
-  /** For RLF: neighbours already excluded from the current wave. */
+  /** For RLF: neighbours already excluded from the current wave (kept for the open issues only). */
   excludedNeighbours: Int32Array;
+  /** For RLF: unplaced issues blocked since `excludedNeighbours` was last brought up to date. */
+  newlyBlocked: number[];
+  /** For RLF: the open issues of the wave after its first pick, in rank order (null before). */
+  candidates: number[] | null;
+  /** For RLF: scratch marks of the candidates while counting. */
+  marks: Uint8Array;
+  /** For list scheduling: where the scan of the ready list resumes (`n`: the end). */
+  cursor: number;
+}
+
+/** 0: plain, 1: serial, 2: non-default tier, 3: both. */
+function kindOf(model: Model, v: number): number {
+  return (model.serial[v] ? 1 : 0) | (model.nonDefault[v] ? 2 : 0);
+}
+
+/** Inserts issues (sorted) into the ready list, keeping it in rank order: one pass over the list. */
+function insertReady(state: GreedyState, issues: readonly number[]): void {
+  if (issues.length === 0) return;
+  const { next, prev } = state;
+  const head = state.model.n;
+  let at = head; // insert after `at`
+  for (const v of issues) {
+    while (next[at] !== head && next[at]! < v) at = next[at]!;
+    next[v] = next[at]!;
+    prev[v] = at;
+    prev[next[at]!] = v;
+    next[at] = v;
+    at = v;
+    state.ready[v] = 1;
+    state.readyCount[kindOf(state.model, v)]!++;
+  }
+}
+
+function unlinkReady(state: GreedyState, v: number): void {
+  const { next, prev } = state;
+  next[prev[v]!] = next[v]!;
+  prev[next[v]!] = prev[v]!;
+  state.ready[v] = 0;
+  state.readyCount[kindOf(state.model, v)]!--;
+}
+
+/** How many ready issues could still join the wave: open, and allowed by the serial rule and the tier cap. */
+function fitting(state: GreedyState): number {
+  const [plain, serial, heavy, both] = state.open as [number, number, number, number];
+  const serialOk = state.wave.length === 0;
+  const heavyOk = state.nonDefaultInWave < state.model.nonDefaultCap;
+  return plain + (serialOk ? serial : 0) + (heavyOk ? heavy : 0) + (serialOk && heavyOk ? both : 0);
 }
 
 function canJoin(state: GreedyState, v: number): boolean {
-  const { model, wave } = state;
-  if (state.placed[v] || wave.includes(v) || state.blockedIn[v] === state.waveIndex) return false;
-  if (model.serial[v] && wave.length > 0) return false;
+  const { model } = state;
+  if (state.placed[v] || state.joinedIn[v] === state.waveIndex || state.blockedIn[v] === state.waveIndex) return false;
+  if (model.serial[v] && state.wave.length > 0) return false;
   if (model.nonDefault[v] && state.nonDefaultInWave >= model.nonDefaultCap) return false;
   return true;
 }
@@ -193,20 +275,32 @@ function canJoin(state: GreedyState, v: number): boolean {
 function addToWave(state: GreedyState, v: number): void {
   const { model } = state;
   state.wave.push(v);
+  state.joinedIn[v] = state.waveIndex;
+  state.open[kindOf(model, v)]!--;
   if (model.nonDefault[v]) state.nonDefaultInWave++;
   for (const u of model.adj[v]!) {
-    if (state.blockedIn[u] !== state.waveIndex) {
-      state.blockedIn[u] = state.waveIndex;
-      // u leaves the candidates: its neighbours now have one more excluded neighbour.
-      if (!state.placed[u]) for (const w of model.adj[u]!) state.excludedNeighbours[w]!++;
-    }
+    if (state.blockedIn[u] === state.waveIndex) continue;
+    state.blockedIn[u] = state.waveIndex;
+    if (state.ready[u]) state.open[kindOf(model, u)]!--;
+    // u leaves the candidates: its neighbours now have one more excluded neighbour (RLF).
+    if (!state.placed[u]) state.newlyBlocked.push(u);
   }
 }
 
 /** Priority list scheduling: the most urgent issue that fits. */
 function listScheduling(model: Model): number[][] {
   return greedyWaves(model, (state) => {
-    for (const v of state.available) if (canJoin(state, v)) return v;
+    state.newlyBlocked.length = 0; // only RLF counts excluded neighbours
+    if (fitting(state) === 0) return -1;
+    // An issue that does not fit now never fits later in the wave (the wave only grows), so the
+    // scan resumes after the last pick instead of starting over.
+    for (let v = state.cursor; v !== model.n; v = state.next[v]!) {
+      if (canJoin(state, v)) {
+        state.cursor = state.next[v]!;
+        return v;
+      }
+    }
+    state.cursor = model.n;
     return -1;
   });
 }
@@ -214,14 +308,46 @@ function listScheduling(model: Model): number[][] {
 /** RLF: open a wave with the issue of most conflicts, then add the one that excludes the most others. */
 function recursiveLargestFirst(model: Model): number[][] {
   return greedyWaves(model, (state) => {
+    if (fitting(state) === 0) return -1;
+    if (state.wave.length === 0) {
+      // First pick: most conflicts among unplaced issues, the most urgent on ties.
+      let best = -1;
+      let bestDegree = -1;
+      for (let v = state.next[model.n]!; v !== model.n; v = state.next[v]!) {
+        state.excludedNeighbours[v] = 0;
+        if (canJoin(state, v) && state.unplacedDegree[v]! > bestDegree) {
+          best = v;
+          bestDegree = state.unplacedDegree[v]!;
+        }
+      }
+      return best;
+    }
+    // Later picks: most neighbours already excluded, then fewest others. Only the open issues can
+    // still be picked, so only their counts are kept, and each blocked issue is counted through
+    // its neighbours or through the open issues, whichever is fewer.
+    let candidates = state.candidates;
+    if (candidates === null) {
+      candidates = [];
+      for (let v = state.next[model.n]!; v !== model.n; v = state.next[v]!) if (canJoinByMarks(state, v)) candidates.push(v);
+    } else candidates = candidates.filter((v) => canJoinByMarks(state, v));
+    state.candidates = candidates;
+    const isCandidate = state.marks;
+    for (const v of candidates) isCandidate[v] = 1;
+    for (const u of state.newlyBlocked) {
+      const neighbours = model.adj[u]!;
+      if (neighbours.size <= candidates.length) {
+        for (const w of neighbours) if (isCandidate[w]) state.excludedNeighbours[w]!++;
+      } else for (const w of candidates) if (neighbours.has(w)) state.excludedNeighbours[w]!++;
+    }
+    for (const v of candidates) isCandidate[v] = 0;
+    state.newlyBlocked.length = 0;
     let best = -1;
     let bestKey1 = -1;
     let bestKey2 = Infinity;
-    for (const v of state.available) {
+    for (const v of candidates) {
       if (!canJoin(state, v)) continue;
-      // First pick: most conflicts; later picks: most neighbours already excluded, then fewest others.
-      const key1 = state.wave.length === 0 ? state.unplacedDegree[v]! : state.excludedNeighbours[v]!;
-      const key2 = state.wave.length === 0 ? 0 : state.unplacedDegree[v]! - state.excludedNeighbours[v]!;
+      const key1 = state.excludedNeighbours[v]!;
+      const key2 = state.unplacedDegree[v]! - key1;
       if (key1 > bestKey1 || (key1 === bestKey1 && key2 < bestKey2)) {
         best = v;
         bestKey1 = key1;
@@ -230,6 +356,11 @@ function recursiveLargestFirst(model: Model): number[][] {
     }
     return best;
   });
+}
+
+/** Ready, not blocked in this wave and not in it (the serial rule and the tier cap aside). */
+function canJoinByMarks(state: GreedyState, v: number): boolean {
+  return state.joinedIn[v] !== state.waveIndex && state.blockedIn[v] !== state.waveIndex;
 }
 
 function waveVector(waves: number[][], n: number): number[] {
