@@ -8,7 +8,7 @@ import { priorityLabel } from './backlog/priority.js';
 import { inferRepoSlug } from './backlog/infer-repo-slug.js';
 import { rankIssues, selectIssues } from './backlog/select-issues.js';
 import { classifyIssues, type Bucket } from './classify/classify-issues.js';
-import { findConflicts, serialConflicts, type Conflict, type ConflictUnit } from './conflicts/find-conflicts.js';
+import { findConflicts, mergeConflicts, serialConflicts, type Conflict, type ConflictUnit } from './conflicts/find-conflicts.js';
 import { leafLabel, rollUpLeaves, type Leaf } from './conflicts/roll-up-leaves.js';
 import { InputError } from './errors.js';
 import { PlanOptionsSchema, type PlanOptions, type PlanOptionsInput } from './schema/options-schema.js';
@@ -55,8 +55,6 @@ export interface PlanAnalysis {
   /** Issues whose fence came from inference (plan mode). */
   inferred: Set<IssueNumber>;
 }
-
-const CONFLICT_ORDER = ['dependency', 'serial', 'path', 'import'];
 
 export function resolvePlanOptions(options: PlanOptionsInput = {}): PlanOptions {
   const parsed = PlanOptionsSchema.safeParse(options);
@@ -225,9 +223,8 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
   // Serial conflicts are listed for the issues of the planned waves: every issue is serial
   // against all others, and listing every pair would grow with the square of the backlog.
   const planned = new Set(waves.flatMap((wave) => wave.issues.map((i) => i.number)));
-  const listed = [...conflicts, ...serialConflicts(units, (n) => planned.has(n))].sort(
-    (p, q) => p.a - q.a || p.b - q.b || CONFLICT_ORDER.indexOf(p.kind) - CONFLICT_ORDER.indexOf(q.kind),
-  );
+  // Both lists come sorted by a, b and kind: merged, not sorted again (there may be n²/2 pairs).
+  const listed = mergeConflicts(conflicts, serialConflicts(units, (n) => planned.has(n)));
   const summary: Plan['summary'] = {
     evaluated: selected.length,
     dispatchable: inWaves,
