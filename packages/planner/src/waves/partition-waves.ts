@@ -105,15 +105,21 @@ function lowerBound(model: Model, heads: number[]): number {
   // A greedy clique among non-serial issues, grown from the most conflicted ones (at most 64 seeds,
   // so the bound stays cheap on thousands of issues).
   let clique = 0;
+  const adjacentMembers = new Int32Array(n);
   const order = [...Array(n).keys()].filter((v) => !model.serial[v]).sort((x, y) => model.adj[y]!.size - model.adj[x]!.size || x - y);
   for (const seed of order.slice(0, 64)) {
     // A clique through the seed has at most its degree + 1 members; the seeds come by falling
     // degree, so once that cannot beat the best, no later seed can either.
     if (model.adj[seed]!.size + 1 <= clique) break;
-    const members = [seed];
-    for (const v of model.adj[seed]!) {
-      if (!model.serial[v] && members.every((m) => model.adj[m]!.has(v))) members.push(v);
-    }
+    // An issue joins when every member so far conflicts with it: counted, not looked up per member.
+    adjacentMembers.fill(0);
+    const members: number[] = [];
+    const join = (m: number) => {
+      members.push(m);
+      for (const u of model.adj[m]!) adjacentMembers[u]!++;
+    };
+    join(seed);
+    for (const v of model.adj[seed]!) if (!model.serial[v] && adjacentMembers[v] === members.length) join(v);
     clique = Math.max(clique, members.length);
   }
   const nonDefaultCount = model.nonDefault.filter((x, i) => x && !model.serial[i]).length;
