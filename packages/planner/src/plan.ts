@@ -255,7 +255,9 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
     triage,
     held,
     deferred,
-    conflicts: listed.map(({ a, b, kind, detail }) => ({ a, b, kind, detail })),
+    // The plan shares the conflicts that carry nothing beyond its four fields (most of them): a
+    // plan of n issues that all conflict lists n²/2 of them.
+    conflicts: listed.map((c) => (c.chain === undefined && c.rule === undefined ? c : { a: c.a, b: c.b, kind: c.kind, detail: c.detail })),
     warnings,
   };
   return { plan, options, tree, selected, scopes, leaves, buckets, conflicts: listed, units, candidates: inference.candidates, inferred: inference.inferred };
