@@ -4,7 +4,8 @@
  * same file, plus one file of its own), so the plan is N waves of one issue and N²/2 conflicts.
  *
  * For this checkout ("after") and `--before` (another built checkout of waves), alternating run
- * by run: `analyzePlan` in-process (each build's own planner, every wave kept), and one whole
+ * by run: a process that only plans (`tools/analyze-plan.mjs`: the seconds `analyzePlan` takes,
+ * every wave kept, and the process's peak RSS, which is then the planner's), and one whole
  * `waves plan --top N --max-waves N --json` process (wall time and peak RSS; its output goes to a
  * file, whose size is reported). Medians (min–max). The two builds' plans must be the same, bar
  * `generatedAt`: the bench stops if they differ.
@@ -13,8 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { execFileSync } from 'node:child_process';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { loadRepo, type BacklogIssue, type PlanInput } from '../packages/planner/dist/index.js';
+import { loadRepo, type BacklogIssue } from '../packages/planner/dist/index.js';
 import { measure, median } from './lib/measure.js';
 import { writeResultBlock } from './lib/results.js';
 import { benchArgs } from './lib/args.js';
@@ -42,11 +42,6 @@ const sizes = values.sizes!.split(',').map(Number);
 const dirs = { before: path.resolve(values.before), after: path.join(BENCH, '..') };
 const version = (dir: string) => execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: dir, encoding: 'utf8' }).trim();
 const labels = { before: values['before-label'] ?? `\`${version(dirs.before)}\``, after: `\`${version(dirs.after)}\`` };
-type Analyze = (input: PlanInput) => { plan: { summary: { waves: number }; conflicts: unknown[] } };
-const planners: Record<'before' | 'after', Analyze> = {
-  before: (await import(pathToFileURL(path.join(dirs.before, 'packages/planner/dist/index.js')).href)).analyzePlan,
-  after: (await import(pathToFileURL(path.join(dirs.after, 'packages/planner/dist/index.js')).href)).analyzePlan,
-};
 
 const repo = await loadRepo(root);
 const sources = repo.files.filter((f) => /\.[mc]?[jt]sx?$/.test(f) && !f.endsWith('.d.ts')).sort();
@@ -74,18 +69,19 @@ try {
     const issues = backlog(size);
     const file = path.join(side, `backlog-${size}.json`);
     writeFileSync(file, JSON.stringify(issues));
-    const input: PlanInput = { issues, repo, options: { top: size, maxWaves: size }, now: '2026-11-29T00:00:00Z' };
-    const inProcess = { before: [] as number[], after: [] as number[] };
+    const planSeconds = { before: [] as number[], after: [] as number[] };
+    const planRss = { before: [] as number[], after: [] as number[] };
     const wall = { before: [] as number[], after: [] as number[] };
     const rss = { before: [] as number[], after: [] as number[] };
     const out = { before: path.join(side, 'before.json'), after: path.join(side, 'after.json') };
     let shape = '';
     for (let r = 0; r < runs; r++) {
       for (const which of ['before', 'after'] as const) {
-        const t = performance.now();
-        const { plan } = planners[which](input);
-        inProcess[which].push(performance.now() - t);
-        shape = `${plan.summary.waves} waves, ${plan.conflicts.length} conflicts`;
+        const planner = measure('node', [path.join(BENCH, 'tools/analyze-plan.mjs'), dirs[which], root, file, String(size)], root);
+        const planned = JSON.parse(planner.stdout) as { seconds: number; waves: number; conflicts: number };
+        planSeconds[which].push(planned.seconds);
+        planRss[which].push(planner.peakMiB ?? NaN);
+        shape = `${planned.waves} waves, ${planned.conflicts} conflicts`;
         const args = [path.join(dirs[which], 'packages/cli/bin/waves.js'), 'plan', '--from-issues', file, '--root', root, '--top', String(size), '--max-waves', String(size), '--json'];
         const m = measure('node', args, root, {}, out[which]);
         wall[which].push(m.seconds);
@@ -96,7 +92,7 @@ try {
     if (same(out.before) !== same(out.after)) throw new Error(`${size} issues: the two builds' plans differ`);
     const mb = (statSync(out.after).size / 1e6).toFixed(0);
     rows.push(
-      `| ${size} | ${shape} | ${span(inProcess.before.map((x) => x / 1000), 2)} | ${span(inProcess.after.map((x) => x / 1000), 2)} | ${span(wall.before, 2)} | ${span(wall.after, 2)} | ${span(rss.before, 0)} | ${span(rss.after, 0)} | ${mb} |`,
+      `| ${size} | ${shape} | ${span(planSeconds.before, 2)} | ${span(planSeconds.after, 2)} | ${span(planRss.before, 0)} | ${span(planRss.after, 0)} | ${span(wall.before, 2)} | ${span(wall.after, 2)} | ${span(rss.before, 0)} | ${span(rss.after, 0)} | ${mb} |`,
     );
     console.error(`  ${rows.at(-1)}`);
   }
@@ -107,10 +103,10 @@ try {
 const table = [
   `### Planning issues that all conflict — ${path.basename(root)}`,
   '',
-  `N generated issues, each naming \`${shared}\` and one other source file, so every pair conflicts: N waves of one issue, N²/2 conflicts listed. Before: ${labels.before}; after: ${labels.after}. \`analyzePlan\` in-process (every wave kept) and one whole \`waves plan --top N --max-waves N --json\` process per build, alternating, ${runs} run(s), medians (min–max); the two builds' plans are identical (checked). ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)} at the end.`,
+  `N generated issues, each naming \`${shared}\` and one other source file, so every pair conflicts (by path, and some by import too): N waves of one issue. Before: ${labels.before}; after: ${labels.after}. Per build, alternating, ${runs} run(s), medians (min–max): a process that only plans (\`analyzePlan\`, every wave kept: its seconds, and the process's peak RSS), and one whole \`waves plan --top N --max-waves N --json\` process (its output to a file). The two builds' plans are identical (checked). ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)} at the end.`,
   '',
-  '| issues | plan | analyzePlan s before | after | `waves plan --json` s before | after | peak RSS MiB before | after | JSON MB |',
-  '|---|---|---|---|---|---|---|---|---|',
+  '| issues | plan | `analyzePlan` s before | after | planner peak RSS MiB before | after | `waves plan --json` s before | after | its peak RSS MiB before | after | JSON MB |',
+  '|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows,
   '',
 ].join('\n');
