@@ -212,6 +212,9 @@ const problemArb: fc.Arbitrary<PartitionProblem> = fc
     const random = () => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32);
     const conflicts: [number, number][] = [];
     for (let i = 0; i < size; i++) for (let j = i + 1; j < size; j++) if (random() < density) conflicts.push(random() < 0.5 ? [i, j] : [j, i]);
+    // A pair may come twice (by path and by import) and an issue may name itself.
+    for (const [x, y] of conflicts.slice(0, Math.floor(random() * 6))) conflicts.push(random() < 0.5 ? [x, y] : [y, x]);
+    if (random() < 0.2) conflicts.push([0, 0]);
     // Conflicts arrive in any order (the adjacency order feeds the clique bound).
     for (let i = conflicts.length - 1; i > 0; i--) {
       const j = Math.floor(random() * (i + 1));

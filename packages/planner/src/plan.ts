@@ -144,8 +144,11 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
   const index = new Map(dispatchable.map((issue, i) => [issue.number, i]));
   const partition = partitionWaves({
     size: dispatchable.length,
-    // Serial issues and dependencies are constraints of their own, not conflict edges.
-    conflicts: conflicts.filter((c) => c.kind === 'path' || c.kind === 'import').map((c) => [index.get(c.a)!, index.get(c.b)!] as const),
+    // Serial issues and dependencies are constraints of their own, not conflict edges. Streamed:
+    // issues that all conflict make n²/2 pairs, too many to copy into a second list.
+    conflicts: (function* () {
+      for (const c of conflicts) if (c.kind === 'path' || c.kind === 'import') yield [index.get(c.a)!, index.get(c.b)!] as const;
+    })(),
     precedences: units.flatMap((unit) => unit.dependsOn.map((dep) => [index.get(dep)!, index.get(unit.number)!] as const)),
     serial: units.map((unit) => unit.serial !== null),
     nonDefault: tiers.map((t) => t.tier !== DEFAULT_TIER),

@@ -21,8 +21,8 @@
 export interface PartitionProblem {
   /** Issues in rank order: index 0 is the most urgent. */
   size: number;
-  /** Unordered conflicting pairs (indices). */
-  conflicts: readonly (readonly [number, number])[];
+  /** Unordered conflicting pairs (indices): any iterable, read once (a plan streams n²/2 of them). */
+  conflicts: Iterable<readonly [number, number]>;
   /** `[before, after]`: `before` must be in a strictly earlier wave than `after`. */
   precedences: readonly (readonly [number, number])[];
   serial: readonly boolean[];
@@ -43,7 +43,10 @@ export interface PartitionResult {
 
 interface Model {
   n: number;
-  adj: Set<number>[];
+  /** Each issue's neighbours (conflicts and precedences), once each, in the order first met. */
+  adj: Int32Array[];
+  /** The same, sorted: for `adjacent`. */
+  sortedAdj: Int32Array[];
   before: number[][]; // before[v]: issues that must precede v
   after: number[][]; // after[v]: issues that must follow v
   serial: readonly boolean[];
@@ -53,25 +56,72 @@ interface Model {
   hasPrecedence: boolean;
 }
 
+/** A growing list of 32-bit integers. */
+class IntList {
+  data = new Int32Array(1024);
+  length = 0;
+  push(x: number): void {
+    if (this.length === this.data.length) {
+      const grown = new Int32Array(this.data.length * 2);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[this.length++] = x;
+  }
+}
+
+/**
+ * NOTE: neighbours are typed arrays over one buffer, not sets: issues that all conflict make
+ * n²/2 pairs, and a set entry costs tens of bytes where an array slot costs four.
+ */
 function buildModel(p: PartitionProblem): Model {
   const n = p.size;
-  const adj = Array.from({ length: n }, () => new Set<number>());
-  for (const [x, y] of p.conflicts) {
-    if (x === y) continue;
-    adj[x]!.add(y);
-    adj[y]!.add(x);
-  }
   const before = Array.from({ length: n }, () => [] as number[]);
   const after = Array.from({ length: n }, () => [] as number[]);
+  // Every edge in the order met: conflicts (read once), then precedences.
+  const ends = new IntList();
+  for (const [x, y] of p.conflicts) {
+    if (x === y) continue;
+    ends.push(x);
+    ends.push(y);
+  }
   for (const [x, y] of p.precedences) {
     before[y]!.push(x);
     after[x]!.push(y);
-    adj[x]!.add(y);
-    adj[y]!.add(x);
+    ends.push(x);
+    ends.push(y);
+  }
+  const start = new Int32Array(n + 1);
+  for (let i = 0; i < ends.length; i++) start[ends.data[i]! + 1]!++;
+  for (let v = 0; v < n; v++) start[v + 1]! += start[v]!;
+  const fill = start.slice(0, n);
+  const flat = new Int32Array(ends.length);
+  for (let i = 0; i < ends.length; i += 2) {
+    const x = ends.data[i]!;
+    const y = ends.data[i + 1]!;
+    flat[fill[x]!++] = y;
+    flat[fill[y]!++] = x;
+  }
+  // Drop repeats (a pair conflicting by path and by import, a dependency between conflicting
+  // issues), keeping each neighbour where first met.
+  const seenBy = new Int32Array(n).fill(-1);
+  const adj: Int32Array[] = [];
+  const sortedAdj: Int32Array[] = [];
+  for (let v = 0; v < n; v++) {
+    let kept = start[v]!;
+    for (let i = start[v]!; i < start[v + 1]!; i++) {
+      const u = flat[i]!;
+      if (seenBy[u] === v) continue;
+      seenBy[u] = v;
+      flat[kept++] = u;
+    }
+    adj.push(flat.subarray(start[v]!, kept));
+    sortedAdj.push(adj[v]!.slice().sort());
   }
   return {
     n,
     adj,
+    sortedAdj,
     before,
     after,
     serial: p.serial,
@@ -80,6 +130,21 @@ function buildModel(p: PartitionProblem): Model {
     nonDefaultCap: p.maxNonDefaultPerWave ?? Number.POSITIVE_INFINITY,
     hasPrecedence: p.precedences.length > 0,
   };
+}
+
+/** Whether `u` is a neighbour of `v`: a binary search. */
+function adjacent(model: Model, v: number, u: number): boolean {
+  const list = model.sortedAdj[v]!;
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const x = list[mid]!;
+    if (x === u) return true;
+    if (x < u) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
 }
 
 /** Longest chain of predecessors ending at each issue (0 when it has none). */
@@ -106,11 +171,11 @@ function lowerBound(model: Model, heads: number[]): number {
   // so the bound stays cheap on thousands of issues).
   let clique = 0;
   const adjacentMembers = new Int32Array(n);
-  const order = [...Array(n).keys()].filter((v) => !model.serial[v]).sort((x, y) => model.adj[y]!.size - model.adj[x]!.size || x - y);
+  const order = [...Array(n).keys()].filter((v) => !model.serial[v]).sort((x, y) => model.adj[y]!.length - model.adj[x]!.length || x - y);
   for (const seed of order.slice(0, 64)) {
     // A clique through the seed has at most its degree + 1 members; the seeds come by falling
     // degree, so once that cannot beat the best, no later seed can either.
-    if (model.adj[seed]!.size + 1 <= clique) break;
+    if (model.adj[seed]!.length + 1 <= clique) break;
     // An issue joins when every member so far conflicts with it: counted, not looked up per member.
     adjacentMembers.fill(0);
     const members: number[] = [];
@@ -154,7 +219,7 @@ function greedyWaves(model: Model, choose: (state: GreedyState) => number): numb
     wave: [],
     waveIndex: 0,
     nonDefaultInWave: 0,
-    unplacedDegree: Int32Array.from(model.adj, (a) => a.size),
+    unplacedDegree: Int32Array.from(model.adj, (a) => a.length),
     excludedNeighbours: new Int32Array(n),
     newlyBlocked: [],
     candidates: null,
@@ -341,9 +406,9 @@ function recursiveLargestFirst(model: Model): number[][] {
     for (const v of candidates) isCandidate[v] = 1;
     for (const u of state.newlyBlocked) {
       const neighbours = model.adj[u]!;
-      if (neighbours.size <= candidates.length) {
+      if (neighbours.length <= candidates.length) {
         for (const w of neighbours) if (isCandidate[w]) state.excludedNeighbours[w]!++;
-      } else for (const w of candidates) if (neighbours.has(w)) state.excludedNeighbours[w]!++;
+      } else for (const w of candidates) if (adjacent(model, u, w)) state.excludedNeighbours[w]!++;
     }
     for (const v of candidates) isCandidate[v] = 0;
     state.newlyBlocked.length = 0;
@@ -455,7 +520,7 @@ class WaveSearch {
     for (let u = 0; u < m.n; u++) {
       if (s.assignment[u] !== -1) continue;
       let d = s.domain[u]!;
-      if (closeWave || m.adj[v]!.has(u) || (m.serial[u] && !m.serial[v]) || (closeNonDefault && m.nonDefault[u])) d &= notBit;
+      if (closeWave || adjacent(m, v, u) || (m.serial[u] && !m.serial[v]) || (closeNonDefault && m.nonDefault[u])) d &= notBit;
       s.domain[u] = d;
     }
     if (m.hasPrecedence) {
