@@ -67,15 +67,29 @@ export function rootFilePairs(units: readonly Pick<ConflictUnit, 'number' | 'roo
  * Conflicts by pair and kind; the first evidence found for a pair and kind is kept.
  *
  * NOTE: a backlog whose issues all touch one file has n²/2 pairs, each met several times (from
- * both sides, through each shared leaf), so pairs are keyed by numbers, not strings, and callers
- * build the evidence text only for a pair not yet listed (`has` first).
+ * both sides, through each shared leaf), so pairs are keyed by the issues' positions, not by
+ * strings; an issue's kinds per partner are a map while it has few partners and one byte per
+ * issue of the backlog once that is smaller. Callers build the evidence text only for a pair not
+ * yet listed (`has` first).
  */
 class ConflictSet {
-  /** By the smaller number: the conflicts, and for each larger number the kinds already listed (bits in KIND_ORDER order). */
-  private readonly byA = new Map<IssueNumber, { conflicts: Conflict[]; kinds: Map<IssueNumber, number> }>();
+  private readonly position: Map<IssueNumber, number>;
+  /** By the smaller number: its conflicts, and the kinds listed (bits in KIND_ORDER order) by the other's position. */
+  private readonly byA = new Map<IssueNumber, { conflicts: Conflict[]; kinds: Map<number, number> | Uint8Array }>();
+  /** `numbers`: every issue a conflict may name. */
+  constructor(private readonly numbers: readonly IssueNumber[]) {
+    this.position = new Map(numbers.map((n, i) => [n, i]));
+  }
+  private at(b: IssueNumber): number {
+    const i = this.position.get(b);
+    if (i === undefined) throw new Error(`conflicts: #${b} is not one of the issues compared`);
+    return i;
+  }
   has(x: IssueNumber, y: IssueNumber, kind: ConflictKind): boolean {
-    const kinds = this.byA.get(Math.min(x, y))?.kinds.get(Math.max(x, y)) ?? 0;
-    return (kinds & (1 << KIND_ORDER.indexOf(kind))) !== 0;
+    const kinds = this.byA.get(Math.min(x, y))?.kinds;
+    if (!kinds) return false;
+    const i = this.at(Math.max(x, y));
+    return (((kinds instanceof Uint8Array ? kinds[i] : kinds.get(i)) ?? 0) & (1 << KIND_ORDER.indexOf(kind))) !== 0;
   }
   add(x: IssueNumber, y: IssueNumber, kind: ConflictKind, detail: string, extra: Pick<Conflict, 'chain' | 'rule'> = {}): void {
     if (x === y) return;
@@ -83,10 +97,21 @@ class ConflictSet {
     const b = Math.max(x, y);
     let entry = this.byA.get(a);
     if (!entry) this.byA.set(a, (entry = { conflicts: [], kinds: new Map() }));
+    const i = this.at(b);
     const bit = 1 << KIND_ORDER.indexOf(kind);
-    const kinds = entry.kinds.get(b) ?? 0;
-    if (kinds & bit) return;
-    entry.kinds.set(b, kinds | bit);
+    const { kinds } = entry;
+    const old = (kinds instanceof Uint8Array ? kinds[i] : kinds.get(i)) ?? 0;
+    if (old & bit) return;
+    if (kinds instanceof Uint8Array) kinds[i] = old | bit;
+    else {
+      kinds.set(i, old | bit);
+      // A map entry costs tens of bytes, a byte per issue is cheaper past a sixteenth of them.
+      if (kinds.size * 16 > this.numbers.length) {
+        const dense = new Uint8Array(this.numbers.length);
+        for (const [j, k] of kinds) dense[j] = k;
+        entry.kinds = dense;
+      }
+    }
     entry.conflicts.push({ a, b, kind, detail, ...extra });
   }
   /** Sorted by `a`, `b`, then kind (dependency, serial, path, import). */
@@ -118,8 +143,8 @@ export function mergeConflicts(x: readonly Conflict[], y: readonly Conflict[]): 
 
 /** The `serial` conflicts of the given serial issues with every other unit. */
 export function serialConflicts(units: readonly ConflictUnit[], involving: (number: IssueNumber) => boolean): Conflict[] {
-  const conflicts = new ConflictSet();
   const sorted = [...units].sort((x, y) => x.number - y.number);
+  const conflicts = new ConflictSet(sorted.map((u) => u.number));
   for (const unit of sorted) {
     if (!unit.serial) continue;
     const detail = describeSerial(unit.number, unit.serial);
@@ -149,8 +174,8 @@ export interface FindConflictsInput {
 }
 
 export function findConflicts({ units, graph, tree, contentionDepth }: FindConflictsInput): Conflict[] {
-  const conflicts = new ConflictSet();
   const sorted = [...units].sort((x, y) => x.number - y.number);
+  const conflicts = new ConflictSet(sorted.map((u) => u.number));
   const numbers = new Set(sorted.map((u) => u.number));
 
   // Dependencies and serial issues.
