@@ -80,12 +80,17 @@ function buildModel(p: PartitionProblem): Model {
   const after = Array.from({ length: n }, () => [] as number[]);
   // Every edge in the order met: conflicts (read once), then precedences.
   const ends = new IntList();
+  const check = (x: number, y: number) => {
+    if (!(Number.isInteger(x) && Number.isInteger(y) && x >= 0 && y >= 0 && x < n && y < n)) throw new RangeError(`partition: the pair [${x}, ${y}] names an issue outside 0..${n - 1}`);
+  };
   for (const [x, y] of p.conflicts) {
+    check(x, y);
     if (x === y) continue;
     ends.push(x);
     ends.push(y);
   }
   for (const [x, y] of p.precedences) {
+    check(x, y);
     before[y]!.push(x);
     after[x]!.push(y);
     ends.push(x);
@@ -201,7 +206,8 @@ function lowerBound(model: Model, heads: number[]): number {
  * not O(waves · n): the ready issues are a linked list in rank order (an issue leaves it when
  * placed, joins it when its last predecessor is placed), and the issues that could still join the
  * wave are counted by kind (`open*`), so `choose` answers -1 at once when none fits — with every
- * issue conflicting with every other, each wave is one issue and costs only that issue's edges.
+ * issue conflicting with every other, each wave is one issue and costs that issue's edges (and,
+ * for RLF, one look at each ready issue to find the most conflicted one).
  */
 function greedyWaves(model: Model, choose: (state: GreedyState) => number): number[][] {
   const { n } = model;
