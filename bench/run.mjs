@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const bench = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(bench);
 const [name, ...args] = process.argv.slice(2);
-const available = ['graph', 'plan', 'explain', 'backtest', 'backtests', 'worktree-setup', 'fence-check', 'git-leases', 'inference-reports', 'inference-backtests', 'inference-speed'];
+const available = ['graph', 'plan', 'explain', 'backtest', 'backtests', 'worktree-setup', 'fence-check', 'git-leases', 'inference-reports', 'inference-backtests', 'inference-speed', 'plan-conflicting'];
 if (!name || !available.includes(name)) {
   console.error(`usage: pnpm bench <${available.join('|')}> [options]   (pnpm bench graph --help)`);
   process.exit(2);
@@ -27,7 +27,7 @@ run('node', [path.join(root, 'node_modules/typescript/bin/tsc'), '-b', 'packages
 const from = process.env.INIT_CWD ?? process.cwd();
 const absolute = args.map((arg, i) => {
   const flag = args[i - 1];
-  if (flag === '--root' || flag === '--results' || flag === '--waves' || flag === '--repo' || flag === '--reports') return path.resolve(from, arg);
+  if (flag === '--root' || flag === '--results' || flag === '--waves' || flag === '--repo' || flag === '--reports' || flag === '--before') return path.resolve(from, arg);
   if (flag === '--repos') return arg.split(',').map((dir) => path.resolve(from, dir)).join(',');
   return arg;
 });

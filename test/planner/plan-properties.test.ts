@@ -159,6 +159,23 @@ describe('planWaves properties', () => {
       RUNS,
     );
   });
+
+  it('always lists each conflict once per pair and kind, sorted by a, b, then dependency, serial, path, import', () => {
+    const order = ['dependency', 'serial', 'path', 'import'];
+    // Some serial globs, so that serial pairs are merged into the list too.
+    const withSerial = optionsArb.chain((options) => fc.constantFrom<string[][]>([], ['packages/p0/**'], ['**/f1.ts', 'packages/p1/src/sub/**']).map((serial) => ({ ...options, serial: [...serial] })));
+    fc.assert(
+      fc.property(scenarioArb(withSerial), ({ input }) => {
+        const { conflicts } = planWaves(input);
+        const keys = conflicts.map((c) => `${c.a}:${c.b}:${c.kind}`);
+        expect(new Set(keys).size).toBe(keys.length);
+        expect(conflicts.every((c) => c.a < c.b)).toBe(true);
+        const sorted = [...conflicts].sort((p, q) => p.a - q.a || p.b - q.b || order.indexOf(p.kind) - order.indexOf(q.kind));
+        expect(conflicts).toEqual(sorted);
+      }),
+      RUNS,
+    );
+  });
 });
 
 describe('nextCandidate properties', () => {

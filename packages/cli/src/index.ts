@@ -4,6 +4,7 @@
  */
 export { main, MAIN_HELP } from './main.js';
 export { renderPlanTable } from './render/plan-table.js';
+export { renderPlanJson } from './render/plan-json.js';
 export { renderPlanMarkdown, markdownCell } from './render/plan-markdown.js';
 export { renderPlanMermaid, mermaidText } from './render/plan-mermaid.js';
 export { renderExplanation } from './render/explanation.js';

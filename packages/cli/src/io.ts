@@ -4,6 +4,11 @@ import { UsageError } from './errors.js';
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /**
+   * Resolves once stdout has taken what was written (a pipe's reader caught up), so that a long
+   * output written piece by piece is not all queued in memory. Absent: nothing to wait for.
+   */
+  stdoutDrained?: () => Promise<void>;
   /** Reads all of standard input. */
   readStdin: () => Promise<string>;
   /** Whether stderr is a terminal (progress is shown only then). */
@@ -50,6 +55,17 @@ export function processIo(): CliIo {
     stdout: (text) => {
       if (!closed) process.stdout.write(text);
     },
+    stdoutDrained: () =>
+      closed || !process.stdout.writableNeedDrain
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            // A reader that goes away (EPIPE, close) ends the wait too: the rest goes nowhere.
+            const done = () => {
+              process.stdout.off('drain', done).off('close', done).off('error', done);
+              resolve();
+            };
+            process.stdout.on('drain', done).on('close', done).on('error', done);
+          }),
     stderr: (text) => process.stderr.write(text),
     readStdin: () => readAll(process.stdin),
     stderrIsTTY: Boolean(process.stderr.isTTY),

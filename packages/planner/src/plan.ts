@@ -8,7 +8,7 @@ import { priorityLabel } from './backlog/priority.js';
 import { inferRepoSlug } from './backlog/infer-repo-slug.js';
 import { rankIssues, selectIssues } from './backlog/select-issues.js';
 import { classifyIssues, type Bucket } from './classify/classify-issues.js';
-import { findConflicts, serialConflicts, type Conflict, type ConflictUnit } from './conflicts/find-conflicts.js';
+import { findConflicts, mergeConflicts, serialConflicts, type Conflict, type ConflictUnit } from './conflicts/find-conflicts.js';
 import { leafLabel, rollUpLeaves, type Leaf } from './conflicts/roll-up-leaves.js';
 import { InputError } from './errors.js';
 import { PlanOptionsSchema, type PlanOptions, type PlanOptionsInput } from './schema/options-schema.js';
@@ -55,8 +55,6 @@ export interface PlanAnalysis {
   /** Issues whose fence came from inference (plan mode). */
   inferred: Set<IssueNumber>;
 }
-
-const CONFLICT_ORDER = ['dependency', 'serial', 'path', 'import'];
 
 export function resolvePlanOptions(options: PlanOptionsInput = {}): PlanOptions {
   const parsed = PlanOptionsSchema.safeParse(options);
@@ -146,8 +144,11 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
   const index = new Map(dispatchable.map((issue, i) => [issue.number, i]));
   const partition = partitionWaves({
     size: dispatchable.length,
-    // Serial issues and dependencies are constraints of their own, not conflict edges.
-    conflicts: conflicts.filter((c) => c.kind === 'path' || c.kind === 'import').map((c) => [index.get(c.a)!, index.get(c.b)!] as const),
+    // Serial issues and dependencies are constraints of their own, not conflict edges. Streamed:
+    // issues that all conflict make n²/2 pairs, too many to copy into a second list.
+    conflicts: (function* () {
+      for (const c of conflicts) if (c.kind === 'path' || c.kind === 'import') yield [index.get(c.a)!, index.get(c.b)!] as const;
+    })(),
     precedences: units.flatMap((unit) => unit.dependsOn.map((dep) => [index.get(dep)!, index.get(unit.number)!] as const)),
     serial: units.map((unit) => unit.serial !== null),
     nonDefault: tiers.map((t) => t.tier !== DEFAULT_TIER),
@@ -225,9 +226,8 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
   // Serial conflicts are listed for the issues of the planned waves: every issue is serial
   // against all others, and listing every pair would grow with the square of the backlog.
   const planned = new Set(waves.flatMap((wave) => wave.issues.map((i) => i.number)));
-  const listed = [...conflicts, ...serialConflicts(units, (n) => planned.has(n))].sort(
-    (p, q) => p.a - q.a || p.b - q.b || CONFLICT_ORDER.indexOf(p.kind) - CONFLICT_ORDER.indexOf(q.kind),
-  );
+  // Both lists come sorted by a, b and kind: merged, not sorted again (there may be n²/2 pairs).
+  const listed = mergeConflicts(conflicts, serialConflicts(units, (n) => planned.has(n)));
   const summary: Plan['summary'] = {
     evaluated: selected.length,
     dispatchable: inWaves,
@@ -258,7 +258,9 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
     triage,
     held,
     deferred,
-    conflicts: listed.map(({ a, b, kind, detail }) => ({ a, b, kind, detail })),
+    // The plan shares the conflicts that carry nothing beyond its four fields (most of them): a
+    // plan of n issues that all conflict lists n²/2 of them.
+    conflicts: listed.map((c) => (c.chain === undefined && c.rule === undefined ? c : { a: c.a, b: c.b, kind: c.kind, detail: c.detail })),
     warnings,
   };
   return { plan, options, tree, selected, scopes, leaves, buckets, conflicts: listed, units, candidates: inference.candidates, inferred: inference.inferred };

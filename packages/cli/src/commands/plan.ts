@@ -6,6 +6,7 @@ import { planWaves, verifyPlan } from '@waves/planner';
 import { enumFlag, parseCommandArgs, renderFlags, type FlagSpecs } from '../args.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
+import { renderPlanJson } from '../render/plan-json.js';
 import { renderPlanMarkdown } from '../render/plan-markdown.js';
 import { renderPlanMermaid } from '../render/plan-mermaid.js';
 import { renderPlanTable } from '../render/plan-table.js';
@@ -59,8 +60,12 @@ export async function runPlan(argv: readonly string[], io: CliIo): Promise<numbe
   const plan = leasesUnknown === null ? planned : { ...planned, heldUnknown: leasesUnknown };
   const violations = verifyPlan(plan, input);
   if (violations.length > 0) throw new Error(`the plan failed verification: ${violations.map((v) => v.message).join('; ')}`);
-  if (format === 'json') io.stdout(`${JSON.stringify(plan, null, 2)}\n`);
-  else if (format === 'markdown') io.stdout(renderPlanMarkdown(plan));
+  if (format === 'json') {
+    for (const piece of renderPlanJson(plan)) {
+      io.stdout(piece);
+      await io.stdoutDrained?.();
+    }
+  } else if (format === 'markdown') io.stdout(renderPlanMarkdown(plan));
   else if (format === 'mermaid') io.stdout(renderPlanMermaid(plan));
   else io.stdout(renderPlanTable(plan));
   return 0;

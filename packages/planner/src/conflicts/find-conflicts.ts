@@ -63,24 +63,88 @@ export function rootFilePairs(units: readonly Pick<ConflictUnit, 'number' | 'roo
   return pairs;
 }
 
+/**
+ * Conflicts by pair and kind; the first evidence found for a pair and kind is kept.
+ *
+ * NOTE: a backlog whose issues all touch one file has n²/2 pairs, each met several times (from
+ * both sides, through each shared leaf), so pairs are keyed by the issues' positions, not by
+ * strings; an issue's kinds per partner are a map while it has few partners and one byte per
+ * issue of the backlog once that is smaller. Callers build the evidence text only for a pair not
+ * yet listed (`has` first).
+ */
 class ConflictSet {
-  private readonly byKey = new Map<string, Conflict>();
+  private readonly position: Map<IssueNumber, number>;
+  /** By the smaller number: its conflicts, and the kinds listed (bits in KIND_ORDER order) by the other's position. */
+  private readonly byA = new Map<IssueNumber, { conflicts: Conflict[]; kinds: Map<number, number> | Uint8Array }>();
+  /** `numbers`: every issue a conflict may name. */
+  constructor(private readonly numbers: readonly IssueNumber[]) {
+    this.position = new Map(numbers.map((n, i) => [n, i]));
+  }
+  private at(b: IssueNumber): number {
+    const i = this.position.get(b);
+    if (i === undefined) throw new Error(`conflicts: #${b} is not one of the issues compared`);
+    return i;
+  }
+  has(x: IssueNumber, y: IssueNumber, kind: ConflictKind): boolean {
+    const kinds = this.byA.get(Math.min(x, y))?.kinds;
+    if (!kinds) return false;
+    const i = this.at(Math.max(x, y));
+    return (((kinds instanceof Uint8Array ? kinds[i] : kinds.get(i)) ?? 0) & (1 << KIND_ORDER.indexOf(kind))) !== 0;
+  }
   add(x: IssueNumber, y: IssueNumber, kind: ConflictKind, detail: string, extra: Pick<Conflict, 'chain' | 'rule'> = {}): void {
     if (x === y) return;
     const a = Math.min(x, y);
     const b = Math.max(x, y);
-    const key = `${a}:${b}:${kind}`;
-    if (!this.byKey.has(key)) this.byKey.set(key, { a, b, kind, detail, ...extra });
+    let entry = this.byA.get(a);
+    if (!entry) this.byA.set(a, (entry = { conflicts: [], kinds: new Map() }));
+    const i = this.at(b);
+    const bit = 1 << KIND_ORDER.indexOf(kind);
+    const { kinds } = entry;
+    const old = (kinds instanceof Uint8Array ? kinds[i] : kinds.get(i)) ?? 0;
+    if (old & bit) return;
+    if (kinds instanceof Uint8Array) kinds[i] = old | bit;
+    else {
+      kinds.set(i, old | bit);
+      // A map entry costs tens of bytes, a byte per issue is cheaper past a sixteenth of them.
+      if (kinds.size * 16 > this.numbers.length) {
+        const dense = new Uint8Array(this.numbers.length);
+        for (const [j, k] of kinds) dense[j] = k;
+        entry.kinds = dense;
+      }
+    }
+    entry.conflicts.push({ a, b, kind, detail, ...extra });
   }
+  /** Sorted by `a`, `b`, then kind (dependency, serial, path, import). */
   list(): Conflict[] {
-    return [...this.byKey.values()].sort((p, q) => p.a - q.a || p.b - q.b || KIND_ORDER.indexOf(p.kind) - KIND_ORDER.indexOf(q.kind));
+    const out: Conflict[] = [];
+    for (const a of [...this.byA.keys()].sort((x, y) => x - y)) {
+      const conflicts = this.byA.get(a)!.conflicts.sort((p, q) => p.b - q.b || KIND_ORDER.indexOf(p.kind) - KIND_ORDER.indexOf(q.kind));
+      for (const conflict of conflicts) out.push(conflict);
+    }
+    return out;
   }
+}
+
+/** Merges two conflict lists sorted by `a`, `b`, then kind: the order `ConflictSet.list` gives. */
+export function mergeConflicts(x: readonly Conflict[], y: readonly Conflict[]): Conflict[] {
+  const out: Conflict[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < x.length && j < y.length) {
+    const p = x[i]!;
+    const q = y[j]!;
+    if ((p.a - q.a || p.b - q.b || KIND_ORDER.indexOf(p.kind) - KIND_ORDER.indexOf(q.kind)) <= 0) (out.push(p), i++);
+    else (out.push(q), j++);
+  }
+  while (i < x.length) out.push(x[i++]!);
+  while (j < y.length) out.push(y[j++]!);
+  return out;
 }
 
 /** The `serial` conflicts of the given serial issues with every other unit. */
 export function serialConflicts(units: readonly ConflictUnit[], involving: (number: IssueNumber) => boolean): Conflict[] {
-  const conflicts = new ConflictSet();
   const sorted = [...units].sort((x, y) => x.number - y.number);
+  const conflicts = new ConflictSet(sorted.map((u) => u.number));
   for (const unit of sorted) {
     if (!unit.serial) continue;
     const detail = describeSerial(unit.number, unit.serial);
@@ -110,8 +174,8 @@ export interface FindConflictsInput {
 }
 
 export function findConflicts({ units, graph, tree, contentionDepth }: FindConflictsInput): Conflict[] {
-  const conflicts = new ConflictSet();
   const sorted = [...units].sort((x, y) => x.number - y.number);
+  const conflicts = new ConflictSet(sorted.map((u) => u.number));
   const numbers = new Set(sorted.map((u) => u.number));
 
   // Dependencies and serial issues.
@@ -130,10 +194,11 @@ export function findConflicts({ units, graph, tree, contentionDepth }: FindConfl
   }
   for (const unit of sorted) {
     for (const leaf of unit.leaves) {
+      const touched = `both touch ${leafLabel(leaf)}`; // one string for all the pairs it makes
       for (let path: RepoPath | null = leaf.path; path !== null; path = path === '' ? null : parentDir(path)) {
         for (const owner of owners.get(path) ?? []) {
-          if (owner.number === unit.number) continue;
-          if (path === leaf.path) conflicts.add(unit.number, owner.number, 'path', `both touch ${leafLabel(leaf)}`);
+          if (owner.number === unit.number || conflicts.has(unit.number, owner.number, 'path')) continue;
+          if (path === leaf.path) conflicts.add(unit.number, owner.number, 'path', touched);
           else if (owner.leaf.dir) conflicts.add(unit.number, owner.number, 'path', `${leafLabel(owner.leaf)} contains ${leafLabel(leaf)}`);
         }
       }
@@ -143,6 +208,7 @@ export function findConflicts({ units, graph, tree, contentionDepth }: FindConfl
   // Root files: shared by every package, so two issues touching them conflict even on different files.
   const byNumber = new Map(sorted.map((unit) => [unit.number, unit]));
   for (const [x, y] of rootFilePairs(sorted)) {
+    if (conflicts.has(x, y, 'path')) continue;
     conflicts.add(x, y, 'path', describeRootFiles(byNumber.get(x)!, byNumber.get(y)!), { rule: 'root-files' });
   }
 
@@ -170,7 +236,7 @@ export function findConflicts({ units, graph, tree, contentionDepth }: FindConfl
       const reached = reachImports(graph, graphFiles(unit.leaves, graph, tree), contentionDepth, 'out');
       for (const target of reached.keys()) {
         for (const owner of ownersOf(target)) {
-          if (owner === unit.number) continue;
+          if (owner === unit.number || conflicts.has(unit.number, owner, 'import')) continue;
           const chain = chainTo(reached, target);
           conflicts.add(unit.number, owner, 'import', describeChain(chain), { chain });
         }

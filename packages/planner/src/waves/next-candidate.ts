@@ -12,8 +12,13 @@ export function nextCandidate(analysis: PlanAnalysis, started: ReadonlySet<Issue
   const { options } = analysis;
   const units = new Map(analysis.units.map((u) => [u.number, u]));
   const dispatchable = new Set(units.keys());
-  const conflicts = new Set(analysis.conflicts.filter((c) => c.kind !== 'serial').map((c) => `${c.a}:${c.b}`));
-  const conflict = (x: number, y: number) => conflicts.has(`${Math.min(x, y)}:${Math.max(x, y)}`);
+  // The issues a started one conflicts with (not a key per pair: a plan may list n²/2 of them).
+  const clashes = new Set<IssueNumber>();
+  for (const c of analysis.conflicts) {
+    if (c.kind === 'serial') continue;
+    if (started.has(c.a)) clashes.add(c.b);
+    if (started.has(c.b)) clashes.add(c.a);
+  }
   const tierOf = (n: number) => routeTier(analysis.scopes.get(n)?.category ?? null, options.routing).tier;
   const startedUnits = [...started].map((n) => units.get(n)).filter((u) => u !== undefined);
   if (startedUnits.some((u) => u.serial)) return null; // a serial issue runs alone
@@ -25,7 +30,7 @@ export function nextCandidate(analysis: PlanAnalysis, started: ReadonlySet<Issue
     if (!unit || started.has(n) || considered.has(n)) continue;
     if (unit.serial && started.size > 0) continue;
     if (unit.dependsOn.some((dep) => dispatchable.has(dep))) continue; // waits for an issue still to do
-    if ([...started].some((s) => conflict(s, n))) continue;
+    if (clashes.has(n)) continue;
     if (tierOf(n) !== DEFAULT_TIER && heavy >= (options.routing?.maxNonDefaultConcurrent ?? Infinity)) continue;
     return n;
   }

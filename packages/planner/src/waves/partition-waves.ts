@@ -21,8 +21,8 @@
 export interface PartitionProblem {
   /** Issues in rank order: index 0 is the most urgent. */
   size: number;
-  /** Unordered conflicting pairs (indices). */
-  conflicts: readonly (readonly [number, number])[];
+  /** Unordered conflicting pairs (indices): any iterable, read once (a plan streams n²/2 of them). */
+  conflicts: Iterable<readonly [number, number]>;
   /** `[before, after]`: `before` must be in a strictly earlier wave than `after`. */
   precedences: readonly (readonly [number, number])[];
   serial: readonly boolean[];
@@ -43,7 +43,10 @@ export interface PartitionResult {
 
 interface Model {
   n: number;
-  adj: Set<number>[];
+  /** Each issue's neighbours (conflicts and precedences), once each, in the order first met. */
+  adj: Int32Array[];
+  /** The same, sorted: for `adjacent`. */
+  sortedAdj: Int32Array[];
   before: number[][]; // before[v]: issues that must precede v
   after: number[][]; // after[v]: issues that must follow v
   serial: readonly boolean[];
@@ -53,25 +56,77 @@ interface Model {
   hasPrecedence: boolean;
 }
 
+/** A growing list of 32-bit integers. */
+class IntList {
+  data = new Int32Array(1024);
+  length = 0;
+  push(x: number): void {
+    if (this.length === this.data.length) {
+      const grown = new Int32Array(this.data.length * 2);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[this.length++] = x;
+  }
+}
+
+/**
+ * NOTE: neighbours are typed arrays over one buffer, not sets: issues that all conflict make
+ * n²/2 pairs, and a set entry costs tens of bytes where an array slot costs four.
+ */
 function buildModel(p: PartitionProblem): Model {
   const n = p.size;
-  const adj = Array.from({ length: n }, () => new Set<number>());
-  for (const [x, y] of p.conflicts) {
-    if (x === y) continue;
-    adj[x]!.add(y);
-    adj[y]!.add(x);
-  }
   const before = Array.from({ length: n }, () => [] as number[]);
   const after = Array.from({ length: n }, () => [] as number[]);
+  // Every edge in the order met: conflicts (read once), then precedences.
+  const ends = new IntList();
+  const check = (x: number, y: number) => {
+    if (!(Number.isInteger(x) && Number.isInteger(y) && x >= 0 && y >= 0 && x < n && y < n)) throw new RangeError(`partition: the pair [${x}, ${y}] names an issue outside 0..${n - 1}`);
+  };
+  for (const [x, y] of p.conflicts) {
+    check(x, y);
+    if (x === y) continue;
+    ends.push(x);
+    ends.push(y);
+  }
   for (const [x, y] of p.precedences) {
+    check(x, y);
     before[y]!.push(x);
     after[x]!.push(y);
-    adj[x]!.add(y);
-    adj[y]!.add(x);
+    ends.push(x);
+    ends.push(y);
+  }
+  const start = new Int32Array(n + 1);
+  for (let i = 0; i < ends.length; i++) start[ends.data[i]! + 1]!++;
+  for (let v = 0; v < n; v++) start[v + 1]! += start[v]!;
+  const fill = start.slice(0, n);
+  const flat = new Int32Array(ends.length);
+  for (let i = 0; i < ends.length; i += 2) {
+    const x = ends.data[i]!;
+    const y = ends.data[i + 1]!;
+    flat[fill[x]!++] = y;
+    flat[fill[y]!++] = x;
+  }
+  // Drop repeats (a pair conflicting by path and by import, a dependency between conflicting
+  // issues), keeping each neighbour where first met.
+  const seenBy = new Int32Array(n).fill(-1);
+  const adj: Int32Array[] = [];
+  const sortedAdj: Int32Array[] = [];
+  for (let v = 0; v < n; v++) {
+    let kept = start[v]!;
+    for (let i = start[v]!; i < start[v + 1]!; i++) {
+      const u = flat[i]!;
+      if (seenBy[u] === v) continue;
+      seenBy[u] = v;
+      flat[kept++] = u;
+    }
+    adj.push(flat.subarray(start[v]!, kept));
+    sortedAdj.push(adj[v]!.slice().sort());
   }
   return {
     n,
     adj,
+    sortedAdj,
     before,
     after,
     serial: p.serial,
@@ -80,6 +135,21 @@ function buildModel(p: PartitionProblem): Model {
     nonDefaultCap: p.maxNonDefaultPerWave ?? Number.POSITIVE_INFINITY,
     hasPrecedence: p.precedences.length > 0,
   };
+}
+
+/** Whether `u` is a neighbour of `v`: a binary search. */
+function adjacent(model: Model, v: number, u: number): boolean {
+  const list = model.sortedAdj[v]!;
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const x = list[mid]!;
+    if (x === u) return true;
+    if (x < u) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
 }
 
 /** Longest chain of predecessors ending at each issue (0 when it has none). */
@@ -105,12 +175,21 @@ function lowerBound(model: Model, heads: number[]): number {
   // A greedy clique among non-serial issues, grown from the most conflicted ones (at most 64 seeds,
   // so the bound stays cheap on thousands of issues).
   let clique = 0;
-  const order = [...Array(n).keys()].filter((v) => !model.serial[v]).sort((x, y) => model.adj[y]!.size - model.adj[x]!.size || x - y);
+  const adjacentMembers = new Int32Array(n);
+  const order = [...Array(n).keys()].filter((v) => !model.serial[v]).sort((x, y) => model.adj[y]!.length - model.adj[x]!.length || x - y);
   for (const seed of order.slice(0, 64)) {
-    const members = [seed];
-    for (const v of model.adj[seed]!) {
-      if (!model.serial[v] && members.every((m) => model.adj[m]!.has(v))) members.push(v);
-    }
+    // A clique through the seed has at most its degree + 1 members; the seeds come by falling
+    // degree, so once that cannot beat the best, no later seed can either.
+    if (model.adj[seed]!.length + 1 <= clique) break;
+    // An issue joins when every member so far conflicts with it: counted, not looked up per member.
+    adjacentMembers.fill(0);
+    const members: number[] = [];
+    const join = (m: number) => {
+      members.push(m);
+      for (const u of model.adj[m]!) adjacentMembers[u]!++;
+    };
+    join(seed);
+    for (const v of model.adj[seed]!) if (!model.serial[v] && adjacentMembers[v] === members.length) join(v);
     clique = Math.max(clique, members.length);
   }
   const nonDefaultCount = model.nonDefault.filter((x, i) => x && !model.serial[i]).length;
@@ -122,8 +201,13 @@ function lowerBound(model: Model, heads: number[]): number {
 /**
  * Builds waves one at a time from the issues whose predecessors are all in earlier waves.
  * `choose` picks the next issue for the current wave among the candidates that fit, or -1.
- * Bookkeeping is incremental (blocked marks per wave, predecessor counts), so a whole partition
- * costs O(waves · n + edges) plus what `choose` spends.
+ *
+ * NOTE: everything is incremental, so a partition costs O(n + edges) plus what `choose` spends,
+ * not O(waves · n): the ready issues are a linked list in rank order (an issue leaves it when
+ * placed, joins it when its last predecessor is placed), and the issues that could still join the
+ * wave are counted by kind (`open*`), so `choose` answers -1 at once when none fits — with every
+ * issue conflicting with every other, each wave is one issue and costs that issue's edges (and,
+ * for RLF, one look at each ready issue to find the most conflicted one).
  */
 function greedyWaves(model: Model, choose: (state: GreedyState) => number): number[][] {
   const { n } = model;
@@ -131,22 +215,38 @@ function greedyWaves(model: Model, choose: (state: GreedyState) => number): numb
     model,
     placed: new Uint8Array(n),
     blockedIn: new Int32Array(n).fill(-1),
+    joinedIn: new Int32Array(n).fill(-1),
     pendingPreds: Int32Array.from(model.before, (preds) => preds.length),
-    available: [],
+    next: new Int32Array(n + 1),
+    prev: new Int32Array(n + 1),
+    ready: new Uint8Array(n),
+    readyCount: [0, 0, 0, 0],
+    open: [0, 0, 0, 0],
     wave: [],
     waveIndex: 0,
     nonDefaultInWave: 0,
-    unplacedDegree: Int32Array.from(model.adj, (a) => a.size),
+    unplacedDegree: Int32Array.from(model.adj, (a) => a.length),
     excludedNeighbours: new Int32Array(n),
+    newlyBlocked: [],
+    candidates: null,
+    marks: new Uint8Array(n),
+    cursor: n,
   };
+  const HEAD = n;
+  state.next[HEAD] = HEAD;
+  state.prev[HEAD] = HEAD;
+  const initial: number[] = [];
+  for (let v = 0; v < n; v++) if (state.pendingPreds[v] === 0) initial.push(v);
+  insertReady(state, initial);
   const waves: number[][] = [];
   let remaining = n;
   while (remaining > 0) {
-    state.available = [];
-    for (let v = 0; v < n; v++) if (!state.placed[v] && state.pendingPreds[v] === 0) state.available.push(v);
+    state.open = [...state.readyCount];
     state.wave = [];
     state.nonDefaultInWave = 0;
-    state.excludedNeighbours.fill(0);
+    state.newlyBlocked.length = 0;
+    state.candidates = null;
+    state.cursor = state.next[HEAD]!;
     for (;;) {
       const v = choose(state);
       if (v < 0) break;
@@ -154,12 +254,15 @@ function greedyWaves(model: Model, choose: (state: GreedyState) => number): numb
       if (model.serial[v] || state.wave.length >= model.cap) break;
     }
     if (state.wave.length === 0) throw new Error('partition: no issue can start (dependency cycle?)');
+    const released: number[] = [];
     for (const v of state.wave) {
       state.placed[v] = 1;
       remaining--;
-      for (const u of model.after[v]!) state.pendingPreds[u]!--;
+      unlinkReady(state, v);
+      for (const u of model.after[v]!) if (--state.pendingPreds[u]! === 0) released.push(u);
       for (const u of model.adj[v]!) state.unplacedDegree[u]!--;
     }
+    insertReady(state, released.sort((x, y) => x - y));
     waves.push([...state.wave].sort((x, y) => x - y));
     state.waveIndex++;
   }
@@ -171,21 +274,77 @@ interface GreedyState {
   placed: Uint8Array;
   /** The wave index in which an issue is blocked by a conflicting member (-1: never). */
   blockedIn: Int32Array;
+  /** The wave index an issue joined (-1: none yet). */
+  joinedIn: Int32Array;
   pendingPreds: Int32Array;
-  available: number[];
+  /** The ready issues (unplaced, every predecessor placed): a doubly linked list in rank order, head `n`. */
+  next: Int32Array;
+  prev: Int32Array;
+  ready: Uint8Array;
+  /** Ready issues by kind (see `kindOf`). */
+  readyCount: number[];
+  /** Ready issues by kind that are neither blocked in this wave nor in it. */
+  open: number[];
   wave: number[];
   waveIndex: number;
   nonDefaultInWave: number;
   /** Conflicts with issues still unplaced. */
   unplacedDegree: Int32Array;
-  /** For RLF: neighbours already excluded from the current wave. */
+  /** For RLF: neighbours already excluded from the current wave (kept for the open issues only). */
   excludedNeighbours: Int32Array;
+  /** For RLF: unplaced issues blocked since `excludedNeighbours` was last brought up to date. */
+  newlyBlocked: number[];
+  /** For RLF: the open issues of the wave after its first pick, in rank order (null before). */
+  candidates: number[] | null;
+  /** For RLF: scratch marks of the candidates while counting. */
+  marks: Uint8Array;
+  /** For list scheduling: where the scan of the ready list resumes (`n`: the end). */
+  cursor: number;
+}
+
+/** 0: plain, 1: serial, 2: non-default tier, 3: both. */
+function kindOf(model: Model, v: number): number {
+  return (model.serial[v] ? 1 : 0) | (model.nonDefault[v] ? 2 : 0);
+}
+
+/** Inserts issues (sorted) into the ready list, keeping it in rank order: one pass over the list. */
+function insertReady(state: GreedyState, issues: readonly number[]): void {
+  if (issues.length === 0) return;
+  const { next, prev } = state;
+  const head = state.model.n;
+  let at = head; // insert after `at`
+  for (const v of issues) {
+    while (next[at] !== head && next[at]! < v) at = next[at]!;
+    next[v] = next[at]!;
+    prev[v] = at;
+    prev[next[at]!] = v;
+    next[at] = v;
+    at = v;
+    state.ready[v] = 1;
+    state.readyCount[kindOf(state.model, v)]!++;
+  }
+}
+
+function unlinkReady(state: GreedyState, v: number): void {
+  const { next, prev } = state;
+  next[prev[v]!] = next[v]!;
+  prev[next[v]!] = prev[v]!;
+  state.ready[v] = 0;
+  state.readyCount[kindOf(state.model, v)]!--;
+}
+
+/** How many ready issues could still join the wave: open, and allowed by the serial rule and the tier cap. */
+function fitting(state: GreedyState): number {
+  const [plain, serial, heavy, both] = state.open as [number, number, number, number];
+  const serialOk = state.wave.length === 0;
+  const heavyOk = state.nonDefaultInWave < state.model.nonDefaultCap;
+  return plain + (serialOk ? serial : 0) + (heavyOk ? heavy : 0) + (serialOk && heavyOk ? both : 0);
 }
 
 function canJoin(state: GreedyState, v: number): boolean {
-  const { model, wave } = state;
-  if (state.placed[v] || wave.includes(v) || state.blockedIn[v] === state.waveIndex) return false;
-  if (model.serial[v] && wave.length > 0) return false;
+  const { model } = state;
+  if (state.placed[v] || state.joinedIn[v] === state.waveIndex || state.blockedIn[v] === state.waveIndex) return false;
+  if (model.serial[v] && state.wave.length > 0) return false;
   if (model.nonDefault[v] && state.nonDefaultInWave >= model.nonDefaultCap) return false;
   return true;
 }
@@ -193,20 +352,32 @@ function canJoin(state: GreedyState, v: number): boolean {
 function addToWave(state: GreedyState, v: number): void {
   const { model } = state;
   state.wave.push(v);
+  state.joinedIn[v] = state.waveIndex;
+  state.open[kindOf(model, v)]!--;
   if (model.nonDefault[v]) state.nonDefaultInWave++;
   for (const u of model.adj[v]!) {
-    if (state.blockedIn[u] !== state.waveIndex) {
-      state.blockedIn[u] = state.waveIndex;
-      // u leaves the candidates: its neighbours now have one more excluded neighbour.
-      if (!state.placed[u]) for (const w of model.adj[u]!) state.excludedNeighbours[w]!++;
-    }
+    if (state.blockedIn[u] === state.waveIndex) continue;
+    state.blockedIn[u] = state.waveIndex;
+    if (state.ready[u]) state.open[kindOf(model, u)]!--;
+    // u leaves the candidates: its neighbours now have one more excluded neighbour (RLF).
+    if (!state.placed[u]) state.newlyBlocked.push(u);
   }
 }
 
 /** Priority list scheduling: the most urgent issue that fits. */
 function listScheduling(model: Model): number[][] {
   return greedyWaves(model, (state) => {
-    for (const v of state.available) if (canJoin(state, v)) return v;
+    state.newlyBlocked.length = 0; // only RLF counts excluded neighbours
+    if (fitting(state) === 0) return -1;
+    // An issue that does not fit now never fits later in the wave (the wave only grows), so the
+    // scan resumes after the last pick instead of starting over.
+    for (let v = state.cursor; v !== model.n; v = state.next[v]!) {
+      if (canJoin(state, v)) {
+        state.cursor = state.next[v]!;
+        return v;
+      }
+    }
+    state.cursor = model.n;
     return -1;
   });
 }
@@ -214,14 +385,46 @@ function listScheduling(model: Model): number[][] {
 /** RLF: open a wave with the issue of most conflicts, then add the one that excludes the most others. */
 function recursiveLargestFirst(model: Model): number[][] {
   return greedyWaves(model, (state) => {
+    if (fitting(state) === 0) return -1;
+    if (state.wave.length === 0) {
+      // First pick: most conflicts among unplaced issues, the most urgent on ties.
+      let best = -1;
+      let bestDegree = -1;
+      for (let v = state.next[model.n]!; v !== model.n; v = state.next[v]!) {
+        state.excludedNeighbours[v] = 0;
+        if (canJoin(state, v) && state.unplacedDegree[v]! > bestDegree) {
+          best = v;
+          bestDegree = state.unplacedDegree[v]!;
+        }
+      }
+      return best;
+    }
+    // Later picks: most neighbours already excluded, then fewest others. Only the open issues can
+    // still be picked, so only their counts are kept, and each blocked issue is counted through
+    // its neighbours or through the open issues, whichever is fewer.
+    let candidates = state.candidates;
+    if (candidates === null) {
+      candidates = [];
+      for (let v = state.next[model.n]!; v !== model.n; v = state.next[v]!) if (canJoinByMarks(state, v)) candidates.push(v);
+    } else candidates = candidates.filter((v) => canJoinByMarks(state, v));
+    state.candidates = candidates;
+    const isCandidate = state.marks;
+    for (const v of candidates) isCandidate[v] = 1;
+    for (const u of state.newlyBlocked) {
+      const neighbours = model.adj[u]!;
+      if (neighbours.length <= candidates.length) {
+        for (const w of neighbours) if (isCandidate[w]) state.excludedNeighbours[w]!++;
+      } else for (const w of candidates) if (adjacent(model, u, w)) state.excludedNeighbours[w]!++;
+    }
+    for (const v of candidates) isCandidate[v] = 0;
+    state.newlyBlocked.length = 0;
     let best = -1;
     let bestKey1 = -1;
     let bestKey2 = Infinity;
-    for (const v of state.available) {
+    for (const v of candidates) {
       if (!canJoin(state, v)) continue;
-      // First pick: most conflicts; later picks: most neighbours already excluded, then fewest others.
-      const key1 = state.wave.length === 0 ? state.unplacedDegree[v]! : state.excludedNeighbours[v]!;
-      const key2 = state.wave.length === 0 ? 0 : state.unplacedDegree[v]! - state.excludedNeighbours[v]!;
+      const key1 = state.excludedNeighbours[v]!;
+      const key2 = state.unplacedDegree[v]! - key1;
       if (key1 > bestKey1 || (key1 === bestKey1 && key2 < bestKey2)) {
         best = v;
         bestKey1 = key1;
@@ -230,6 +433,11 @@ function recursiveLargestFirst(model: Model): number[][] {
     }
     return best;
   });
+}
+
+/** Ready, not blocked in this wave and not in it (the serial rule and the tier cap aside). */
+function canJoinByMarks(state: GreedyState, v: number): boolean {
+  return state.joinedIn[v] !== state.waveIndex && state.blockedIn[v] !== state.waveIndex;
 }
 
 function waveVector(waves: number[][], n: number): number[] {
@@ -318,7 +526,7 @@ class WaveSearch {
     for (let u = 0; u < m.n; u++) {
       if (s.assignment[u] !== -1) continue;
       let d = s.domain[u]!;
-      if (closeWave || m.adj[v]!.has(u) || (m.serial[u] && !m.serial[v]) || (closeNonDefault && m.nonDefault[u])) d &= notBit;
+      if (closeWave || adjacent(m, v, u) || (m.serial[u] && !m.serial[v]) || (closeNonDefault && m.nonDefault[u])) d &= notBit;
       s.domain[u] = d;
     }
     if (m.hasPrecedence) {
