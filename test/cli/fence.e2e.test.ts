@@ -170,9 +170,9 @@ describe('live fences', () => {
     const issues = path.join(ctx.side, 'inferred.json');
     writeFileSync(issues, JSON.stringify([{ number: 7, title: 'refunds are rounded wrong in the stripe refunds', body: '', labels: [] }]));
     const env = agentsScript({ 7: { edit: { 'packages/payments/package.json': '{ "name": "payments", "scripts": { "postinstall": "node -e 1" } }\n', 'packages/payments/src/refunds.ts': 'export const refunded = 1;\n' } } });
-    const plan = JSON.parse((await waves(['plan', '--from-issues', issues, '--inference', 'plan', '--inference-threshold', '0.8', '--json'], ctx.root)).stdout) as { waves: { issues: { number: number; paths: string[]; inferred?: boolean }[] }[] };
+    const plan = JSON.parse((await waves(['plan', '--from-issues', issues, '--inference', 'plan', '--inference-threshold', '0.6', '--json'], ctx.root)).stdout) as { waves: { issues: { number: number; paths: string[]; inferred?: boolean }[] }[] };
     expect(plan.waves[0]!.issues).toEqual([expect.objectContaining({ number: 7, inferred: true, paths: ['packages/payments/'] })]);
-    const result = await waves(['dispatch', '--from-issues', issues, '--inference', 'plan', '--inference-threshold', '0.8', '--config', withSide(), '--agent', 'fake', '--worktree'], ctx.root, env);
+    const result = await waves(['dispatch', '--from-issues', issues, '--inference', 'plan', '--inference-threshold', '0.6', '--config', withSide(), '--agent', 'fake', '--worktree'], ctx.root, env);
     expect(result.exitCode, result.stderr).toBe(0);
     const harvest = await waves(['harvest', '--json', '--commit'], ctx.root, env);
     const witness = (JSON.parse(harvest.stdout) as { runs: { issue: { number: number }; witness: { status: string; reasons: string[]; commit: unknown } }[] }).runs.find((r) => r.issue.number === 7)!.witness;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { confidencePercent, contentWords, createRepoTree, inferCandidates, inferenceIndexOf, likelyText, LIKELY, loadRepo, MAX_CONTENT_WORDS, packWords, unpackWords, type Candidate, type RepoIndex } from '@waves/planner';
+import { confidencePercent, contentWords, createRepoTree, inferCandidates, inferenceIndexOf, likelyText, LIKELY, loadRepo, MENTION, MAX_CONTENT_WORDS, packWords, unpackWords, type Candidate, type RepoIndex } from '@waves/planner';
 import { TempRepo } from '../helpers/temp-repo.js';
 
 /**
@@ -87,8 +87,11 @@ describe('scope inference reads the words of each file’s text', () => {
   it('calls the best candidate "likely" in a triage reason only when it is at least somewhat sure, "perhaps" below', () => {
     const candidate = (path: string, confidence: number): Candidate => ({ path, confidence, evidence: [{ kind: 'words', text: 'shop', where: { field: 'body' }, matched: `the text of ${path}` }] });
     expect(likelyText([candidate('a.ts', 0.17), candidate('b.ts', 0.1)])).toBe('perhaps a.ts (17%: words shop), or b.ts');
-    expect(likelyText([candidate('a.ts', LIKELY), candidate('b.ts', 0.1)])).toMatch(/^likely a\.ts \(30%/);
+    expect(likelyText([candidate('a.ts', LIKELY), candidate('b.ts', 0.1)])).toMatch(/^likely a\.ts \(50%/);
+    expect(likelyText([candidate('a.ts', 0.49)])).toMatch(/^perhaps a\.ts \(49%/);
     expect(likelyText([])).toBe('');
+    // Too unsure to name at all (the entry's candidates still list it).
+    expect(likelyText([candidate('a.ts', MENTION - 0.01)])).toBe('');
   });
 
   it('reads words apart at Unicode spaces and signs as at ASCII ones: a title typed with no-break or ideographic spaces has words', () => {
@@ -98,5 +101,16 @@ describe('scope inference reads the words of each file’s text', () => {
 
   it('shows a confidence as a percent rounded down, so that one short of a threshold never reads as it', () => {
     expect([0.696, 0.7, 0.29, 0.999, 0].map(confidencePercent)).toEqual([69, 70, 29, 99, 0]);
+  });
+
+  it('stays unsure of a vague title, however well one file holds its one or two words', () => {
+    const specific = infer('Refresh button does nothing above the verifiers table')[0]!;
+    expect(specific.path).toBe('src/pages/VerifiersPage.tsx');
+    for (const title of ['It does not work', 'Refresh', 'Button broken', 'Table']) {
+      const best = infer(title)[0];
+      expect(best === undefined || best.confidence < LIKELY, title).toBe(true);
+      // One word of it, matched as well as can be, is less sure than the title that says more.
+      expect(best === undefined || best.confidence < specific.confidence, title).toBe(true);
+    }
   });
 });

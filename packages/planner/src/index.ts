@@ -153,7 +153,7 @@ export { buildInferenceIndex, inferenceIndexOf, isCandidateFile } from './infer/
 export type { InferenceIndex } from './infer/inference-index.js';
 export { readIssueSignals, conventionalPrefix } from './infer/issue-signals.js';
 export type { IssueSignals } from './infer/issue-signals.js';
-export { AREA_FLOOR, areaFence, confidencePercent, describeEvidence, fenceCompanions, inferredFence, LIKELY, likelyText, strongCandidates, SURE } from './infer/inferred-fence.js';
+export { AREA_FLOOR, areaFence, confidencePercent, describeEvidence, fenceCompanions, inferredFence, LIKELY, likelyText, MENTION, strongCandidates, SURE } from './infer/inferred-fence.js';
 export { inferScopes } from './infer/infer-scopes.js';
 export { scanSymbols } from './graph/scan-symbols.js';
 export { contentWords, MAX_CONTENT_WORDS, packWords, unpackWords } from './graph/text-tokens.js';

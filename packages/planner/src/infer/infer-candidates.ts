@@ -29,7 +29,7 @@ export const INFER_WEIGHTS = {
   frame: 10,
   path: 9,
   identifierCode: 6,
-  identifierProse: 4,
+  identifierProse: 5,
   filenameCode: 5,
   filenameProse: 3.5,
   /** A kebab-case name in brackets or a code span that is a file's base name (`[no-unused-vars]`). */
@@ -55,14 +55,20 @@ export const INFER_WEIGHTS = {
   /** Lowest BM25 score of a past commit, against the best, that still votes. */
   similarFloor: 0.35,
   similarCommits: 25,
-  /** BM25 score of the best path match at which the words count half (0: the best match always counts fully). */
-  wordsSaturation: 5,
+  /**
+   * BM25 score of the best path match at which the words count half (0: the best match always
+   * counts fully). The saturations are what keeps a vague title ("Request failed", "It does not
+   * work") unsure: its few common words score low however well one file holds them.
+   */
+  wordsSaturation: 15,
   /** The same for the best past commit alike. */
-  historySaturation: 5,
+  historySaturation: 10,
   /** The words of the files' texts (identifiers, comments, strings), ranked by BM25. */
   content: 4,
   /** BM25 score of the best text match at which it counts half. */
-  contentSaturation: 5,
+  contentSaturation: 25,
+  /** Distinct words an issue needs for its words to count fully (fewer count that share). */
+  specificTerms: 3,
 };
 const W = INFER_WEIGHTS;
 
@@ -443,6 +449,8 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
   const terms = [...new Set([...titleWords, ...bodyWords.filter((w) => index.fileText.has(w)).slice(0, 60)])];
   const contentTerms = [...new Set([...titleWords, ...bodyWords.filter((w) => index.contentText.has(w)).slice(0, 60)])];
   if (terms.length === 0 && contentTerms.length === 0) return;
+  // One or two words ("It does not work", "Request failed") say little however well a file holds them: their words count a third (one word) or two thirds (two).
+  const specific = Math.min(1, new Set([...terms, ...contentTerms]).size / W.specificTerms);
   const inTitle = new Set(titleWords);
   const where = (word: string): Evidence['where'] => ({ field: inTitle.has(word) ? 'title' : 'body' });
   // Paths and declared names.
@@ -453,7 +461,7 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
     const pathWords = new Set(matchWords(file));
     const matched = terms.filter((t) => pathWords.has(t));
     const shownWords = matched.length > 0 ? matched : terms.filter((t) => index.fileText.has(t)).slice(0, 3);
-    scores.add(hit.doc, ((W.words * hit.score) / best) * (W.wordsSaturation > 0 ? best / (best + W.wordsSaturation) : 1), {
+    scores.add(hit.doc, ((specific * W.words * hit.score) / best) * (W.wordsSaturation > 0 ? best / (best + W.wordsSaturation) : 1), {
       kind: 'words',
       text: shownWords.join(' '),
       where: where(shownWords[0] ?? ''),
@@ -465,7 +473,7 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
   const bestContent = inContent[0]?.score ?? 0;
   for (const hit of inContent) {
     const held = contentTerms.filter((t) => index.contentText.holds(t, hit.doc));
-    scores.add(hit.doc, ((W.content * hit.score) / bestContent) * (W.contentSaturation > 0 ? bestContent / (bestContent + W.contentSaturation) : 1), {
+    scores.add(hit.doc, ((specific * W.content * hit.score) / bestContent) * (W.contentSaturation > 0 ? bestContent / (bestContent + W.contentSaturation) : 1), {
       kind: 'words',
       text: held.slice(0, 4).join(' '),
       where: where(held[0] ?? ''),
@@ -476,7 +484,7 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
   if (index.commitText.size === 0) return;
   const similar = index.commitText.search(terms, W.similarCommits);
   const top = similar[0]?.score ?? 0;
-  const historyWeight = W.history * (W.historySaturation > 0 ? top / (top + W.historySaturation) : 1);
+  const historyWeight = specific * W.history * (W.historySaturation > 0 ? top / (top + W.historySaturation) : 1);
   const votes = new Map<number, { vote: number; commit: number }>();
   for (const hit of similar) {
     if (hit.score < top * W.similarFloor) break;

@@ -99,7 +99,8 @@ export function confidencePercent(confidence: number): number {
 
 /** The triage reason's tail: `likely a.ts (title scope \`x\`, …), b.ts`. */
 export function likelyText(candidates: readonly Candidate[]): string {
-  if (candidates.length === 0) return '';
+  // A best guess this unsure (one common word of the body) is no lead worth naming: the entry's candidates still list it.
+  if (candidates.length === 0 || candidates[0]!.confidence < MENTION) return '';
   const [best, ...rest] = candidates;
   const others = rest.slice(0, 2).map((c) => c.path);
   // A best candidate this unsure (a common word matched) is named as the guess it is.
@@ -108,7 +109,9 @@ export function likelyText(candidates: readonly Candidate[]): string {
 }
 
 /** Below this confidence the triage reason says "perhaps", not "likely". */
-export const LIKELY = 0.3;
+export const LIKELY = 0.5;
+/** Below this one it names no file at all. */
+export const MENTION = 0.1;
 
 /** Below the threshold, an area fence needs the best candidate at this share of it at least. */
 export const AREA_FLOOR = 0.6;
