@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const bench = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(bench);
 const [name, ...args] = process.argv.slice(2);
-const available = ['graph', 'plan', 'explain', 'backtest', 'backtests', 'worktree-setup', 'fence-check', 'git-leases', 'inference-reports', 'inference-backtests', 'inference-speed', 'plan-conflicting'];
+const available = ['graph', 'plan', 'explain', 'backtest', 'backtests', 'worktree-setup', 'fence-check', 'git-leases', 'inference-reports', 'inference-backtests', 'inference-speed', 'inference-vague', 'plan-conflicting'];
 if (!name || !available.includes(name)) {
   console.error(`usage: pnpm bench <${available.join('|')}> [options]   (pnpm bench graph --help)`);
   process.exit(2);
