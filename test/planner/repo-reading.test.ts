@@ -49,6 +49,14 @@ describe('reading a repository', () => {
     expect(graph.getAttribute('unresolved').map((u) => u.specifier)).not.toContain('./leak-if-read');
   });
 
+  it('asks the caller about what the descriptor opened before reading a byte (the check a swapped folder cannot race)', () => {
+    const file = path.join(repo.root, 'src/real.ts');
+    const seen: number[] = [];
+    expect(readRegularFileSync(file, { maxBytes: 1024, opened: (fd) => (seen.push(fd), false) })).toMatchObject({ ok: false, kind: 'link' });
+    expect(seen).toHaveLength(1);
+    expect(readRegularFileSync(file, { maxBytes: 1024, opened: () => true })).toEqual({ ok: true, text: "import './leaf';\n" });
+  });
+
   it('takes a smaller limit when asked, and reports the skipped files in the graph report', async () => {
     const graph = await buildRepoGraph(repo.root, { cache: false, maxSourceBytes: 10 });
     expect(graph.getAttribute('skipped').map((s) => s.file)).toContain('src/main.ts');

@@ -108,6 +108,27 @@ describe('the symbols cache, beside the graph cache', () => {
     }
   });
 
+  it('a cold build that counts no words keeps the words an earlier plan counted for the same contents', async () => {
+    repo = await inferRepo();
+    await build(repo.root, true);
+    await rm(graphFile(repo.root));
+    await build(repo.root, false, true, false);
+    const after = JSON.parse(await readFile(symbolsFile(repo.root), 'utf8'));
+    expect(Object.values(after.entries).every((entry) => (entry as string[]).length === 3)).toBe(true);
+  });
+
+  it('keeps no words read from a file whose content is not the one the listing named (a skip-worktree file changed in place)', async () => {
+    repo = await inferRepo();
+    await build(repo.root, false, true, false);
+    const file = 'packages/core/src/money.ts';
+    await repo.git('update-index', '--skip-worktree', file);
+    await repo.write({ [file]: 'export const x = 1;\n// zebrasecret quagga zebrasecret\n' });
+    const read = await build(repo.root, true);
+    expect(read.symbols!.get(file)?.words ?? '').not.toMatch(/zebrasecret/);
+    // Its names and literals, from the content git knows, stand.
+    expect(read.symbols!.get(file)?.names).toEqual(['cartTotal', 'DiscountRule', 'applyDiscount']);
+  });
+
   it('ignores and rebuilds a cache whose entries do not have the shape it writes', async () => {
     repo = await inferRepo();
     await build(repo.root, false);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { DirectedGraph } from 'graphology';
 import { baseName, parentDir } from '../paths/repo-paths.js';
 import type { FileNodeAttributes, FileSymbols, ImportKind, RepoGraph, RepoPath, SkippedFile, UnresolvedImport, WorkspacePackage } from '../types.js';
-import { contentId, EXTERNAL, GRAPH_CACHE_TOOL, GRAPH_CACHE_VERSION, readGraphCache, UNRESOLVED, writeGraphCache, type CachedFile, type GraphCache } from './graph-cache.js';
+import { contentId, EXTERNAL, isContentOf, GRAPH_CACHE_TOOL, GRAPH_CACHE_VERSION, readGraphCache, UNRESOLVED, writeGraphCache, type CachedFile, type GraphCache } from './graph-cache.js';
 import { listRepoFiles } from './list-files.js';
 import { MAX_SOURCE_BYTES, repoFileReader } from './read-repo-file.js';
 import { readRegularFileSync } from './read-regular-file.js';
@@ -235,7 +235,10 @@ function readSymbols(at: {
     if (packed === undefined || packed.length === 2) {
       reader ??= repoFileReader(at.absRoot, at.maxSourceBytes);
       const read = reader.read(file);
-      if (read.ok) {
+      // What is read now must be the content the listing named: a file changed since, a folder
+      // swapped for a link out of the repository, a skip-worktree file whose tree git does not
+      // compare — none of it is kept under that id.
+      if (read.ok && isContentOf(read.content, entry.id)) {
         const text = read.content.toString('utf8');
         if (packed === undefined) {
           const scanned = scanSymbols(text);
@@ -387,7 +390,14 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
   // Every file scanned afresh (a cold build): their symbols are the whole cache, written now; else
   // the symbols cache is read only when inference asks for it (`onSymbols`).
   const allFresh = jobs.length > 0 && Object.values(entries).every((entry) => entry.id in freshSymbols);
-  if (writeCache && allFresh) writeSymbolsCache(cacheRoot, freshSymbols, slot);
+  if (writeCache && allFresh) {
+    // A build that counted no words keeps those an earlier plan counted for the same contents.
+    if (options.words === false) {
+      const earlier = useCache ? readSymbolsCache(cacheRoot, slot) : null;
+      if (earlier) for (const [id, packed] of Object.entries(freshSymbols)) if (packed.length === 2 && earlier[id]?.length === 3 && Object.hasOwn(earlier, id)) freshSymbols[id] = earlier[id]!;
+    }
+    writeSymbolsCache(cacheRoot, freshSymbols, slot);
+  }
   if (options.onSymbols) {
     let symbols: ReadonlyMap<RepoPath, FileSymbols> | null = null;
     options.onSymbols(() => (symbols ??= readSymbols({ absRoot, cacheRoot, slot, sources, entries, fresh: freshSymbols, allFresh, useCache, writeCache, maxSourceBytes: options.maxSourceBytes })));

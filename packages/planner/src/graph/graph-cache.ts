@@ -71,10 +71,21 @@ function isCache(data: unknown, tool: string): data is GraphCache {
   return true;
 }
 
-/** The git blob id of some content: what `git hash-object` prints. */
-export function contentId(content: Uint8Array | string): string {
+/** The git blob id of some content: what `git hash-object` prints (SHA-256 for a repository of that object format). */
+export function contentId(content: Uint8Array | string, algorithm: 'sha1' | 'sha256' = 'sha1'): string {
   const buffer = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-  return createHash('sha1').update(`blob ${buffer.length}\0`).update(buffer).digest('hex');
+  return createHash(algorithm).update(`blob ${buffer.length}\0`).update(buffer).digest('hex');
+}
+
+/**
+ * Whether some content is the blob of that id (its hash, in the id's object format), or would be
+ * once its line ends are LF (a work tree checked out with CRLF, as `core.autocrlf` does).
+ */
+export function isContentOf(content: Uint8Array, id: string): boolean {
+  const algorithm = id.length === 64 ? 'sha256' : 'sha1';
+  if (contentId(content, algorithm) === id) return true;
+  const buffer = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+  return buffer.includes('\r\n') && contentId(Buffer.from(buffer.toString('latin1').replaceAll('\r\n', '\n'), 'latin1'), algorithm) === id;
 }
 
 /**

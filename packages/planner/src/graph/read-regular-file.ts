@@ -55,6 +55,11 @@ export interface RegularReadOptions {
   maxBytes: number;
   /** Follow a symbolic link in the last component (default false: a link is refused). */
   followLinks?: boolean;
+  /**
+   * Asked with the open descriptor before anything is read: false refuses the file (`link`). A
+   * caller that checked the path's folders before the open uses it to check what was opened.
+   */
+  opened?: (fd: number) => boolean;
 }
 
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
@@ -103,6 +108,7 @@ export function readRegularBytesSync(file: string, options: RegularReadOptions):
     return refusedOpen(error);
   }
   try {
+    if (options.opened && !options.opened(fd)) return { ok: false, kind: 'link', reason: 'was reached through a symbolic link (not followed)' };
     const info = fstatSync(fd);
     const refused = checkOpened(info, options.maxBytes);
     if (refused) {

@@ -13,7 +13,7 @@
  * Anything else comes back as a reason, for the caller to report: never silently. The open, the
  * type check and the bounded read are read-regular-file.ts's.
  */
-import { realpathSync } from 'node:fs';
+import { readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { RepoPath } from '../types.js';
 import { readRegularBytesSync } from './read-regular-file.js';
@@ -39,6 +39,14 @@ export function repoFileReader(root: string, maxBytes = MAX_SOURCE_BYTES): RepoF
     realRoot = path.resolve(root);
   }
   const inside = (real: string) => real === realRoot || real.startsWith(realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep);
+  const openedInside = (fd: number): boolean => {
+    if (process.platform !== 'linux') return true;
+    try {
+      return inside(readlinkSync(`/proc/self/fd/${fd}`));
+    } catch {
+      return true; // no /proc: the path check before the open stands alone
+    }
+  };
   return {
     read(file) {
       let real: string;
@@ -48,9 +56,12 @@ export function repoFileReader(root: string, maxBytes = MAX_SOURCE_BYTES): RepoF
         return { ok: false, reason: null };
       }
       if (!inside(real)) return { ok: false, reason: 'a symbolic link leading outside the repository' };
-      // The real path has no link left; O_NOFOLLOW keeps one swapped in since from being followed.
-      const read = readRegularBytesSync(real, { maxBytes });
+      // The real path has no link left; O_NOFOLLOW keeps one swapped in since from being followed in
+      // its last part, and where the system says what a descriptor opened (Linux), a folder swapped
+      // for a link between the check and the open is caught too.
+      const read = readRegularBytesSync(real, { maxBytes, opened: openedInside });
       if (read.ok) return { ok: true, content: Buffer.from(read.content.buffer, read.content.byteOffset, read.content.byteLength) };
+      if (read.kind === 'link') return { ok: false, reason: 'a symbolic link leading outside the repository' };
       if (read.kind === 'not-regular') return { ok: false, reason: 'not a regular file (a FIFO, socket or device)' };
       if (read.kind === 'too-large') return { ok: false, reason: read.reason.replace(/^is /, '') };
       return { ok: false, reason: null };
