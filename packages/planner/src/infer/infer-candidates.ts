@@ -538,10 +538,12 @@ function addNeighbours(index: InferenceIndex, scores: Scores, factor: (id: numbe
 
 /** Files that past commits changed together with the best candidates (a source and its test, a module and its types). */
 function addCochanges(index: InferenceIndex, scores: Scores, factor: (id: number) => number): void {
-  const ranked = [...scores.byFile.entries()].sort((a, b) => b[1].score - a[1].score || a[0] - b[0]).slice(0, 3);
-  const top = ranked[0]?.[1].score ?? 0;
+  // The seeds' scores as they stand now: what one adds to another never feeds back (three files
+  // always changed together would otherwise lift each other from a stray word to near certainty).
+  const ranked = [...scores.byFile.entries()].sort((a, b) => b[1].score - a[1].score || a[0] - b[0]).slice(0, 3).map(([id, acc]) => [id, acc, acc.score] as const);
+  const top = ranked[0]?.[2] ?? 0;
   if (top <= 0) return;
-  for (const [id, acc] of ranked) {
+  for (const [id, acc, seed] of ranked) {
     const commits = index.commitsOf[id]!;
     if (commits.length < 2) continue;
     const together = new Map<number, number>();
@@ -550,7 +552,8 @@ function addCochanges(index: InferenceIndex, scores: Scores, factor: (id: number
     for (const [other, count] of together) {
       const ratio = count / Math.min(commits.length, 50);
       if (count < 2 || ratio < 0.25) continue;
-      scores.add(other, W.cochange * (acc.score / top) * ratio * factor(other), { kind: 'neighbour', text: acc.evidence[0]!.text, where: acc.evidence[0]!.where, matched: `changed with ${file} in ${count} past commit(s)` });
+      // In proportion to the seed against the best, and no more than the best is sure: weak seeds lend little.
+      scores.add(other, W.cochange * (seed / top) * Math.min(1, top / SCALE) * ratio * factor(other), { kind: 'neighbour', text: acc.evidence[0]!.text, where: acc.evidence[0]!.where, matched: `changed with ${file} in ${count} past commit(s)` });
     }
   }
 }
