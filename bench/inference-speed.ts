@@ -140,8 +140,11 @@ const subjects = execFileSync('git', ['log', '--first-parent', '--no-merges', `-
 const issues: BacklogIssue[] = subjects.map((title, i) => ({ number: i + 1, title, body: '', labels: [], state: 'open', createdAt: null, url: null, sortOrder: i }));
 const plan = (inference: string | null) => {
   const options = { top: issues.length, maxWaves: issues.length, ...(inference === null ? {} : { inference }) };
+  // Fresh issue objects each run: the planner keeps the candidates it found per issue object (a
+  // plan's verification asks again), which would make every run after the first free.
+  const fresh = issues.map((issue) => ({ ...issue }));
   const t = performance.now();
-  const analysis = analyzePlan({ issues, repo, options: options as never, now: 0 });
+  const analysis = analyzePlan({ issues: fresh, repo, options: options as never, now: 0 });
   return { ms: performance.now() - t, analysis };
 };
 const off: number[] = [];
