@@ -394,7 +394,7 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
     // A build that counted no words keeps those an earlier plan counted for the same contents.
     if (options.words === false) {
       const earlier = useCache ? readSymbolsCache(cacheRoot, slot) : null;
-      if (earlier) for (const [id, packed] of Object.entries(freshSymbols)) if (packed.length === 2 && earlier[id]?.length === 3 && Object.hasOwn(earlier, id)) freshSymbols[id] = earlier[id]!;
+      if (earlier) for (const [id, packed] of Object.entries(freshSymbols)) if (packed.length === 2 && Object.hasOwn(earlier, id) && earlier[id]!.length === 3) freshSymbols[id] = earlier[id]!;
     }
     writeSymbolsCache(cacheRoot, freshSymbols, slot);
   }

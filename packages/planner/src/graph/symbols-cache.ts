@@ -15,7 +15,8 @@
 import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { sweepCacheTemps } from './cache-temps.js';
-import { packWords } from './text-tokens.js';
+import { MAX_LITERAL_CHARS, MAX_LITERALS, MAX_NAME_LENGTH, MAX_NAMES } from './scan-symbols.js';
+import { MAX_CONTENT_PIECES, MAX_CONTENT_WORDS, MAX_WORD_LENGTH, packWords } from './text-tokens.js';
 import { readRegularFileSync } from './read-regular-file.js';
 
 /** Bump when scanning changes what a cached entry means. */
@@ -52,13 +53,17 @@ export function unpackEntry(entry: SymbolsEntry): { names: string[]; literals: s
 }
 
 /**
- * The most each part of an entry can hold, as the scan bounds it: 200 names of at most 120
- * characters, 16,000 characters of literals (and their newlines), 300 words of at most 40 letters
- * with their counts. A cache lies in the checkout, where an agent could write anything: an entry
+ * The most each part of an entry can hold, as the scan bounds it: its names, its literals (and
+ * their newlines), its words with their counts. A cache lies in the checkout, where an agent could write anything: an entry
  * past them was not written by waves, and the whole cache is ignored and rebuilt — never a plan
  * that reads millions of words.
  */
-const MAX_PART = [200 * 121, 16_000 + 256, 300 * 48] as const;
+const MAX_PART = [
+  MAX_NAMES * (MAX_NAME_LENGTH + 1),
+  MAX_LITERAL_CHARS + MAX_LITERALS,
+  // A word, `*`, its count (at most the pieces counted), a space.
+  MAX_CONTENT_WORDS * (MAX_WORD_LENGTH + 1 + String(MAX_CONTENT_PIECES).length + 1),
+] as const;
 
 function isEntries(value: unknown): value is SymbolsEntries {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return false;

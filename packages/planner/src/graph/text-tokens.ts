@@ -129,7 +129,9 @@ const KEYWORDS = new Set(
 /** How many distinct words of a file's text are kept (the most frequent): enough to rank, small enough to cache. */
 export const MAX_CONTENT_WORDS = 300;
 /** How many word pieces of a file's text are counted (a generated file of megabytes says no more past this). */
-const MAX_CONTENT_PIECES = 20_000;
+export const MAX_CONTENT_PIECES = 20_000;
+/** A longer run of letters (a hash, base64) is no word. */
+export const MAX_WORD_LENGTH = 40;
 
 /**
  * The words of a source file's text — identifiers split at their humps, comments, strings — with
@@ -143,7 +145,7 @@ export function contentWords(text: string): [word: string, count: number][] {
   let pieces = 0;
   eachPiece(text, (start, end) => {
     const length = end - start;
-    if (length < 2 || length > 40 || isDigit(text.charCodeAt(start))) return true;
+    if (length < 2 || length > MAX_WORD_LENGTH || isDigit(text.charCodeAt(start))) return true;
     const piece = text.slice(start, end);
     raw.set(piece, (raw.get(piece) ?? 0) + 1);
     return ++pieces < MAX_CONTENT_PIECES;

@@ -7,6 +7,8 @@
  * weights and queried tens of thousands of times in a backtest; this is 80 lines and allocation-free
  * per query.
  */
+import { sortedIncludes } from '../sorted-search.js';
+
 const K1 = 1.2;
 const B = 0.75;
 /** Terms in more than this share of the documents are skipped. */
@@ -59,17 +61,7 @@ export class Bm25 {
   /** Whether document `doc` holds `term` (a binary search of the term's postings, which are in document order). */
   holds(term: string, doc: number): boolean {
     const docs = this.postings.get(term)?.docs;
-    if (!docs) return false;
-    let lo = 0;
-    let hi = docs.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const at = docs[mid]!;
-      if (at === doc) return true;
-      if (at < doc) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return false;
+    return docs !== undefined && sortedIncludes(docs, doc);
   }
 
   /** The best `limit` documents for the query terms (each counted once), best first, ties by document. */

@@ -8,9 +8,11 @@
  * conventional-commit scope of the title points at a package or directory (and at the files past
  * commits of that scope changed); the words of the title and body, ranked by BM25 against paths
  * and declared names, against the words of each file's text (a button's label, a comment), and
- * against the subjects of past commits (whose files they vote for), are the fallback; the importers and imports of a strongly evidenced file come last. Recent churn
- * breaks near-ties. Confidence is 1 − e^(−score/SCALE): one strong piece of evidence gives about
- * 0.8, a title's words alone 0.3–0.6. Deterministic: ties go by path.
+ * against the subjects of past commits (whose files they vote for), are the fallback; the
+ * importers and imports of a strongly evidenced file come last. Recent churn breaks near-ties.
+ * Confidence is 1 − e^(−score/SCALE): one strong piece of evidence gives about 0.7–0.85, a
+ * title's words alone up to about 0.8, one or two common words under 0.5. Deterministic: ties go
+ * by path.
  */
 import { baseName, containsPath, parentDir } from '../paths/repo-paths.js';
 import type { Candidate, Evidence, EvidenceKind } from '../schema/plan-schema.js';
@@ -443,6 +445,15 @@ function wordIn(text: string, word: string): boolean {
   }
 }
 
+/**
+ * The weight of a ranked hit: `weight` for the best, in proportion below it, and all of them less
+ * when even the best scored low against `saturation` (few or common words).
+ */
+function rankedWeight(weight: number, score: number, best: number, saturation: number): number {
+  if (!(best > 0)) return 0;
+  return ((weight * score) / best) * (saturation > 0 ? best / (best + saturation) : 1);
+}
+
 function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: Scores): void {
   const titleWords = matchWords(signals.titleText, 64);
   const bodyWords = matchWords(signals.bodyText, 400);
@@ -461,7 +472,7 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
     const pathWords = new Set(matchWords(file));
     const matched = terms.filter((t) => pathWords.has(t));
     const shownWords = matched.length > 0 ? matched : terms.filter((t) => index.fileText.has(t)).slice(0, 3);
-    scores.add(hit.doc, ((specific * W.words * hit.score) / best) * (W.wordsSaturation > 0 ? best / (best + W.wordsSaturation) : 1), {
+    scores.add(hit.doc, rankedWeight(specific * W.words, hit.score, best, W.wordsSaturation), {
       kind: 'words',
       text: shownWords.join(' '),
       where: where(shownWords[0] ?? ''),
@@ -473,7 +484,7 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
   const bestContent = inContent[0]?.score ?? 0;
   for (const hit of inContent) {
     const held = contentTerms.filter((t) => index.contentText.holds(t, hit.doc));
-    scores.add(hit.doc, ((specific * W.content * hit.score) / bestContent) * (W.contentSaturation > 0 ? bestContent / (bestContent + W.contentSaturation) : 1), {
+    scores.add(hit.doc, rankedWeight(specific * W.content, hit.score, bestContent, W.contentSaturation), {
       kind: 'words',
       text: held.slice(0, 4).join(' '),
       where: where(held[0] ?? ''),
@@ -484,7 +495,7 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
   if (index.commitText.size === 0) return;
   const similar = index.commitText.search(terms, W.similarCommits);
   const top = similar[0]?.score ?? 0;
-  const historyWeight = specific * W.history * (W.historySaturation > 0 ? top / (top + W.historySaturation) : 1);
+  const historyWeight = rankedWeight(specific * W.history, top, top, W.historySaturation);
   const votes = new Map<number, { vote: number; commit: number }>();
   for (const hit of similar) {
     if (hit.score < top * W.similarFloor) break;

@@ -17,6 +17,7 @@
  * The search counts nodes rather than time, so its result never depends on the machine; when
  * the budget runs out the best plan found so far is used and `optimal` is false.
  */
+import { sortedIncludes } from '../sorted-search.js';
 
 export interface PartitionProblem {
   /** Issues in rank order: index 0 is the most urgent. */
@@ -139,17 +140,7 @@ function buildModel(p: PartitionProblem): Model {
 
 /** Whether `u` is a neighbour of `v`: a binary search. */
 function adjacent(model: Model, v: number, u: number): boolean {
-  const list = model.sortedAdj[v]!;
-  let lo = 0;
-  let hi = list.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const x = list[mid]!;
-    if (x === u) return true;
-    if (x < u) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
+  return sortedIncludes(model.sortedAdj[v]!, u);
 }
 
 /** Longest chain of predecessors ending at each issue (0 when it has none). */

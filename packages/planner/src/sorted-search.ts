@@ -1,0 +1,13 @@
+/** Whether an ascending list of numbers holds `value`: a binary search. Pure. */
+export function sortedIncludes(list: ArrayLike<number>, value: number): boolean {
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = list[mid]!;
+    if (at === value) return true;
+    if (at < value) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
