@@ -19,6 +19,7 @@ import {
   shellQuote,
   createFenceKeeper,
   installIntegrations,
+  integrationOfTemp,
   opencodeHookPaths,
   readJournal,
   releaseLease,
@@ -370,6 +371,21 @@ describe('the hook protocols', () => {
       expect([asked.exitCode, asked.stdout]).toEqual([0, 'allowed packages/api/src/routes/checkout.ts: inside the fence']);
       await deepServer.close();
       await other.keeper.close();
+    });
+
+    it('installs one hook for runs of a shared tree that start at the same instant: each shares it, none takes it half written for a stranger', async () => {
+      const tree = path.join(repo.root, '..', `${path.basename(repo.root)}-race`);
+      await mkdir(tree, { recursive: true });
+      const installs = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => installIntegrations({ tree, runId: `resolve-${i + 1}-1`, argv: ['/usr/local/bin/claude', '-p', 'x'], waves: [process.execPath, BIN], clientModule: CLIENT, env: { ...process.env, ...env } })),
+      );
+      expect(installs.map((i) => [i.installed, i.notes])).toEqual(installs.map(() => [['.claude/settings.local.json'], []]));
+      // One of them made the folder; nothing half written or temporary is left beside the hook.
+      expect(installs.flatMap((i) => i.madeDirs)).toEqual(['.claude']);
+      expect(readdirSync(path.join(tree, '.claude'))).toEqual(['settings.local.json']);
+      expect(integrationOfTemp('.claude/.settings.local.json.123.456.tmp')).toBe('.claude/settings.local.json');
+      expect(integrationOfTemp('.claude/.settings.json.123.456.tmp')).toBeNull();
+      rmSync(tree, { recursive: true, force: true });
     });
 
     it('serves every run of a shared tree with one hook file that reads the run from WAVES_RUN; the last run removes it; a hook with no run refuses (F11)', async () => {

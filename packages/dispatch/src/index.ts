@@ -129,7 +129,7 @@ export type { FenceKeeper, FenceKeeperOptions } from './fence/fence-keeper.js';
 export { resolveFencePath } from './fence/fence-paths.js';
 export { startFenceServer } from './fence/fence-server.js';
 export { isSkipped, watchTree } from './fence/fence-watch.js';
-export { claudeSettings, CLAUDE_SETTINGS, installIntegrations, integrationsFor, integrationText, OPENCODE_PLUGIN, opencodePlugin, removeIntegrations } from './fence/fence-integrations.js';
+export { claudeSettings, CLAUDE_SETTINGS, installIntegrations, integrationOfTemp, integrationsFor, integrationText, OPENCODE_PLUGIN, opencodePlugin, removeIntegrations } from './fence/fence-integrations.js';
 export { FenceConfigSchema } from './config-schema.js';
 export { FenceLogSchema, FenceRulesSchema } from './runs/run-record.js';
 export type { FenceExtension, FenceLog, FenceRefusal, FenceRules } from './runs/run-record.js';

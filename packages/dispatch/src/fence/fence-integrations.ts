@@ -19,7 +19,7 @@
  */
 import { constants } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, open, readdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, readFile, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { shellQuote } from '../shell-quote.js';
@@ -108,25 +108,64 @@ function oldRunOf(kind: 'claude' | 'opencode', text: string, options: Pick<Insta
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
 /** Writes a new file (never over one, never through a link), making its folder; returns the folders it made. */
-async function writeNew(tree: string, relative: string, text: string): Promise<string[] | null> {
+async function writeNew(tree: string, relative: string, text: string): Promise<{ made: string[]; written: boolean } | null> {
   const made: string[] = [];
   const parts = relative.split('/');
   for (let i = 1; i < parts.length; i++) {
     const dir = parts.slice(0, i).join('/');
     const info = await lstat(path.join(tree, dir)).catch(() => null);
     if (info === null) {
-      await mkdir(path.join(tree, dir));
-      made.push(dir);
+      // Another run of the tree may make it at the same instant: then it is not this run's.
+      const created = await mkdir(path.join(tree, dir)).then(
+        () => true,
+        () => false,
+      );
+      if (created) made.push(dir);
+      else if (!(await lstat(path.join(tree, dir)).catch(() => null))?.isDirectory()) return null;
     } else if (!info.isDirectory()) return null;
   }
-  const handle = await open(path.join(tree, relative), CREATE, 0o644).catch(() => null);
-  if (handle === null) return null;
+  // Whole or not at all: written beside, then linked into place (which fails when the file is
+  // there already), so that another run of the tree never reads it half written and takes it for
+  // someone else's. Where hard links are not supported, created in place.
+  const target = path.join(tree, relative);
+  const temp = path.join(path.dirname(target), integrationTemp(path.basename(target)));
+  const written = await writeExclusive(temp, text);
+  if (written) {
+    try {
+      await link(temp, target);
+      return { made, written: true };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return { made, written: false };
+    } finally {
+      await unlink(temp).catch(() => undefined);
+    }
+  }
+  return { made, written: await writeExclusive(target, text) };
+}
+
+/** The name an integration file is written under before it is linked into place. */
+function integrationTemp(base: string): string {
+  return `.${base}.${process.pid}.${Date.now()}.tmp`;
+}
+
+/** The integration file a path is the temporary of (`.claude/.settings.local.json.<pid>.<ms>.tmp`), or null. */
+export function integrationOfTemp(relative: string): string | null {
+  const match = /^(.*\/)?\.([^/]+)\.\d+\.\d+\.tmp$/.exec(relative);
+  if (!match) return null;
+  const file = `${match[1] ?? ''}${match[2]}`;
+  return file === CLAUDE_SETTINGS || file === OPENCODE_PLUGIN ? file : null;
+}
+
+/** Creates a file that is not there yet (never through a link) with this text; false when it cannot. */
+async function writeExclusive(file: string, text: string): Promise<boolean> {
+  const handle = await open(file, CREATE, 0o644).catch(() => null);
+  if (handle === null) return false;
   try {
     await handle.writeFile(text);
+    return true;
   } finally {
     await handle.close();
   }
-  return made;
 }
 
 export interface InstallOptions {
@@ -190,18 +229,15 @@ export async function installIntegrations(options: InstallOptions): Promise<Inte
       out.notes.push(`the ${what} of the live fence left by run ${oldRun}, which has ended, is replaced`);
       await rm(where, { force: true }).catch(() => undefined);
     }
-    const made = await writeNew(options.tree, file, text).catch(() => null);
-    if (made === null) {
-      // Written by another run of the tree at the same instant: shared.
-      if ((await readSmall(where)) === text) {
-        out.installed.push(file);
-        continue;
-      }
-      out.notes.push(`the ${kind} integration of the live fence could not be written at ${file}; the watcher still checks every write`);
+    const wrote = await writeNew(options.tree, file, text).catch(() => null);
+    // The folders it made are this run's to remove, whoever wrote the file.
+    if (wrote !== null) out.madeDirs.push(...wrote.made);
+    // Written by another run of the tree at the same instant: shared.
+    if (wrote?.written || (await readSmall(where)) === text) {
+      out.installed.push(file);
       continue;
     }
-    out.installed.push(file);
-    out.madeDirs.push(...made);
+    out.notes.push(`the ${kind} integration of the live fence could not be written at ${file}; the watcher still checks every write`);
   }
   if (out.installed.length > 0) {
     const users = usersDir(options.tree, env);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FenceLog, FenceRefusal, RunRecord } from '../runs/run-record.js';
 import { createFenceKeeper, type FenceKeeper } from './fence-keeper.js';
-import { CLAUDE_SETTINGS, installIntegrations, integrationText, OPENCODE_PLUGIN, removeIntegrations } from './fence-integrations.js';
+import { CLAUDE_SETTINGS, installIntegrations, integrationOfTemp, integrationText, OPENCODE_PLUGIN, removeIntegrations } from './fence-integrations.js';
 import { startFenceServer, type FenceServer } from './fence-server.js';
 import { watchTree, type TreeWatcher } from './fence-watch.js';
 
@@ -97,13 +97,15 @@ export async function startLiveFence(options: LiveFenceOptions): Promise<LiveFen
   keeperNow = keeper;
   // waves' integration files as waves writes them, installed or removed by another run of a shared
   // tree, are no write of this run's agent (this run's own are judged: \`own\`).
+  // So is the temporary file another run writes one through (linked into place, then removed).
   const wavesOwn = async (rel: string): Promise<boolean> => {
-    if (!INTEGRATION_FILES.has(rel) || integrations.installed.includes(rel)) return false;
+    const file = integrationOfTemp(rel) ?? rel;
+    if (!INTEGRATION_FILES.has(file) || (file === rel && integrations.installed.includes(rel))) return false;
     const info = await lstat(path.join(tree, rel)).catch(() => null);
     if (info === null) return true;
     if (!info.isFile() || info.size > 64 * 1024) return false;
     const text = await readFile(path.join(tree, rel), 'utf8').catch(() => null);
-    return text === integrationText(rel === CLAUDE_SETTINGS ? 'claude' : 'opencode', { waves: options.waves, clientModule: CLIENT_MODULE, env: options.env });
+    return text === integrationText(file === CLAUDE_SETTINGS ? 'claude' : 'opencode', { waves: options.waves, clientModule: CLIENT_MODULE, env: options.env });
   };
   const watcher: TreeWatcher = watchTree(
     tree,
