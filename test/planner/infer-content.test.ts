@@ -114,3 +114,34 @@ describe('scope inference reads the words of each file’s text', () => {
     }
   });
 });
+
+describe('the words of a long file are not discounted as much as BM25 usually does', () => {
+  // The module that does the work says the issue's words many times among many others; a file
+  // of labels says each once, in a few words. The fix goes to the module.
+  const filler = Array.from({ length: 240 }, (_, i) => `step${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`);
+  const LONG: Record<string, string> = {
+    'package.json': JSON.stringify({ name: 'shop', private: true }),
+    'src/billing/ledger.ts': [
+      '// Issues a refund and prints its receipt.',
+      'export function settle(order: { id: string }) {',
+      ...filler.map((word, i) => (i % 40 === 0 ? `  const ${word} = print(order); // the refund, then its receipt` : `  const ${word} = order.id;`)),
+      '}',
+      'declare function print(order: { id: string }): void;',
+    ].join('\n'),
+    'src/billing/labels.ts': "export const labels = { refund: 'Refund', receipt: 'Receipt', close: 'Close' };\n",
+  };
+  let long: TempRepo;
+  let longIndex: RepoIndex;
+  beforeAll(async () => {
+    long = await TempRepo.create(LONG);
+    longIndex = await loadRepo(long.root, { cache: false });
+  });
+  afterAll(async () => {
+    await long.dispose();
+  });
+
+  it('ranks the module that says the words often above the short file that says them once', () => {
+    const found = inferCandidates({ title: 'Refund receipt is wrong', body: '' }, inferenceIndexOf(longIndex), createRepoTree(longIndex.files, longIndex.packages));
+    expect(found.map((c) => c.path).slice(0, 2)).toEqual(['src/billing/ledger.ts', 'src/billing/labels.ts']);
+  });
+});

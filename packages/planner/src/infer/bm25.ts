@@ -25,9 +25,15 @@ export class Bm25 {
   private readonly avgLength: number;
   private readonly scores: Float64Array;
   readonly size: number;
+  /** How much a document's length discounts its term counts (0: not at all, 1: fully). */
+  private readonly b: number;
 
-  /** `docs[i]` is document i: its terms with their weights (a term may repeat; weights add up). */
-  constructor(docs: readonly (readonly (readonly [string, number])[])[]) {
+  /**
+   * `docs[i]` is document i: its terms with their weights (a term may repeat; weights add up).
+   * `b`: the length normalisation, 0.75 by default as in the literature.
+   */
+  constructor(docs: readonly (readonly (readonly [string, number])[])[], { b = B }: { b?: number } = {}) {
+    this.b = b;
     this.size = docs.length;
     this.lengths = new Float64Array(docs.length);
     this.scores = new Float64Array(docs.length);
@@ -79,7 +85,7 @@ export class Bm25 {
         const doc = list.docs[i]!;
         const tf = list.tfs[i]!;
         if (scores[doc] === 0) touched.push(doc);
-        scores[doc] = scores[doc]! + (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * this.lengths[doc]!) / this.avgLength));
+        scores[doc] = scores[doc]! + (idf * tf * (K1 + 1)) / (tf + K1 * (1 - this.b + (this.b * this.lengths[doc]!) / this.avgLength));
       }
     }
     // Only the best `limit` are sorted: a common term touches most documents.
