@@ -126,4 +126,23 @@ describe('waves backtest with scope inference', () => {
       await moved.dispose();
     }
   });
+  it('localises an issue whose title names its file by that file, ahead of any candidate', async () => {
+    const named = await TempRepo.create(BASE);
+    try {
+      await named.write({ 'src/net/request.ts': `${BASE['src/net/request.ts']}// typo fixed\n` });
+      await named.git('add', '-A');
+      await named.git(...IDENTITY, 'commit', '-q', '-m', 'chore: fix a typo in `request.ts` and `addToCart` (#1)');
+      const result = await execa('node', [BIN, 'backtest', '--root', named.root, '--last', '1', '--grade', 'title', '--json'], { reject: false, stdin: 'ignore', env: { NO_COLOR: '1' } });
+      expect(result.stderr).toBe('');
+      expect(result.exitCode).toBe(0);
+      const issue = BacktestReportSchema.parse(JSON.parse(result.stdout)).issues[0]!;
+      // Dispatched on the file its title names (not inferred); the name it mentions adds a candidate after it.
+      expect(issue.inferred).toBe(false);
+      expect(issue.fence).toEqual(['src/net/request.ts']);
+      expect(issue.candidates).toEqual(['src/net/request.ts', 'src/cart/cart-store.ts']);
+      expect(issue.candidateHit).toBe(1);
+    } finally {
+      await named.dispose();
+    }
+  });
 });

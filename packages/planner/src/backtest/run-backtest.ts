@@ -104,7 +104,16 @@ export function runBacktest(input: BacktestInput): BacktestReport {
 
   // Scope inference, judged file by file against what each commit changed, beside plain BM25.
   const entries = new Map<IssueNumber, { paths: string[]; inferred: boolean; fence: string[] | null }>();
-  for (const wave of analysis.plan.waves) for (const entry of wave.issues) entries.set(entry.number, { ...inferenceOf(entry), fence: entry.paths.map(fencePath) });
+  for (const wave of analysis.plan.waves) {
+    for (const entry of wave.issues) {
+      const inference = inferenceOf(entry);
+      const fence = entry.paths.map(fencePath);
+      // An issue whose text names its files is localised by them: they come first, then the candidates.
+      const named = inference.inferred ? [] : fence.filter((path) => analysis.tree.isFile(path));
+      const paths = [...named, ...inference.paths.filter((path) => !named.includes(path))];
+      entries.set(entry.number, { ...inference, paths, fence });
+    }
+  }
   for (const list of [analysis.plan.triage, analysis.plan.subdivide, analysis.plan.deferred, analysis.plan.held]) {
     for (const entry of list) if (!entries.has(entry.number)) entries.set(entry.number, { ...inferenceOf(entry), fence: null });
   }

@@ -38,7 +38,7 @@ export const LocalisationFiguresSchema = z.object({
 
 /** Scope inference judged file by file, as the SWE-bench localisation papers count it, beside a plain BM25 match of the issue text against file paths. */
 export const BacktestLocalisationSchema = z.object({
-  all: LocalisationFiguresSchema.describe("The plan's candidates over every locatable issue (an issue without candidates is a miss)"),
+  all: LocalisationFiguresSchema.describe("The plan's candidates over every locatable issue (an issue without candidates is a miss); an issue dispatched on files its text names has those first"),
   candidates: LocalisationFiguresSchema.describe('The same over the issues the planner gave candidates'),
   baseline: LocalisationFiguresSchema.describe('Plain BM25 of the title and body against the code file paths of the base, top 5, over every locatable issue'),
   baselineOnCandidates: LocalisationFiguresSchema.describe('The baseline over the issues the planner gave candidates'),
@@ -139,7 +139,7 @@ export const BacktestReportSchema = z.object({
       inferred: z.boolean(),
       /** What the localisation is judged against: the code files the commit edits or deletes, tests aside. */
       truthFiles: z.array(z.string()),
-      /** The plan's candidates, best first (top 5). */
+      /** The files the plan points at, best first (top 5): the files its text names when dispatched on them, then the candidates of scope inference. */
       candidates: z.array(z.string()),
       /** 1-based rank of the first true file among the candidates (null: none). */
       candidateHit: z.number().int().positive().nullable(),
