@@ -5,8 +5,8 @@
  * Scoring is additive evidence, as a maintainer weighs a report: a stack frame or a path that
  * matches one file by its longest suffix is nearly proof; a name declared in one file, or a
  * message found in one file's literals, is strong, and weaker the more files share it; the
- * conventional-commit scope of the title points at a package or directory (and at the files past
- * commits of that scope changed); the words of the title and body, ranked by BM25 against paths
+ * conventional-commit scope of the title points at a package or directory, as far as past commits
+ * of that scope stayed inside it (and at the files they changed); the words of the title and body, ranked by BM25 against paths
  * and declared names, against the words of each file's text (a button's label, a comment), and
  * against the subjects of past commits (whose files they vote for), are the fallback; the
  * importers and imports of a strongly evidenced file come last. Recent churn breaks near-ties.
@@ -43,6 +43,12 @@ export const INFER_WEIGHTS = {
   scopeRecency: 1,
   /** What a file outside the folders a title scope names keeps of its score (scopes are used loosely). */
   outsideScope: 0.7,
+  /**
+   * How far a title scope's folders are trusted, from the share of its past commits' changes that
+   * stayed inside them (raised to this power; 0: trusted fully whatever the history). A scope its
+   * team uses loosely (`fix(core)` for fixes all over the frontend) lends its folders less.
+   */
+  scopeTrust: 1,
   lane: 2.5,
   words: 5,
   history: 5,
@@ -397,11 +403,36 @@ function matchScopeFiles(signals: IssueSignals, index: InferenceIndex, scores: S
   }
 }
 
-function matchScopes(signals: IssueSignals, index: InferenceIndex, scores: Scores, restrict: Map<RepoPath, Evidence>): void {
+const trustOf = new WeakMap<InferenceIndex, Map<string, number>>();
+
+/** How far the folders a scope names are trusted: the share of its past commits' changes inside them (each commit's files sharing one vote), to the power `scopeTrust`; 1 without history. */
+function scopeTrust(scope: string, dirs: readonly RepoPath[], index: InferenceIndex): number {
+  let known = trustOf.get(index);
+  if (!known) trustOf.set(index, (known = new Map()));
+  const key = scope.toLowerCase();
+  let trust = known.get(key);
+  if (trust === undefined) {
+    let inside = 0;
+    let all = 0;
+    for (const [id, { share }] of index.scopeFiles.get(key) ?? []) {
+      all += share;
+      if (dirs.some((dir) => containsPath(dir, index.files[id]!))) inside += share;
+    }
+    trust = all > 0 && W.scopeTrust > 0 ? Math.pow(inside / all, W.scopeTrust) : 1;
+    known.set(key, trust);
+  }
+  return trust;
+}
+
+function matchScopes(signals: IssueSignals, index: InferenceIndex, scores: Scores, restrict: Map<RepoPath, Evidence>, trust: Map<RepoPath, number>): void {
   for (const scope of signals.scopes.slice(0, 4)) {
     const evidenceText = scope;
     const dirs = scopeDirs(scope, index);
-    for (const dir of dirs) restrict.set(dir, { kind: 'scope', text: evidenceText, where: { field: 'title' }, matched: `${dir}/` });
+    const trusted = scopeTrust(scope, dirs, index);
+    for (const dir of dirs) {
+      restrict.set(dir, { kind: 'scope', text: evidenceText, where: { field: 'title' }, matched: `${dir}/` });
+      trust.set(dir, trusted);
+    }
     // Files past commits of this scope changed, by how often.
     const past = index.scopeFiles.get(scope.toLowerCase());
     if (past && past.size > 0) {
@@ -579,6 +610,8 @@ export function inferCandidates(
   const signals = readIssueSignals(issue.title, issue.body);
   const scores = new Scores();
   const restrict = new Map<RepoPath, Evidence>();
+  /** How far each scope folder of `restrict` is trusted (absent: fully). */
+  const trust = new Map<RepoPath, number>();
   matchPaths(signals, index, tree, scores, restrict);
   matchNames(signals, index, scores);
   matchPackages(signals, index, scores, restrict);
@@ -586,22 +619,24 @@ export function inferCandidates(
   matchScopeFiles(signals, index, scores);
   matchGluedNames(signals, index, scores);
   if (!options.strongOnly) {
-    matchScopes(signals, index, scores, restrict);
+    matchScopes(signals, index, scores, restrict, trust);
     matchLanes(issue.title, issue.body, options, tree, restrict);
     matchWordsRanked(signals, index, scores);
   }
-  // A scope, a lane or a package named through node_modules: files under it gain, files outside lose.
+  // A scope, a lane or a package named through node_modules: files under it gain, files outside
+  // lose — as far as the scope's past commits stayed inside its folders.
   if (restrict.size > 0) {
     const dirs = [...restrict.keys()].sort();
+    const least = Math.min(...dirs.map((d) => trust.get(d) ?? 1));
     for (const [id, acc] of scores.byFile) {
       const file = index.files[id]!;
       const dir = dirs.find((d) => containsPath(d, file));
       if (dir !== undefined) {
         const evidence = restrict.get(dir)!;
-        const weight = evidence.kind === 'lane' ? W.lane : W.scope;
+        const weight = evidence.kind === 'lane' ? W.lane : W.scope * (trust.get(dir) ?? 1);
         acc.score += weight;
         acc.evidence.push({ ...evidence, weight });
-      } else if (!acc.evidence.some((e) => STRONG.has(e.kind))) acc.score *= W.outsideScope;
+      } else if (!acc.evidence.some((e) => STRONG.has(e.kind))) acc.score *= 1 - (1 - W.outsideScope) * least;
     }
   }
   if (!options.strongOnly) {

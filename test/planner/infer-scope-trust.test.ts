@@ -1,0 +1,67 @@
+/**
+ * A title's conventional-commit scope names folders; how far they count is learnt from the
+ * scope's past commits. A team that writes `fix(core)` for fixes all over its frontend lends
+ * `packages/core/` little; one whose `core` commits stay in it, much.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRepoTree, inferCandidates, inferenceIndexOf, loadRepo, type RepoIndex } from '@waves/planner';
+import { TempRepo } from '../helpers/temp-repo.js';
+
+const IDENTITY = ['-c', 'user.name=waves', '-c', 'user.email=waves@example.invalid'];
+
+const FILES: Record<string, string> = {
+  'package.json': JSON.stringify({ name: 'shop', private: true, workspaces: ['packages/*'] }),
+  'packages/core/package.json': JSON.stringify({ name: '@shop/core' }),
+  'packages/core/src/session.ts': 'export function openSession() {\n  return { menuScroll: 0 }; // where the menu was scrolled to, kept per session\n}\n',
+  'packages/core/src/store.ts': 'export const store = new Map<string, string>();\n',
+  'packages/ui/package.json': JSON.stringify({ name: '@shop/ui' }),
+  'packages/ui/src/menu.tsx': [
+    '// A menu: its items scroll when they overflow the modal they open in.',
+    'export function Menu({ items }: { items: string[] }) {',
+    "  return <ul style={{ overflow: 'scroll' }}>{items.map((item) => <li>{item}</li>)}</ul>;",
+    '}',
+  ].join('\n'),
+  'packages/ui/src/button.tsx': 'export function Button() {\n  return <button />;\n}\n',
+  // Other files, so that a word is as rare as in a real repository.
+  ...Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`packages/${i % 2 ? 'ui' : 'core'}/src/part${i}.ts`, `export const part${i} = ${i}; // part ${i} of the shop\n`])),
+};
+
+/** The repository with past `core` commits that changed `files`, each commit one file. */
+async function repoWithHistory(files: readonly string[]): Promise<{ repo: TempRepo; index: RepoIndex }> {
+  const repo = await TempRepo.create(FILES);
+  let n = 0;
+  for (const file of files) {
+    await repo.write({ [file]: `${FILES[file]}// change ${++n}\n` });
+    await repo.git('add', '-A');
+    await repo.git(...IDENTITY, 'commit', '-q', '-m', `fix(core): change ${n}`);
+  }
+  return { repo, index: await loadRepo(repo.root, { cache: false }) };
+}
+
+const TITLE = 'fix(core): the menu does not scroll';
+const ranked = (index: RepoIndex) => inferCandidates({ title: TITLE, body: '' }, inferenceIndexOf(index), createRepoTree(index.files, index.packages)).map((c) => c.path);
+
+describe('a title scope counts as far as its past commits stayed inside its folders', () => {
+  let loose: { repo: TempRepo; index: RepoIndex };
+  let faithful: { repo: TempRepo; index: RepoIndex };
+  beforeAll(async () => {
+    // Past `core` commits: all in packages/ui (loose), or all in packages/core (faithful).
+    loose = await repoWithHistory(['packages/ui/src/button.tsx', 'packages/ui/src/button.tsx', 'packages/ui/src/button.tsx', 'packages/ui/src/button.tsx']);
+    faithful = await repoWithHistory(['packages/core/src/store.ts', 'packages/core/src/store.ts', 'packages/core/src/store.ts', 'packages/core/src/store.ts']);
+  });
+  afterAll(async () => {
+    await loose.repo.dispose();
+    await faithful.repo.dispose();
+  });
+
+  it('ranks the file the words point at first when the scope is used loosely', () => {
+    const found = ranked(loose.index);
+    expect(found.indexOf('packages/ui/src/menu.tsx')).toBeLessThan(found.indexOf('packages/core/src/session.ts'));
+  });
+
+  it('keeps the scope’s folder first when its past commits stayed in it', () => {
+    const found = ranked(faithful.index);
+    expect(found.indexOf('packages/core/src/session.ts')).toBeGreaterThanOrEqual(0);
+    expect(found.indexOf('packages/core/src/session.ts')).toBeLessThan(found.indexOf('packages/ui/src/menu.tsx'));
+  });
+});
