@@ -65,3 +65,29 @@ describe('a title scope counts as far as its past commits stayed inside its fold
     expect(found.indexOf('packages/core/src/session.ts')).toBeLessThan(found.indexOf('packages/ui/src/menu.tsx'));
   });
 });
+
+describe('the files past commits of a title scope changed count by how many such commits there were', () => {
+  let repo: TempRepo;
+  let index: RepoIndex;
+  beforeAll(async () => {
+    repo = await TempRepo.create({
+      ...FILES,
+      'tools/release.js': 'module.exports = function release() {};\n',
+      'packages/ui/src/settings-tabs.tsx': '// Settings tabs: a tab the role may not see redirects to the first it may.\nexport function SettingsTabs() {\n  return null; // redirect when denied\n}\n',
+    });
+    // One past `client` commit, about something else entirely.
+    await repo.write({ 'tools/release.js': 'module.exports = function release() { return 1; };\n' });
+    await repo.git('add', '-A');
+    await repo.git(...IDENTITY, 'commit', '-q', '-m', 'fix(client): bump the release script');
+    index = await loadRepo(repo.root, { cache: false });
+  });
+  afterAll(async () => {
+    await repo.dispose();
+  });
+
+  it('lets the words of the title outrank a file one past commit of the same scope happened to change', () => {
+    const found = inferCandidates({ title: 'fix(client): redirect denied settings tabs', body: '' }, inferenceIndexOf(index), createRepoTree(index.files, index.packages)).map((c) => c.path);
+    expect(found[0]).toBe('packages/ui/src/settings-tabs.tsx');
+    expect(found.indexOf('tools/release.js')).toBeGreaterThan(0);
+  });
+});

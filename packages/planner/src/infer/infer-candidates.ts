@@ -49,6 +49,8 @@ export const INFER_WEIGHTS = {
    * team uses loosely (`fix(core)` for fixes all over the frontend) lends its folders less.
    */
   scopeTrust: 1,
+  /** Past commits of a scope at which the files they changed count half (fewer: less, more: up to fully). */
+  scopeCommitsHalf: 2,
   lane: 2.5,
   words: 5,
   history: 5,
@@ -438,8 +440,11 @@ function matchScopes(signals: IssueSignals, index: InferenceIndex, scores: Score
     if (past && past.size > 0) {
       let max = 0;
       for (const { share, recent } of past.values()) max = Math.max(max, share * (1 - W.scopeRecency) + recent * W.scopeRecency);
+      // One or two past commits of a scope say little of where the next one goes.
+      const commits = index.scopeCommits.get(scope.toLowerCase()) ?? 0;
+      const sure = commits / (commits + W.scopeCommitsHalf);
       for (const [id, { count, share, recent }] of past) {
-        const weight = (W.scope * (share * (1 - W.scopeRecency) + recent * W.scopeRecency)) / max;
+        const weight = (sure * W.scope * (share * (1 - W.scopeRecency) + recent * W.scopeRecency)) / max;
         if (weight < W.scope * 0.05) continue; // a long tail of files the scope once touched: no evidence worth its cost
         scores.add(id, weight, { kind: 'scope', text: evidenceText, where: { field: 'title' }, matched: `changed by ${count} past ${scope} commit(s)` });
       }

@@ -56,6 +56,8 @@ export interface InferenceIndex {
   maxChurn: number;
   /** Past conventional-commit scope (lower-cased) → file id → times changed under it, that count shared among each commit's files, and weighted by recency too. */
   scopeFiles: Map<string, Map<number, { count: number; share: number; recent: number }>>;
+  /** Past conventional-commit scope (lower-cased) → how many past commits bore it. */
+  scopeCommits: Map<string, number>;
   packages: readonly WorkspacePackage[];
   /** Out and in neighbours in the import graph. */
   neighbours: (file: RepoPath) => { imports: RepoPath[]; importers: RepoPath[] };
@@ -189,6 +191,7 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
   const changes = new Uint32Array(files.length);
   const commitsOf: number[][] = files.map(() => []);
   const scopeFiles = new Map<string, Map<number, { count: number; share: number; recent: number }>>();
+  const scopeCommits = new Map<string, number>();
   const commitFiles: number[][] = [];
   const commitDocs: [string, number][][] = [];
   history.forEach((commit, age) => {
@@ -206,6 +209,7 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
     }
     for (const scope of scopes) {
       const key = scope.toLowerCase();
+      scopeCommits.set(key, (scopeCommits.get(key) ?? 0) + 1);
       let counts = scopeFiles.get(key);
       if (!counts) scopeFiles.set(key, (counts = new Map()));
       // A commit of many files (a version bump across packages) says less about each of them.
@@ -275,6 +279,7 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
     maxChurn,
     kindFactor,
     scopeFiles,
+    scopeCommits,
     packages: repo.packages,
     neighbours: (file) =>
       graph.hasNode(file) ? { imports: graph.outNeighbors(file), importers: graph.inNeighbors(file) } : { imports: [], importers: [] },
