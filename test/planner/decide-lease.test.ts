@@ -28,6 +28,18 @@ describe('decideLeases: the one lease rule', () => {
     expect(decideLeases([lease('packages/b', 'run-1')], ['packages/a/src/x.ts', 'packages/b/src/w.ts'], 'run-1', rules())).toEqual({ status: 'granted' });
   });
 
+  it('keeps two running runs out of one folder neither found at the base: one would create it, the other rely on it', () => {
+    const other = [lease('packages/a/src/props/types/by.ts', 'run-2')];
+    // run-1's new file in the same new folder (packages/a/src/props/) is refused, in either nesting …
+    expect(decideLeases(other, ['packages/a/src/props/table.ts'], 'run-1', rules(0, { extension: true }))).toMatchObject({ status: 'refused', reason: 'overlap', lease: { holder: 'run-2' } });
+    expect(decideLeases([lease('packages/a/src/props/table.ts', 'run-2')], ['packages/a/src/props/types/by.ts'], 'run-1', rules(0, { extension: true }))).toMatchObject({ status: 'refused', reason: 'overlap' });
+    // … a new file in another new folder, or in a folder the base has, is not;
+    expect(decideLeases(other, ['packages/a/src/other/table.ts'], 'run-1', rules(0, { extension: true }))).toEqual({ status: 'granted' });
+    expect(decideLeases([lease('packages/a/src/new.ts', 'run-2')], ['packages/a/src/newer.ts'], 'run-1', rules(0, { extension: true }))).toEqual({ status: 'granted' });
+    // … and a lease taken before any run starts (not an extension) is judged by its paths alone.
+    expect(decideLeases(other, ['packages/a/src/props/table.ts'], 'run-1', rules(0))).toEqual({ status: 'granted' });
+  });
+
   it('refuses a lane another holder\'s lease covers, names the holder and the lease', () => {
     const verdict = decideLeases([lease('packages/b', 'run-2')], ['packages/a/src/y.ts', 'packages/b/src/w.ts'], 'run-1', rules());
     expect(verdict).toMatchObject({ status: 'refused', reason: 'overlap', lane: 'packages/b/src/w.ts', lease: { holder: 'run-2', lane: 'packages/b' } });

@@ -32,7 +32,7 @@
 import { chainTo, describeChain, reachImports } from '../graph/graph-queries.js';
 import { graphFiles } from '../conflicts/find-conflicts.js';
 import type { Leaf } from '../conflicts/roll-up-leaves.js';
-import { containsPath } from '../paths/repo-paths.js';
+import { containsPath, parentDir } from '../paths/repo-paths.js';
 import { globMatcher } from '../paths/globs.js';
 import type { RepoTree } from '../scope/repo-tree.js';
 import { resolveLaneName } from '../scope/resolve-lane.js';
@@ -98,6 +98,18 @@ function touchesRootFile(path: RepoPath, tree: RepoTree | null): boolean {
   if (path === '') return false;
   if (tree !== null) return rootFileOf({ path, dir: tree.isDir(path) }, tree) !== null;
   return ROOT_FILE_GLOBS.some((glob) => globMatcher(glob)(path) || globMatcher(glob)(`${path}/`));
+}
+
+/**
+ * The outermost folder a new file would create (none of the tree's folders holds its place), or
+ * null when its folder exists (or without a tree). Two runs writing into one folder that neither
+ * found at the base conflict as the backtest's truth has it: one creates it, the other relies on it.
+ */
+function createdDir(path: RepoPath, tree: RepoTree | null): RepoPath | null {
+  if (tree === null || path === '' || tree.isFile(path) || tree.isDir(path)) return null;
+  let dir: RepoPath | null = null;
+  for (let up = parentDir(path); up !== '' && !tree.isDir(up); up = parentDir(up)) dir = up;
+  return dir;
 }
 
 /**
@@ -207,9 +219,14 @@ export function decideLeases(active: readonly ActiveLease[], lanes: readonly str
   const held = heldLeases(active, holder, tree);
   if (held.length === 0) return { status: 'granted' };
 
-  // Paths: spelled lanes overlap (the journal's rule), or the paths they stand for do.
+  // Paths: spelled lanes overlap (the journal's rule), or the paths they stand for do — or, for a
+  // running run's new file, another holds a path in the folder that file would create.
+  const created = new Map(leaves.map((l) => [l, rules?.extension ? createdDir(l.path, tree) : null]));
   for (const entry of held) {
-    const leaf = leaves.find((l) => lanesOverlap(entry.lease.lane, l.lane) || containsPath(entry.path, l.path) || containsPath(l.path, entry.path));
+    const leaf = leaves.find((l) => {
+      const dir = created.get(l);
+      return lanesOverlap(entry.lease.lane, l.lane) || containsPath(entry.path, l.path) || containsPath(l.path, entry.path) || (dir !== null && dir !== undefined && containsPath(dir, entry.path));
+    });
     if (leaf) return { status: 'refused', reason: 'overlap', lane: leaf.lane, lease: asLease(entry.lease), message: `${leaf.lane}: ${describeLease(entry.lease)}` };
   }
   const rootLeaf = rules === undefined ? undefined : leaves.find((leaf) => touchesRootFile(leaf.path, tree));
