@@ -14,7 +14,8 @@
  * - `control` (extension only, even for a run holding the whole repository): nor onto a control
  *   file, one a tool or agent executes or obeys when it runs in the tree (control-files.ts);
  * - `overlap`: another holder's live lease covers a lane, lies inside it, or is the whole
- *   repository; or (`root`) the lane is a root file while another holder leases a root file (two
+ *   repository, or (extension only) lies in the folder a lane's new file would create, no such
+ *   folder being in the tree (one run would create it, the other rely on it); or (`root`) the lane is a root file while another holder leases a root file (two
  *   issues touching root files conflict, see find-conflicts.ts);
  * - `import`: a file of a lane imports, or is imported by, a file under another holder's lease
  *   within `contentionDepth` hops — both directions, since the leased side is no issue of this
