@@ -222,12 +222,9 @@ export function decideLeases(active: readonly ActiveLease[], lanes: readonly str
 
   // Paths: spelled lanes overlap (the journal's rule), or the paths they stand for do — or, for a
   // running run's new file, another holds a path in the folder that file would create.
-  const created = new Map(leaves.map((l) => [l, rules?.extension ? createdDir(l.path, tree) : null]));
+  const created = leaves.map((leaf) => (rules?.extension ? createdDir(leaf.path, tree) : null));
   for (const entry of held) {
-    const leaf = leaves.find((l) => {
-      const dir = created.get(l);
-      return lanesOverlap(entry.lease.lane, l.lane) || containsPath(entry.path, l.path) || containsPath(l.path, entry.path) || (dir !== null && dir !== undefined && containsPath(dir, entry.path));
-    });
+    const leaf = leaves.find((l, i) => lanesOverlap(entry.lease.lane, l.lane) || containsPath(entry.path, l.path) || containsPath(l.path, entry.path) || (created[i] != null && containsPath(created[i]!, entry.path)));
     if (leaf) return { status: 'refused', reason: 'overlap', lane: leaf.lane, lease: asLease(entry.lease), message: `${leaf.lane}: ${describeLease(entry.lease)}` };
   }
   const rootLeaf = rules === undefined ? undefined : leaves.find((leaf) => touchesRootFile(leaf.path, tree));
