@@ -62,8 +62,8 @@ describe('the backlog a backtest replays', () => {
     expect(new Set(whole.map((i) => i.number)).size).toBe(whole.length);
   });
 
-  it('leaves docs, markdown and lockfiles out of a commit before counting its files', () => {
-    const files = ['docs/guide.ts', 'a/README.md', 'pnpm-lock.yaml', 'x/yarn.lock', 'src/a.ts'].map((path) => ({ path, change: 'edit' as const }));
+  it('leaves docs, markdown and tool-written files (lockfiles, ESLint suppressions) out of a commit before counting its files', () => {
+    const files = ['docs/guide.ts', 'a/README.md', 'pnpm-lock.yaml', 'x/yarn.lock', 'eslint-suppressions.json', 'src/a.ts'].map((path) => ({ path, change: 'edit' as const }));
     const { issues } = backlogFromCommits([{ sha: 'a'.repeat(40), parents: ['b'.repeat(40)], subject: 's', files }], { maxFiles: 1 });
     expect(issues[0]!.files).toEqual([{ path: 'src/a.ts', change: 'edit' }]);
     const many = Array.from({ length: 3 }, (_, i) => ({ path: `src/f${i}.ts`, change: 'edit' as const }));

@@ -39,7 +39,7 @@ export const BACKTEST_FLAGS: FlagSpecs = {
   until: { type: 'string', value: 'REF', description: 'The newest commit replayed', default: 'HEAD' },
   grade: { type: 'string', value: 'files|dirs|title', description: 'What each issue says: every file, their directories only, or the subject alone', default: 'files' },
   'wave-size': { type: 'string', value: 'N', description: 'Most issues in one wave (the reference uses the same)', default: "the config's defaults.waveSize, else 4" },
-  'max-files': { type: 'string', value: 'N', description: 'Commits changing more files than this (docs, markdown, lockfiles aside) are left out', default: '8' },
+  'max-files': { type: 'string', value: 'N', description: 'Commits changing more files than this (docs, markdown, lockfiles, ESLint suppressions aside) are left out', default: '8' },
   config: { type: 'string', value: 'FILE', description: 'Config file whose rules are judged', default: 'waves.config.json at the root, if any' },
   'truth-graph': {
     type: 'string',
@@ -61,7 +61,8 @@ export const BACKTEST_HELP = `Usage: waves backtest [--root DIR] [--last N | --s
 
 Measures how good the plans are on the repository's own history. The first-parent commits of a
 range become a backlog — one issue per commit that changes 1 to --max-files files once docs,
-markdown and lockfiles are set aside, at least one of them code and not all of them tests
+markdown and tool-written files (lockfiles, eslint-suppressions.json) are set aside, at least one
+of them code and not all of them tests
 (merges are skipped); its number is the (#N) of its subject, its title the subject, its rank
 its place in history. The backlog is planned with the current config against the repository as
 it was at the base (the parent of the oldest commit), checked out in a temporary worktree under

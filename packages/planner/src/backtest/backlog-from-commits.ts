@@ -1,7 +1,8 @@
 /**
  * The backlog a backtest replays: a repository's own first-parent history, one issue per commit
- * that a single agent could have been asked to make. Docs, markdown and lockfiles are left out of
- * every commit (they conflict with nothing an agent plans around); what remains must be 1 to
+ * that a single agent could have been asked to make. Docs, markdown and tool-written files
+ * (lockfiles, ESLint's bulk suppressions) are left out of every commit (they conflict with nothing
+ * an agent plans around); what remains must be 1 to
  * `maxFiles` files, at least one of them code, not all of them tests. Merges are skipped: their
  * changes are the commits of the branch they bring in.
  *
@@ -36,7 +37,7 @@ export type SkipReason = 'merge' | 'no-files' | 'too-many-files' | 'no-code' | '
 /** Why commits were skipped, for people: "188 merge(s)", "3 with only tests". */
 export const SKIP_REASONS: Readonly<Record<SkipReason, string>> = {
   merge: 'merge(s)',
-  'no-files': 'with only docs, markdown or lockfiles',
+  'no-files': 'with only docs, markdown or tool-written files (lockfiles, ESLint suppressions)',
   'too-many-files': 'with more files than --max-files',
   'no-code': 'with no code file',
   'only-tests': 'with only tests',
@@ -48,7 +49,7 @@ export interface CommitIssue {
   rank: number;
   sha: string;
   title: string;
-  /** The files it changed, sorted by path, docs, markdown and lockfiles left out. */
+  /** The files it changed, sorted by path, docs, markdown and tool-written files left out. */
   files: ChangedFile[];
 }
 
@@ -63,7 +64,14 @@ export interface CommitBacklog {
   skipped: SkippedCommit[];
 }
 
-const LOCKFILES = new Set(['pnpm-lock.yaml', 'package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'bun.lock', 'bun.lockb']);
+/**
+ * Files a tool writes, whose conflicts the tool mends by running again: lockfiles (the install),
+ * and ESLint's bulk suppressions (`eslint --suppress-all`, `--prune-suppressions`), one entry per
+ * linted file: two commits fixing lint in different files each drop their own entry, and git
+ * merges the two (typescript-eslint: 27 of its last 300 commits change it; the four pairs a plan
+ * put side by side each dropped a different entry).
+ */
+const TOOL_WRITTEN = new Set(['pnpm-lock.yaml', 'package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'bun.lock', 'bun.lockb', 'eslint-suppressions.json']);
 const DOC_EXTENSION = /\.(?:md|mdx|markdown|rst|adoc)$/i;
 const CODE_EXTENSION = /\.[cm]?[jt]sx?$/;
 
@@ -71,9 +79,9 @@ function baseName(path: RepoPath): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
 
-/** Docs (`*.md` and the like, anything under a `docs` folder) and lockfiles: never part of an issue. */
+/** Docs (`*.md` and the like, anything under a `docs` folder) and tool-written files (lockfiles, ESLint's suppressions): never part of an issue. */
 export function isLeftOut(path: RepoPath): boolean {
-  return DOC_EXTENSION.test(path) || LOCKFILES.has(baseName(path)) || /(?:^|\/)docs\//.test(path);
+  return DOC_EXTENSION.test(path) || TOOL_WRITTEN.has(baseName(path)) || /(?:^|\/)docs\//.test(path);
 }
 
 /** A source file of the languages the import graph reads. */

@@ -32,7 +32,7 @@ export interface BacktestInput {
   repo: RepoIndex;
   range: { base: string; until: string; since: string | null };
   grade: BacktestGrade;
-  /** Commits changing more files than this (docs, markdown and lockfiles aside) are left out. */
+  /** Commits changing more files than this (docs, markdown and tool-written files aside) are left out. */
   maxFiles: number;
   /** Planner options (the config's, with the flags over them). */
   options?: PlanOptionsInput;
