@@ -92,7 +92,7 @@ describe('waves backtest, end to end', () => {
     const table = await waves(['--root', repo.root, '--last', '12']);
     expect(table.exitCode).toBe(0);
     expect(table.stdout).toContain(`12 first-parent commit(s), the last 12 up to`);
-    expect(table.stdout).toContain('Backlog: 8 issue(s), one per commit (skipped: 1 merge(s); 1 with only docs, markdown or lockfiles; 1 with only tests; 1 with no code file)');
+    expect(table.stdout).toContain('Backlog: 8 issue(s), one per commit (skipped: 1 merge(s); 1 with only docs, markdown, lockfiles or ESLint suppressions; 1 with only tests; 1 with no code file)');
     expect(table.stdout).toMatch(/│ Waves\s+│ 3 \(reference 3: 1\.00×\)\s+│/);
     expect(table.stdout).toMatch(/│ import at depth 1\s+│ —\s+│ 4\s+│ 4\s+│ \+1\s+│ 4\s+│/);
     expect(table.stdout.trimEnd().split('\n').at(-1)).toBe('0 violation(s) · 3 (reference 3: 1.00×) wave(s) · 8 of 8 dispatched (100.0%)');
@@ -163,6 +163,37 @@ describe('waves backtest, end to end', () => {
     const tooFar = await waves(['--root', shallow, '--last', '12']);
     expect(tooFar.exitCode).toBe(2);
     expect(tooFar.stderr.trim()).toMatch(/^waves: the history stops at [0-9a-f]{12}, 4 commit\(s\) back from --until: the range needs its parent \(this clone is shallow: git fetch --unshallow/);
+  });
+
+  it('checks out no blob larger than the graph reads, so a clone lacking one still replays; a lacking source is an error of the repository', async () => {
+    const partial = await TempRepo.create({
+      'package.json': '{ "name": "p", "private": true }\n',
+      'src/a.ts': 'export const a = 1;\n',
+      // Generated, past the 2 MB the graph reads of a file (a JSON: the checkout takes every *.json).
+      'gen/typedoc.json': `{"x":"${'y'.repeat(2 * 1024 * 1024)}"}\n`,
+    });
+    try {
+      await partial.write({ 'src/a.ts': 'export const a = 2;\n' });
+      await partial.git('-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qam', 'fix: a (#2)');
+      // The clone lacks the big blob (as a snapshot without its largest files, or a partial clone).
+      const blob = (await partial.git('rev-parse', 'HEAD:gen/typedoc.json')).stdout.trim();
+      await rm(path.join(partial.root, '.git/objects', blob.slice(0, 2), blob.slice(2)));
+      const result = await waves(['--root', partial.root, '--last', '1', '--json']);
+      expect(result.stderr).toBe('');
+      expect(result.exitCode).toBe(0);
+      expect(BacktestReportSchema.parse(JSON.parse(result.stdout)).issues.map((i) => i.title)).toEqual(['fix: a (#2)']);
+      await expectNoWorktreeLeft(partial);
+
+      // A source file the clone lacks cannot be checked out: one line naming the base and git's reason, exit code 2.
+      const source = (await partial.git('rev-parse', 'HEAD~1:src/a.ts')).stdout.trim();
+      await rm(path.join(partial.root, '.git/objects', source.slice(0, 2), source.slice(2)));
+      const lacking = await waves(['--root', partial.root, '--last', '1', '--no-cache']);
+      expect(lacking.exitCode).toBe(2);
+      expect(lacking.stderr.trim()).toMatch(new RegExp(`^waves: the checkout of the base [0-9a-f]{12} failed: .*${source}`));
+      await expectNoWorktreeLeft(partial);
+    } finally {
+      await partial.dispose();
+    }
   });
 
   it('refuses a base that does not check out clean, and removes its worktree', async () => {

@@ -248,15 +248,32 @@ describe('the graph cache', () => {
     const tree = async () =>
       (await repo!.git('ls-files', '-s')).stdout.split('\n').filter(Boolean).map((line) => ({ path: line.split('\t')[1]!, blob: line.split(' ')[1]! }));
     const cacheAt = { root: repo.root, slot: 'backtest' };
-    const everything = { globs: ['*.json', 'pnpm-workspace.yaml', '*.ts', '*.tsx', '*.mts', '*.cts', '*.js', '*.jsx', '*.mjs', '*.cjs'], paths: [] };
+    const everything = { globs: ['*.json', 'pnpm-workspace.yaml', '*.ts', '*.tsx', '*.mts', '*.cts', '*.js', '*.jsx', '*.mjs', '*.cjs'], paths: [], exclude: [] };
     expect(await filesToRead(await tree(), cacheAt)).toEqual(everything);
     expect(await filesToRead(await tree(), false)).toEqual(everything);
     await build(repo.root);
     // The main cache seeds the slot: nothing to read but the manifests.
-    expect(await filesToRead(await tree(), cacheAt)).toEqual({ globs: ['*.json', 'pnpm-workspace.yaml'], paths: [] });
+    expect(await filesToRead(await tree(), cacheAt)).toEqual({ globs: ['*.json', 'pnpm-workspace.yaml'], paths: [], exclude: [] });
     const files = (await tree()).map((f) => (f.path === 'src/b.ts' ? { ...f, blob: '0'.repeat(40) } : f));
-    expect(await filesToRead(files, cacheAt)).toEqual({ globs: ['*.json', 'pnpm-workspace.yaml'], paths: ['src/b.ts'] });
+    expect(await filesToRead(files, cacheAt)).toEqual({ globs: ['*.json', 'pnpm-workspace.yaml'], paths: ['src/b.ts'], exclude: [] });
     expect(await filesToRead([...files, { path: 'src/link.ts', blob: '1'.repeat(40), link: true }], cacheAt)).toEqual(everything);
+  });
+
+  it('never checks out a file larger than the build reads, nor one the clone lacks that the build does not need', async () => {
+    const blob = (n: number) => String(n).repeat(40).slice(0, 40);
+    const files = [
+      { path: 'package.json', blob: blob(1), size: 40 },
+      { path: 'src/a.ts', blob: blob(2), size: 30 },
+      { path: 'src/huge.ts', blob: blob(3), size: 3 * 1024 * 1024 },
+      { path: 'gen/typedoc.json', blob: blob(4), size: 9 * 1024 * 1024 },
+      // Lacking from the clone: a picture is left out, a source or a manifest is not (its checkout fails, and says which).
+      { path: 'assets/logo.png', blob: blob(5), size: null },
+      { path: 'src/lost.ts', blob: blob(6), size: null },
+      { path: 'packages/x/package.json', blob: blob(7), size: null },
+    ];
+    const read = await filesToRead(files, false);
+    expect(read.exclude).toEqual(['src/huge.ts', 'gen/typedoc.json', 'assets/logo.png']);
+    expect(read.globs).toContain('*.ts');
   });
 
   it('names the sources whose words a build that needed no inference left out: scope inference counts them in the checkout', async () => {
@@ -269,6 +286,6 @@ describe('the graph cache', () => {
     expect((await filesToRead(await tree(), cacheAt)).paths.sort()).toEqual(sources);
     // Once a build that counts them has run, nothing more.
     await buildRepoGraph(repo.root, { onSymbols: (read) => void read() });
-    expect(await filesToRead(await tree(), cacheAt)).toEqual({ globs: ['*.json', 'pnpm-workspace.yaml'], paths: [] });
+    expect(await filesToRead(await tree(), cacheAt)).toEqual({ globs: ['*.json', 'pnpm-workspace.yaml'], paths: [], exclude: [] });
   });
 });

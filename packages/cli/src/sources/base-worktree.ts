@@ -22,6 +22,8 @@ export interface TreeEntry {
   path: string;
   blob: string;
   link: boolean;
+  /** Bytes of the blob; null when the clone lacks it (a partial clone, a snapshot without its largest files). */
+  size: number | null;
 }
 
 function git(cwd: string, args: readonly string[]) {
@@ -80,18 +82,25 @@ async function dirtyReason(dir: string): Promise<string | null> {
   return `${paths[0]}${paths.length > 1 ? ` and ${paths.length - 1} more path(s)` : ''} differ(s) from the commit once checked out (a filter or an attribute of the repository rewrites it on checkout)`;
 }
 
-/** Every file of a commit, with its blob id (submodules left out). */
+/** Every file of a commit, with its blob id and size (submodules left out). */
 async function listTree(root: string, commit: string): Promise<TreeEntry[]> {
-  const tree = await git(root, ['ls-tree', '-r', '-z', '--full-tree', commit]);
+  const tree = await git(root, ['ls-tree', '-r', '-l', '-z', '--full-tree', commit]);
   if (tree.exitCode !== 0) throw new Error(`git ls-tree ${commit.slice(0, 12)} failed: ${tree.stderr.split('\n')[0]}`);
   const entries: TreeEntry[] = [];
   for (const record of tree.stdout.split('\0')) {
     const tab = record.indexOf('\t');
     if (tab < 0) continue;
-    const [mode, type, blob] = record.slice(0, tab).split(' ');
-    if (type === 'blob' && blob) entries.push({ path: record.slice(tab + 1), blob, link: mode === '120000' });
+    // `<mode> <type> <blob> <size, padded>`: the size right-aligned after spaces, `BAD` for a blob the clone lacks.
+    const [mode, type, blob, ...rest] = record.slice(0, tab).split(' ');
+    const size = Number(rest.filter((part) => part !== '').join('') || 'NaN');
+    if (type === 'blob' && blob) entries.push({ path: record.slice(tab + 1), blob, link: mode === '120000', size: Number.isSafeInteger(size) ? size : null });
   }
   return entries;
+}
+
+/** The first line git wrote that says something (its own progress lines aside), or null. */
+function firstLine(stderr: string): string | null {
+  return stderr.split('\n').find((line) => line.trim() !== '' && !line.startsWith('Preparing worktree')) ?? null;
 }
 
 /** A path as a sparse-checkout pattern that matches it alone (gitignore syntax, anchored). */
@@ -123,15 +132,18 @@ export async function withBaseWorktree<T>(
   try {
     const chosen = select ? await select(await listTree(root, commit)) : null;
     // A path with a line break cannot be a pattern line: then the whole tree.
-    const patterns = chosen && !chosen.paths.some((p) => /[\n\r]/.test(p)) ? chosen : null;
+    const patterns = chosen && ![...chosen.paths, ...chosen.exclude].some((p) => /[\n\r]/.test(p)) ? chosen : null;
     const added = await git(root, ['worktree', 'add', '--detach', '--quiet', ...(patterns ? ['--no-checkout'] : []), dir, commit]);
-    if (added.exitCode !== 0) throw new Error(`git worktree add of ${commit.slice(0, 12)} failed: ${added.stderr.split('\n')[0]}`);
+    if (added.exitCode !== 0) throw new InputError(`the checkout of the base ${commit.slice(0, 12)} failed: ${firstLine(added.stderr) ?? `git worktree add exited with ${added.exitCode}`}`);
     if (patterns) {
       const file = (await git(dir, ['rev-parse', '--path-format=absolute', '--git-path', 'info/sparse-checkout'])).stdout.trim();
       await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, [...patterns.globs, ...patterns.paths.map(literalPattern)].map((line) => `${line}\n`).join(''));
+      // The exclusions last: a later line wins over the globs before it.
+      const lines = [...patterns.globs, ...patterns.paths.map(literalPattern), ...patterns.exclude.map((p) => `!${literalPattern(p)}`)];
+      await writeFile(file, lines.map((line) => `${line}\n`).join(''));
       const read = await git(dir, ['-c', 'core.sparseCheckout=true', '-c', 'core.sparseCheckoutCone=false', 'read-tree', '-mu', 'HEAD']);
-      if (read.exitCode !== 0) throw new Error(`the checkout of ${commit.slice(0, 12)} failed: ${read.stderr.split('\n')[0]}`);
+      // A blob the clone lacks (a partial clone with no remote to fetch it from) is the repository's state, not waves' fault.
+      if (read.exitCode !== 0) throw new InputError(`the checkout of the base ${commit.slice(0, 12)} failed: ${firstLine(read.stderr) ?? `git read-tree exited with ${read.exitCode}`}`);
     }
     const dirty = await dirtyReason(dir);
     if (dirty) throw new InputError(`the base ${commit.slice(0, 12)} does not check out clean: ${dirty}`);

@@ -37,7 +37,7 @@ export type SkipReason = 'merge' | 'no-files' | 'too-many-files' | 'no-code' | '
 /** Why commits were skipped, for people: "188 merge(s)", "3 with only tests". */
 export const SKIP_REASONS: Readonly<Record<SkipReason, string>> = {
   merge: 'merge(s)',
-  'no-files': 'with only docs, markdown or tool-written files (lockfiles, ESLint suppressions)',
+  'no-files': 'with only docs, markdown, lockfiles or ESLint suppressions',
   'too-many-files': 'with more files than --max-files',
   'no-code': 'with no code file',
   'only-tests': 'with only tests',
