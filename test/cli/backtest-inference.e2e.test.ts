@@ -78,6 +78,13 @@ describe('waves backtest with scope inference', () => {
     const dispatched = report.issues.filter((i) => i.inferred);
     expect(dispatched.map((i) => i.number)).toEqual(expect.arrayContaining([1, 2, 3]));
     expect(report.localisation.inferredDispatched).toBe(dispatched.length);
+    // How sure the best candidate was, against how often it was right: every issue with candidates
+    // counted once, in its tenth, and right where its first true file is the best candidate.
+    const bins = report.localisation.calibration;
+    const withCandidates = report.issues.filter((i) => i.candidates.length > 0 && i.truthFiles.length > 0);
+    expect(bins.reduce((n, b) => n + b.issues, 0)).toBe(withCandidates.length);
+    expect(bins.reduce((n, b) => n + b.hits, 0)).toBe(withCandidates.filter((i) => i.candidateHit === 1).length);
+    expect(bins.every((b, k) => b.to - b.from < 0.1 + 1e-9 && b.hits <= b.issues && (k === 0 || b.from > bins[k - 1]!.from))).toBe(true);
     expect(report.localisation.fence.complete).toBeGreaterThanOrEqual(0.75);
     expect(report.liveFences).not.toBeNull();
     expect(report.liveFences!.collisions).toBe(0);
@@ -89,6 +96,7 @@ describe('waves backtest with scope inference', () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('Scope inference (file level)');
     expect(result.stdout).toMatch(/BM25 baseline +│ Acc@1 \d/);
+    expect(result.stdout).toMatch(/Best candidate right +│ 0\.\d–[01]\.\d: \d+\.\d% of \d+/);
     expect(result.stdout).toContain('Live fences');
   });
 

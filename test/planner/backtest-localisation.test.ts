@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   BacktestReportSchema,
   bm25Baseline,
+  calibration,
   fencePath,
   fenceRecall,
   firstHit,
@@ -35,6 +36,23 @@ describe('file-level localisation, as the SWE-bench papers count it', () => {
     expect(figures.at1).toEqual({ any: 2 / 4, all: 1 / 4 });
     expect(figures.at5).toEqual({ any: 3 / 4, all: 2 / 4 });
     expect(cases.map(firstHit)).toEqual([1, 2, null, 1, null]);
+  });
+
+  it('bins the best candidates by tenths of confidence against how often they were right, the empty tenths left out', () => {
+    const bins = calibration([
+      { confidence: 0.95, hit: true },
+      { confidence: 1, hit: true },
+      { confidence: 0.72, hit: false },
+      { confidence: 0.7, hit: true },
+      { confidence: 0.79, hit: false },
+      { confidence: 0.05, hit: false },
+    ]);
+    expect(bins).toEqual([
+      { from: 0, to: 0.1, issues: 1, hits: 0 },
+      { from: 0.7, to: 0.8, issues: 3, hits: 1 },
+      { from: 0.9, to: 1, issues: 2, hits: 2 },
+    ]);
+    expect(calibration([])).toEqual([]);
   });
 
   it('judges a commit by the code it edits or deletes, not by its tests or the files it creates', () => {

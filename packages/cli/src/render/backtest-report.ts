@@ -68,7 +68,13 @@ function inferenceRows(report: BacktestReport): string[][] {
     ['Candidates', `${acc(l.all)} — goal Acc@5 ≥ ${percent(l.goalAt5)}: ${met}`],
     ['BM25 baseline', acc(l.baseline)],
     ['Inferred fences', `${l.inferredDispatched} dispatched, ${l.inferredViolations} violation(s); fence recall ${pct(l.fence.recall)}, complete ${pct(l.fence.complete)}`],
+    ...(l.calibration.length > 0 ? [['Best candidate right', calibrationText(l.calibration)]] : []),
   ];
+}
+
+/** `0.7–0.8: 41% of 378` per tenth, lowest first. */
+function calibrationText(bins: BacktestReport['localisation']['calibration']): string {
+  return bins.map((b) => `${b.from.toFixed(1)}–${b.to.toFixed(1)}: ${percent(b.hits / b.issues)} of ${b.issues}`).join(';\n');
 }
 
 function liveFenceRows(report: BacktestReport): string[][] {
@@ -82,7 +88,7 @@ function liveFenceRows(report: BacktestReport): string[][] {
 }
 
 const INFERENCE_NOTE =
-  'Acc@k: a true file (all: every true file) among the top k candidates; true files: the code files a commit edits or deletes, tests aside. BM25 baseline: the title and body matched against file paths.';
+  'Acc@k: a true file (all: every true file) among the top k candidates; true files: the code files a commit edits or deletes, tests aside. BM25 baseline: the title and body matched against file paths. Best candidate right: per tenth of its confidence, how often the best candidate of an issue naming no file was a true file.';
 const FENCE_NOTE =
   'Live fences: each wave replayed with every run writing its commit\'s files in turn; a write outside its fence is decided by the lease rule (granted: the fence widens). Collisions: runs whose writes still truly conflict.';
 

@@ -116,6 +116,38 @@ export function localisationFigures(cases: readonly LocalisationCase[]): Localis
   };
 }
 
+export interface CalibrationCase {
+  /** The confidence of the issue's best inferred candidate. */
+  confidence: number;
+  /** Whether that candidate is a true file. */
+  hit: boolean;
+}
+
+/** The issues whose best candidate had a confidence in [from, to), and how many of those candidates were true files. */
+export interface CalibrationBin {
+  from: number;
+  to: number;
+  issues: number;
+  hits: number;
+}
+
+/**
+ * How sure the best candidate was against how often it was right: the issues in tenths of
+ * confidence (1 in the last), the empty tenths left out, lowest first — what a team reads to
+ * choose its `inferenceThreshold`.
+ */
+export function calibration(cases: readonly CalibrationCase[]): CalibrationBin[] {
+  const bins = new Map<number, CalibrationBin>();
+  for (const c of cases) {
+    const tenth = Math.min(9, Math.max(0, Math.floor(c.confidence * 10)));
+    let bin = bins.get(tenth);
+    if (!bin) bins.set(tenth, (bin = { from: tenth / 10, to: (tenth + 1) / 10, issues: 0, hits: 0 }));
+    bin.issues++;
+    if (c.hit) bin.hits++;
+  }
+  return [...bins.entries()].sort(([a], [b]) => a - b).map(([, bin]) => bin);
+}
+
 export interface FenceCase {
   /** The true files (`locatableFiles`). */
   truth: readonly RepoPath[];

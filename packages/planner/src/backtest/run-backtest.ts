@@ -21,7 +21,7 @@ import { measureRuleEffects } from './rule-effects.js';
 import { findTrueConflicts, type TrueConflict } from './true-conflicts.js';
 import type { TruthEdges } from './truth-edges.js';
 import { bm25Baseline } from './bm25-baseline.js';
-import { fencePath, fenceRecall, firstHit, locatableFiles, localisationFigures, pathsAtBase, type LocalisationCase } from './localisation.js';
+import { calibration, fencePath, fenceRecall, firstHit, locatableFiles, localisationFigures, pathsAtBase, type LocalisationCase } from './localisation.js';
 import { simulateLiveFences, type DecideLeases } from './live-fences.js';
 import { decideLeases } from '../leases/decide-lease.js';
 
@@ -46,10 +46,11 @@ export interface BacktestInput {
 const CANDIDATES_KEPT = 5;
 
 /** The inference of a plan entry, read from the plan as any consumer reads it (absent: none). */
-function inferenceOf(entry: unknown): { paths: string[]; inferred: boolean } {
-  const e = entry as { candidates?: readonly { path?: unknown }[]; inferred?: unknown };
+function inferenceOf(entry: unknown): { paths: string[]; inferred: boolean; best: number | null } {
+  const e = entry as { candidates?: readonly { path?: unknown; confidence?: unknown }[]; inferred?: unknown };
   const paths = Array.isArray(e.candidates) ? e.candidates.map((c) => c.path).filter((p): p is string => typeof p === 'string') : [];
-  return { paths, inferred: e.inferred === true };
+  const best = Array.isArray(e.candidates) && typeof e.candidates[0]?.confidence === 'number' ? e.candidates[0].confidence : null;
+  return { paths, inferred: e.inferred === true, best };
 }
 
 /** No limit the planner's options accept, for lifting the subdivide limits. */
@@ -103,7 +104,7 @@ export function runBacktest(input: BacktestInput): BacktestReport {
   const rules = measureRuleEffects({ analysis, lifted, graph, truth });
 
   // Scope inference, judged file by file against what each commit changed, beside plain BM25.
-  const entries = new Map<IssueNumber, { paths: string[]; inferred: boolean; fence: string[] | null }>();
+  const entries = new Map<IssueNumber, { paths: string[]; inferred: boolean; best: number | null; named: boolean; fence: string[] | null }>();
   for (const wave of analysis.plan.waves) {
     for (const entry of wave.issues) {
       const inference = inferenceOf(entry);
@@ -111,11 +112,11 @@ export function runBacktest(input: BacktestInput): BacktestReport {
       // An issue whose text names its files is localised by them: they come first, then the candidates.
       const named = inference.inferred ? [] : fence.filter((path) => analysis.tree.isFile(path));
       const paths = [...named, ...inference.paths.filter((path) => !named.includes(path))];
-      entries.set(entry.number, { ...inference, paths, fence });
+      entries.set(entry.number, { ...inference, paths, named: named.length > 0, fence });
     }
   }
   for (const list of [analysis.plan.triage, analysis.plan.subdivide, analysis.plan.deferred, analysis.plan.held]) {
-    for (const entry of list) if (!entries.has(entry.number)) entries.set(entry.number, { ...inferenceOf(entry), fence: null });
+    for (const entry of list) if (!entries.has(entry.number)) entries.set(entry.number, { ...inferenceOf(entry), named: false, fence: null });
   }
   // Judged at the base, where the plan was made: renamed files by their old paths, files created
   // within the range (not there to be found) left out.
@@ -142,6 +143,14 @@ export function runBacktest(input: BacktestInput): BacktestReport {
     inferredDispatched: inferredDispatched.length,
     inferredViolations: violations.filter((v) => inferredSet.has(v.a) || inferredSet.has(v.b)).length,
     fence: fenceRecall(inferredDispatched.map((n) => ({ truth: truthFiles.get(n)!, fence: entries.get(n)!.fence! }))),
+    // The best inferred candidate of each locatable issue that names no file, against the truth.
+    calibration: calibration(
+      numbers.flatMap((n) => {
+        const e = entries.get(n);
+        const truth = truthFiles.get(n)!;
+        return e && !e.named && e.best !== null && truth.length > 0 ? [{ confidence: e.best, hit: truth.includes(e.paths[0]!) }] : [];
+      }),
+    ),
   };
 
   // Live fences, replayed wave by wave.

@@ -50,6 +50,16 @@ export const BacktestLocalisationSchema = z.object({
     recall: Share.nullable().describe('Mean share of their true files inside the fence'),
     complete: Share.nullable().describe('Share of them whose fence holds every true file'),
   }),
+  calibration: z
+    .array(
+      z.object({
+        from: Share,
+        to: Share,
+        issues: Count.describe('Locatable issues naming no file whose best candidate had a confidence in [from, to) (1 included in the last tenth)'),
+        hits: Count.describe('Of those, the issues whose best candidate is a true file'),
+      }),
+    )
+    .describe('How sure the best candidate was against how often it was right, in tenths of confidence, lowest first (empty tenths left out)'),
 });
 
 const FenceReason = z.enum(['overlap', 'import', 'root', 'serial', 'control']);
