@@ -4,12 +4,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireLease, acquireLeases, listLeases, readJournal, releaseLease, releaseLeases, renewLease } from '@waves/dispatch';
+import { acquireLease, acquireLeases, appendEvents, journalBackend, listLeases, readJournal, releaseLease, releaseLeases, renewLease, withJournalLock } from '@waves/dispatch';
 import { foldLeases, lanesOverlap, LeaseEventSchema, type LeaseEvent } from '@waves/planner';
 
 const RACER = fileURLToPath(new URL('../fixtures/agents/lease-racer.mjs', import.meta.url));
 const IMPORT_RACER = fileURLToPath(new URL('../fixtures/agents/import-racer.mjs', import.meta.url));
 const STALLER = fileURLToPath(new URL('../fixtures/agents/lock-staller.mjs', import.meta.url));
+const LATE_WRITER = fileURLToPath(new URL('../fixtures/agents/lock-late-writer.mjs', import.meta.url));
 let dir: string;
 let journal: string;
 const T0 = Date.parse('2026-11-29T12:00:00.000Z');
@@ -170,6 +171,46 @@ describe('the lease journal', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^WavesError: lease journal .*: its lock was taken over while this process was stalled/)]);
   }, 60_000);
+
+  it('counts a line only where its writer found the end of the journal: a second writer from the same end is void, and told so', async () => {
+    const event = (id: string, lane: string): LeaseEvent => ({ v: 1, op: 'acquire', id, lane, holder: id, at: new Date().toISOString(), ttlMs: 600_000 });
+    await withJournalLock(journal, async (lock) => {
+      const { end } = await readJournal(journal);
+      // Two writers that read the same end (one of them stalled while the other took its lock over).
+      const stale = { ...end };
+      await appendEvents(journal, [event('first', 'packages/core')], end, lock);
+      await expect(appendEvents(journal, [event('second', 'packages/core/src')], stale, lock)).rejects.toThrow(/its lock was taken over while this process was stalled/);
+      // One that reads the journal now goes on after both lines.
+      await appendEvents(journal, [event('third', 'docs')], (await readJournal(journal)).end, lock);
+    });
+    const read = await readJournal(journal);
+    expect(read.events.map((e) => e.id)).toEqual(['first', 'third']);
+    expect(read.corrupt).toEqual([{ line: 2, text: expect.stringContaining('"id":"second"'), reason: 'void' }]);
+    expect((await listLeases(journal, () => new Date())).leases.map((l) => l.holder)).toEqual(['first', 'third']);
+    expect((await journalBackend(journal, () => new Date()).list()).warnings).toEqual(['leases.jsonl line 2: written by a process after its lock was taken over (it was stalled), void']);
+    // Positions are bytes: a holder name of non-ASCII letters, and a torn line before, move nothing.
+    await writeFile(journal, `${await readFile(journal, 'utf8')}{"v":1,"op":"acq`);
+    await acquireLease(journal, { lane: 'lib', holder: 'zoë@höst', ttlMs: 600_000, now: () => new Date() });
+    await acquireLease(journal, { lane: 'src', holder: 'h2', ttlMs: 600_000, now: () => new Date() });
+    expect((await listLeases(journal, () => new Date())).leases.map((l) => l.holder)).toEqual(['first', 'third', 'zoë@höst', 'h2']);
+  });
+
+  for (const mode of ['checked', 'unchecked'] as const) {
+    it(`never gives two holders overlapping lanes when a holder stalled past the stale time resumes and writes (${mode === 'checked' ? 'asking whether it still holds the lock' : 'stopped after asking'})`, async () => {
+      const go = path.join(dir, 'go');
+      const late = execa('node', [LATE_WRITER, journal, 'packages/core', go, mode], { reject: false, stdin: 'ignore' });
+      await new Promise<void>((resolve) => late.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('decided') && resolve()));
+      late.kill('SIGSTOP');
+      // It decided packages/core was free; stopped, its lock goes stale and is taken over for an overlapping lane.
+      expect(await acquireLease(journal, { lane: 'packages/core/src', holder: 'awake', ttlMs: 600_000, now: () => new Date() })).toMatchObject({ status: 'acquired' });
+      await writeFile(go, '');
+      late.kill('SIGCONT');
+      const result = await late;
+      expect(result.exitCode, result.stdout).toBe(1);
+      expect(result.stderr.trim()).toMatch(/^WavesError: lease journal .*: its lock was taken over while this process was stalled/);
+      expect((await listLeases(journal, () => new Date())).leases.map((l) => [l.holder, l.lane])).toEqual([['awake', 'packages/core/src']]);
+    }, 60_000);
+  }
 
   it('never starts two issues one import apart when two orchestrators take their leases at the same instant', async () => {
     const startAt = String(Date.now() + 1_500);

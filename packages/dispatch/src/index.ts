@@ -33,7 +33,7 @@ export type { AgentConfig, AgentPermissions, LogsConfig, RoutingConfig, Worktree
 export {
   acquireLease,
   acquireLeases,
-  appendEvent,
+  appendEvents,
   DEFAULT_JOURNAL,
   defaultHolder,
   durationProblem,
@@ -46,7 +46,7 @@ export {
   renewLease,
   withJournalLock,
 } from './leases/lease-journal.js';
-export type { CorruptLine, JournalLock, JournalRead, LeaseRequest } from './leases/lease-journal.js';
+export type { CorruptLine, JournalEnd, JournalLock, JournalRead, LeaseRequest } from './leases/lease-journal.js';
 export { decideLanes, LeaseBusyError, LeaseRemoteError, refusalOf } from './leases/lease-backend.js';
 export type { AcquireRequest, AcquireResult, ChangeResult, GcResult, LeaseBackend, LeaseListing } from './leases/lease-backend.js';
 export { journalBackend } from './leases/journal-backend.js';

@@ -26,7 +26,14 @@ export function journalBackend(journal: string, now: () => Date): LeaseBackend {
     where: `the lease journal ${journal}`,
     async list(): Promise<LeaseListing> {
       const { leases, corrupt } = await listLeases(journal, now);
-      return { leases, warnings: corrupt.map((line) => `${path.basename(journal)} line ${line.line}: not a lease event (torn or edited), skipped`) };
+      return {
+        leases,
+        warnings: corrupt.map((line) =>
+          line.reason === 'void'
+            ? `${path.basename(journal)} line ${line.line}: written by a process after its lock was taken over (it was stalled), void`
+            : `${path.basename(journal)} line ${line.line}: not a lease event (torn or edited), skipped`,
+        ),
+      };
     },
     acquire(lanes, request) {
       return acquireLeases(journal, lanes.map(canonicalLane), { holder: request.holder, ttlMs: request.ttlMs, now, ...(request.rules ? { rules: request.rules } : {}) });

@@ -5,6 +5,13 @@
  * `mkdir` lock, which a killed holder leaves stale and the next taker recovers — and is appended
  * with fsync. A torn or corrupt line is reported and skipped; nothing else is lost, and the next
  * append starts on a line of its own.
+ *
+ * A lock taken over from a holder stalled past the stale time (SIGSTOP, a suspended laptop) is
+ * held by two processes once the stalled one resumes; no timer can stop what it was about to
+ * write. So every line records where its writer found the journal's end (`pos`), and counts only
+ * there: the first of the two to append wins, the other's line lands after it and is void, and
+ * that writer, reading its line back, fails with one line — it never reports a lease the journal
+ * does not give it, nor gives one it reported failed.
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
@@ -13,18 +20,28 @@ import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { decideLanes, refusalOf, type AcquireResult, type ChangeResult } from './lease-backend.js';
-import { canonicalLane, foldLeases, InputError, LeaseEventSchema, MAX_LEASE_TTL_MS, readRegularFile, WavesError, type Lease, type LeaseEvent, type LeaseRules } from '@waves/planner';
+import { canonicalLane, foldLeases, InputError, LeaseEventSchema, MAX_LEASE_TTL_MS, readRegularBytes, WavesError, type Lease, type LeaseEvent, type LeaseRules } from '@waves/planner';
 
 export const DEFAULT_JOURNAL = '.waves/leases.jsonl';
 
 export interface CorruptLine {
   line: number;
   text: string;
+  /** `void`: a well-formed event written after its writer lost the lock (found elsewhere than its `pos`). */
+  reason?: 'void';
 }
 
 export interface JournalRead {
   events: LeaseEvent[];
   corrupt: CorruptLine[];
+  /** Where the next line goes: the journal's size in bytes, and whether its last line is torn (no line feed). */
+  end: JournalEnd;
+}
+
+/** The end of the journal as read under the lock: the next line begins at `offset`, after a line feed when `torn`. */
+export interface JournalEnd {
+  offset: number;
+  torn: boolean;
 }
 
 /** `user@host`: who this orchestrator is in the journal unless the config says otherwise. */
@@ -79,32 +96,46 @@ function journalError(file: string, reason: string): WavesError {
  * device, a link or something huge is refused with one line (never followed, never a hang).
  */
 export async function readJournal(file: string): Promise<JournalRead> {
-  const read = await readRegularFile(file, { maxBytes: MAX_JOURNAL_BYTES });
+  const read = await readRegularBytes(file, { maxBytes: MAX_JOURNAL_BYTES });
   if (!read.ok) {
-    if (read.kind === 'missing') return { events: [], corrupt: [] };
+    if (read.kind === 'missing') return { events: [], corrupt: [], end: { offset: 0, torn: false } };
     throw journalError(file, read.reason);
   }
-  const text = read.text;
+  const bytes = Buffer.from(read.content.buffer, read.content.byteOffset, read.content.byteLength);
   const events: LeaseEvent[] = [];
   const corrupt: CorruptLine[] = [];
-  text.split('\n').forEach((line, i) => {
-    if (line.trim() === '') return;
-    try {
-      const parsed = LeaseEventSchema.safeParse(JSON.parse(line));
-      if (parsed.success) events.push(parsed.data);
-      else corrupt.push({ line: i + 1, text: line });
-    } catch {
-      corrupt.push({ line: i + 1, text: line });
+  // Line by line over the bytes: a line's offset is where its first byte is, whatever its text holds.
+  let start = 0;
+  for (let number = 1; start < bytes.length; number++) {
+    const feed = bytes.indexOf(10, start);
+    const stop = feed < 0 ? bytes.length : feed;
+    const line = bytes.toString('utf8', start, stop);
+    if (line.trim() !== '') {
+      let parsed: ReturnType<typeof LeaseEventSchema.safeParse> | null = null;
+      try {
+        parsed = LeaseEventSchema.safeParse(JSON.parse(line));
+      } catch {
+        parsed = null;
+      }
+      if (!parsed?.success) corrupt.push({ line: number, text: line });
+      else if (parsed.data.pos !== undefined && parsed.data.pos !== start) corrupt.push({ line: number, text: line, reason: 'void' });
+      else events.push(parsed.data);
     }
-  });
-  return { events, corrupt };
+    start = stop + 1;
+  }
+  return { events, corrupt, end: { offset: bytes.length, torn: bytes.length > 0 && bytes[bytes.length - 1] !== 10 } };
 }
 
 /** The journal's lock while `fn` holds it. */
 export interface JournalLock {
   /** Throws the `WavesError` of a lost lock: once another process took it over, nothing may be written. */
   assertHeld(): void;
+  /** The `WavesError` of a lost lock (what a void line fails with). */
+  lostError(): WavesError;
 }
+
+/** How long an operation whose lock was taken over may still take to finish what it had written (and say whether it counted). */
+const SETTLE_MS = 2_000;
 
 /** A lock not refreshed for this long is taken to be left by a dead process, and taken over. */
 const STALE_MS = 5_000;
@@ -121,6 +152,8 @@ export async function withJournalLock<T>(file: string, fn: (lock: JournalLock) =
   // waves' own directory is local state: never something to commit.
   if (path.basename(path.dirname(file)) === '.waves') await writeFile(path.join(path.dirname(file), '.gitignore'), '*\n', { flag: 'wx' }).catch(() => undefined);
   let lost: WavesError | null = null;
+  const lostError = (why: string) =>
+    new WavesError(`lease journal ${file}: its lock was taken over while this process was stalled for more than ${STALE_MS / 1000} s (${why}); nothing it was doing counts, run it again`);
   let reportLost: (error: WavesError) => void = () => undefined;
   const whenLost = new Promise<never>((_resolve, reject) => {
     reportLost = reject;
@@ -134,9 +167,7 @@ export async function withJournalLock<T>(file: string, fn: (lock: JournalLock) =
     update: 1_000,
     retries: { retries: 200, minTimeout: 5, maxTimeout: 50, factor: 1.5, randomize: true },
     onCompromised: (error: Error) => {
-      lost = new WavesError(
-        `lease journal ${file}: its lock was taken over while this process was stalled for more than ${STALE_MS / 1000} s (${error.message}); nothing more was written, run it again`,
-      );
+      lost = lostError(error.message);
       reportLost(lost);
     },
   }));
@@ -144,9 +175,19 @@ export async function withJournalLock<T>(file: string, fn: (lock: JournalLock) =
     assertHeld() {
       if (lost) throw lost;
     },
+    lostError: () => lost ?? lostError('another process wrote the journal meanwhile'),
   };
+  const work = fn(lock);
   try {
-    return await Promise.race([fn(lock), whenLost]);
+    return await Promise.race([work, whenLost]);
+  } catch (error) {
+    if (error !== lost) throw error;
+    // Lost while working: what it had already appended may count (a line at its `pos`), and then
+    // so must its answer — a lease it was given and not told of would block its lane. It has a
+    // moment to finish (its appends read their lines back); an operation that does not, fails.
+    const settled = await Promise.race([work.then((value) => ({ value }), () => null), new Promise<null>((resolve) => setTimeout(() => resolve(null), SETTLE_MS).unref())]);
+    if (settled) return settled.value;
+    throw error;
   } finally {
     // A lost lock belongs to another process now: removing it would free the journal for a third.
     if (!lost) {
@@ -194,29 +235,49 @@ export async function takeLock<T>(lockPath: string, what: string, take: () => Pr
 
 const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
-/** Appends one event and flushes it to disk, on a line of its own even after a torn line. */
-export async function appendEvent(file: string, event: LeaseEvent): Promise<void> {
-  // Never through a link (an agent's link to ~/.bashrc would get the event), never blocking on a FIFO.
+/**
+ * Appends events, in one write, where the journal ended when it was read under the lock (`end`,
+ * advanced past them), each line marked with its offset (`pos`), and flushes them to disk. Then
+ * reads them back: another process that took the lock over may have appended first, and these
+ * lines landed after its — void; then it throws the lock's lost error and they count for nothing.
+ */
+export async function appendEvents(file: string, events: readonly LeaseEvent[], end: JournalEnd, lock: JournalLock): Promise<void> {
+  lock.assertHeld();
+  let offset = end.offset + (end.torn ? 1 : 0);
+  const lines = events.map((event) => {
+    const line = `${JSON.stringify({ ...event, pos: offset })}\n`;
+    offset += Buffer.byteLength(line);
+    return line;
+  });
+  const text = `${end.torn ? '\n' : ''}${lines.join('')}`;
+  const bytes = Buffer.from(text);
+  const handle = await openForAppend(file);
+  try {
+    await handle.appendFile(bytes);
+    await handle.sync();
+    const back = Buffer.alloc(bytes.length);
+    const { bytesRead } = await handle.read(back, 0, bytes.length, end.offset);
+    if (bytesRead !== bytes.length || !back.equals(bytes)) throw lock.lostError();
+  } finally {
+    await handle.close();
+  }
+  end.offset += bytes.length;
+  end.torn = false;
+}
+
+/** The journal opened for appending: never through a link (an agent's link to ~/.bashrc would get the event), never blocking on a FIFO, a regular file only. */
+async function openForAppend(file: string) {
   const handle = await open(file, APPEND_FLAGS, 0o644).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ELOOP' || error.code === 'EMLINK') throw journalError(file, 'is a symbolic link (not followed)');
     if (error.code === 'ENXIO') throw journalError(file, 'is not a regular file (a socket)');
     throw error;
   });
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw journalError(file, `is not a regular file (${info.isFIFO() ? 'a FIFO' : info.isDirectory() ? 'a directory' : 'a socket or device'})`);
-    const { size } = info;
-    let prefix = '';
-    if (size > 0) {
-      const last = Buffer.alloc(1);
-      await handle.read(last, 0, 1, size - 1);
-      if (last[0] !== 10) prefix = '\n';
-    }
-    await handle.appendFile(`${prefix}${JSON.stringify(event)}\n`);
-    await handle.sync();
-  } finally {
+  const info = await handle.stat();
+  if (!info.isFile()) {
     await handle.close();
+    throw journalError(file, `is not a regular file (${info.isFIFO() ? 'a FIFO' : info.isDirectory() ? 'a directory' : 'a socket or device'})`);
   }
+  return handle;
 }
 
 export type { AcquireResult, ChangeResult } from './lease-backend.js';
@@ -248,19 +309,15 @@ export interface LeaseRequest {
 export async function acquireLeases(file: string, lanes: readonly string[], request: Omit<LeaseRequest, 'lane'>): Promise<AcquireResult[]> {
   const canonical = lanes.map(canonicalLane);
   return withJournalLock(file, async (lock) => {
-    const { events } = await readJournal(file);
+    const { events, end } = await readJournal(file);
     const now = request.now();
     const active = foldLeases(events, now.getTime());
     const verdict = decideLanes(active, canonical, request.holder, request.rules);
     if (verdict.status === 'refused') return [refusalOf(verdict)];
-    const results: AcquireResult[] = [];
-    for (const lane of canonical) {
-      const event: LeaseEvent = { v: 1, op: 'acquire', id: newLeaseId(), lane, holder: request.holder, at: now.toISOString(), ttlMs: request.ttlMs };
-      lock.assertHeld();
-      await appendEvent(file, event);
-      results.push({ status: 'acquired', id: event.id, lane: event.lane, holder: request.holder, until: new Date(now.getTime() + request.ttlMs).toISOString() });
-    }
-    return results;
+    // All the lanes in one write: they count together, or none does.
+    const taken: LeaseEvent[] = canonical.map((lane) => ({ v: 1, op: 'acquire', id: newLeaseId(), lane, holder: request.holder, at: now.toISOString(), ttlMs: request.ttlMs }));
+    await appendEvents(file, taken, end, lock);
+    return taken.map((event) => ({ status: 'acquired' as const, id: event.id, lane: (event as { lane: string }).lane, holder: request.holder, until: new Date(now.getTime() + request.ttlMs).toISOString() }));
   });
 }
 
@@ -273,12 +330,11 @@ export async function acquireLease(file: string, request: LeaseRequest): Promise
 /** Releases a lease; releasing one that already ended is harmless. */
 export async function releaseLease(file: string, id: string, now: () => Date): Promise<ChangeResult> {
   return withJournalLock(file, async (lock) => {
-    const { events } = await readJournal(file);
+    const { events, end } = await readJournal(file);
     if (!events.some((e) => e.op === 'acquire' && e.id === id)) return { status: 'unknown', id };
     const lease = foldLeases(events, now().getTime()).find((l) => l.id === id);
     if (!lease) return { status: 'not-active', id };
-    lock.assertHeld();
-    await appendEvent(file, { v: 1, op: 'release', id, at: now().toISOString() });
+    await appendEvents(file, [{ v: 1, op: 'release', id, at: now().toISOString() }], end, lock);
     return { status: 'done', lease };
   });
 }
@@ -286,13 +342,12 @@ export async function releaseLease(file: string, id: string, now: () => Date): P
 /** Extends a live lease by `ttlMs` from now; an ended lease cannot be renewed (its lane may be taken). */
 export async function renewLease(file: string, id: string, ttlMs: number, now: () => Date): Promise<ChangeResult> {
   return withJournalLock(file, async (lock) => {
-    const { events } = await readJournal(file);
+    const { events, end } = await readJournal(file);
     if (!events.some((e) => e.op === 'acquire' && e.id === id)) return { status: 'unknown', id };
     const at = now();
     const lease = foldLeases(events, at.getTime()).find((l) => l.id === id);
     if (!lease) return { status: 'not-active', id };
-    lock.assertHeld();
-    await appendEvent(file, { v: 1, op: 'renew', id, at: at.toISOString(), ttlMs });
+    await appendEvents(file, [{ v: 1, op: 'renew', id, at: at.toISOString(), ttlMs }], end, lock);
     return { status: 'done', lease: { ...lease, until: new Date(Math.max(Date.parse(lease.until), at.getTime() + ttlMs)).toISOString() } };
   });
 }
@@ -301,13 +356,10 @@ export async function renewLease(file: string, id: string, ttlMs: number, now: (
 export async function releaseLeases(file: string, ids: readonly string[], now: () => Date): Promise<void> {
   if (ids.length === 0) return;
   await withJournalLock(file, async (lock) => {
-    const { events } = await readJournal(file);
+    const { events, end } = await readJournal(file);
     const active = new Set(foldLeases(events, now().getTime()).map((l) => l.id));
-    for (const id of ids) {
-      if (!active.has(id)) continue;
-      lock.assertHeld();
-      await appendEvent(file, { v: 1, op: 'release', id, at: now().toISOString() });
-    }
+    const released: LeaseEvent[] = ids.filter((id) => active.has(id)).map((id) => ({ v: 1, op: 'release', id, at: now().toISOString() }));
+    if (released.length > 0) await appendEvents(file, released, end, lock);
   });
 }
 

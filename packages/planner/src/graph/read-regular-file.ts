@@ -138,8 +138,8 @@ export function readRegularFileSync(file: string, options: RegularReadOptions): 
   return read.ok ? { ok: true, text: Buffer.from(read.content.buffer, read.content.byteOffset, read.content.byteLength).toString('utf8') } : read;
 }
 
-/** The asynchronous `readRegularFileSync`: never blocks the event loop, and never waits on a FIFO. */
-export async function readRegularFile(file: string, options: RegularReadOptions): Promise<RegularRead> {
+/** The asynchronous `readRegularBytesSync`: never blocks the event loop, and never waits on a FIFO. */
+export async function readRegularBytes(file: string, options: RegularReadOptions): Promise<RegularBytes> {
   let handle;
   try {
     handle = await open(file, openFlags(options));
@@ -161,10 +161,16 @@ export async function readRegularFile(file: string, options: RegularReadOptions)
       filled += bytesRead;
     }
     if (filled > options.maxBytes) return tooLarge(options.maxBytes, null);
-    return { ok: true, text: content.toString('utf8', 0, filled) };
+    return { ok: true, content: content.subarray(0, filled) };
   } catch (error) {
     return refusedOpen(error);
   } finally {
     await handle.close();
   }
+}
+
+/** The asynchronous `readRegularFileSync`: never blocks the event loop, and never waits on a FIFO. */
+export async function readRegularFile(file: string, options: RegularReadOptions): Promise<RegularRead> {
+  const read = await readRegularBytes(file, options);
+  return read.ok ? { ok: true, text: Buffer.from(read.content.buffer, read.content.byteOffset, read.content.byteLength).toString('utf8') } : read;
 }

@@ -38,6 +38,14 @@ const JournalLane = z.string().transform((lane, ctx) => {
   return z.NEVER;
 });
 
+/**
+ * Where in the journal its writer expected the line to begin (a byte offset: the end of the
+ * journal as it read it, under the lock). A line found anywhere else was written by a process
+ * whose lock was taken over while it stalled, after another's line: it counts for nothing
+ * (`readJournal`). Absent on lines of older versions, which count wherever they are.
+ */
+const JournalPos = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional();
+
 export const LeaseEventSchema = z.discriminatedUnion('op', [
   z.object({
     v: z.literal(1),
@@ -47,9 +55,10 @@ export const LeaseEventSchema = z.discriminatedUnion('op', [
     holder: z.string().min(1),
     at: EventDate,
     ttlMs: TtlMs,
+    pos: JournalPos,
   }),
-  z.object({ v: z.literal(1), op: z.literal('renew'), id: z.string().min(1), at: EventDate, ttlMs: TtlMs }),
-  z.object({ v: z.literal(1), op: z.literal('release'), id: z.string().min(1), at: EventDate }),
+  z.object({ v: z.literal(1), op: z.literal('renew'), id: z.string().min(1), at: EventDate, ttlMs: TtlMs, pos: JournalPos }),
+  z.object({ v: z.literal(1), op: z.literal('release'), id: z.string().min(1), at: EventDate, pos: JournalPos }),
 ]);
 
 export type LeaseEvent = z.infer<typeof LeaseEventSchema>;
