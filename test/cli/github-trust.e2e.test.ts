@@ -229,6 +229,15 @@ describe('pagination links, huge answers, rate limits and bad ports', () => {
     expect(other.requests).toEqual([]);
   });
 
+  it('refuses a next-page link that a URI template turns into another host (an API URL with a path, as GitHub Enterprise has): the token never leaves', async () => {
+    const other = await fake();
+    const server = await fake([{ match: '/labels', status: 200, headers: { 'content-type': 'application/json', link: `<{x}${other.url}/steal>; rel="next"` }, body: '[{"name":"bug"}]' }]);
+    const result = await waves(['plan', '--repo', 'acme/shop', '--api-url', `${server.url}/api/v3`, '--root', SHOP], { GITHUB_TOKEN: TOKEN });
+    expect(result.exitCode).toBe(1);
+    expect(oneLine(result.stderr)).toBe(`waves: GitHub API at ${new URL(server.url).host}: a next-page link holds a URI template ({…}); refused before sending`);
+    expect(other.requests).toEqual([]);
+  });
+
   it('says a next-page link led to a path that is not there, rather than "repository not found"', async () => {
     const issue = { number: 7, title: 'Fix the cart', body: null, labels: [], state: 'open', created_at: '2026-01-01T00:00:00Z' };
     const server = await fake([{ match: '/issues?', status: 200, headers: { 'content-type': 'application/json', link: '</steal?page=2>; rel="next"' }, body: JSON.stringify([issue]) }]);

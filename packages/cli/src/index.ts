@@ -15,3 +15,4 @@ export type { WavesConfig } from './config/config-schema.js';
 export { loadConfig, planOptionsFromConfig } from './config/load-config.js';
 export { repoFromRemote } from './sources/github-remote.js';
 export type { CliIo } from './io.js';
+export { fetchWithTimeout } from './sources/github-fetch.js';

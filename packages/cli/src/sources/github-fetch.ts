@@ -145,12 +145,30 @@ export interface FetchLimits {
   maxBytes?: number;
   /** A rate limit asking for a longer wait than this (seconds) fails at once. */
   maxWaitSeconds?: number;
+  /**
+   * The only origin a request may go to (the API's): checked on the very URL fetch is given, after
+   * octokit has made it from a next-page link (its URI templates expanded: `{x}http://other/` is
+   * `http://other/` by then), so the token can go nowhere else, whatever the link said.
+   */
+  origin?: string;
 }
 
 export function fetchWithTimeout(timeoutMs: number, inner: Fetch = globalThis.fetch, limits: FetchLimits = {}): Fetch {
   const maxBytes = limits.maxBytes ?? MAX_ANSWER_BYTES;
   const maxWait = limits.maxWaitSeconds ?? DEFAULT_MAX_WAIT_SECONDS;
   return async (input, init = {}) => {
+    if (limits.origin !== undefined) {
+      const url = input instanceof Request ? input.url : String(input);
+      let origin: string | null = null;
+      try {
+        origin = new URL(url).origin;
+      } catch {
+        origin = null;
+      }
+      if (origin !== limits.origin) {
+        throw new NotRetriedError(`GitHub API at ${new URL(limits.origin).host}: a request to ${origin ?? 'a URL that is not one'}, another host, refused before sending (the token goes only to ${limits.origin})`);
+      }
+    }
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
     let response: Response;
@@ -175,6 +193,11 @@ export function fetchWithTimeout(timeoutMs: number, inner: Fetch = globalThis.fe
     if (body !== null && body.length > MAX_FIELD_BYTES && holdsLongString(body, MAX_FIELD_BYTES)) {
       const { host, endpoint } = where(input, init);
       throw new NotRetriedError(`GitHub API at ${host}: ${endpoint} answered a field larger than ${MAX_FIELD_BYTES / (1024 * 1024)} MB; no field of GitHub's is that large (an issue body holds at most 65,536 characters), so it was not read`);
+    }
+    // An answer whose status is no HTTP status (999) cannot be a Response; asking again mends nothing.
+    if (response.status < 200 || response.status > 599) {
+      const { host, endpoint } = where(input, init);
+      throw new NotRetriedError(`GitHub API at ${host}: ${endpoint} answered with status ${response.status}, which is no HTTP status`);
     }
     const whole = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
     // octokit reports `response.url` (the URL after redirects); a constructed Response has none.

@@ -87,6 +87,8 @@ function keepToApiOrigin(octokit: Octokit, apiUrl: string | undefined): void {
   const api = new URL(apiUrl ?? GITHUB_API);
   octokit.hook.before('request', (request) => {
     const url = String(request.url ?? '');
+    // octokit expands URI templates before it decides whether a URL is absolute: `{x}http://other/` is `http://other/`.
+    if (/[{}]/.test(url)) throw new WavesError(`GitHub API at ${api.host}: a next-page link holds a URI template ({…}); refused before sending`);
     let target: URL;
     try {
       target = /^[a-z][a-z0-9+.-]*:/i.test(url) ? new URL(url) : new URL(`${String(request.baseUrl ?? api.href).replace(/\/+$/, '')}${url}`);
@@ -126,7 +128,7 @@ export function createOctokit(options: Omit<ClientOptions, 'repo'>): Octokit {
     userAgent: 'waves-cli',
     throttle: { onRateLimit: onLimit('primary'), onSecondaryRateLimit: onLimit('secondary') },
     retry: { retries },
-    request: { fetch: fetchWithTimeout(options.timeoutMs ?? DEFAULT_API_TIMEOUT_MS, globalThis.fetch, { maxWaitSeconds: maxWait }) },
+    request: { fetch: fetchWithTimeout(options.timeoutMs ?? DEFAULT_API_TIMEOUT_MS, globalThis.fetch, { maxWaitSeconds: maxWait, origin: new URL(options.apiUrl ?? GITHUB_API).origin }) },
     // Silence octokit's own console logging: waves reports on stderr itself.
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
   });
