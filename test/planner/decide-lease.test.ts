@@ -98,6 +98,10 @@ describe('decideLeases: the one lease rule', () => {
       '.husky/pre-commit', '.claude/settings.json', '.claude/settings.local.json', '.mcp.json', 'opencode.json', 'opencode.jsonc', '.opencode/plugins/x.js',
       '.envrc', '.vscode/settings.json', 'CLAUDE.md', 'packages/c/AGENTS.md', 'packages/c/package.json', 'packages/c/tsconfig.json', 'packages/c/tsconfig.build.json',
       '.github/workflows/ci.yml', 'packages/c/vite.config.ts', 'vitest.config.mjs', 'packages/c/.eslintrc.cjs', '.yarn/releases/yarn.cjs',
+      // In another case: on a case-insensitive checkout (macOS, Windows) the same files.
+      '.Claude/settings.json', '.Husky/pre-commit', 'CLAUDE.MD', '.GitAttributes', 'packages/c/PACKAGE.JSON', 'packages/c/tsconfig.JSON', 'Vite.Config.TS',
+      // A nested repository's config and hooks, in any case.
+      '.GIT/config', 'packages/c/.git/config', 'packages/c/.git/hooks/pre-commit',
     ];
     for (const file of control) {
       expect(isControlFile(file), file).toBe(true);

@@ -10,7 +10,11 @@
  */
 import type { RepoPath } from '../types.js';
 
-/** File names (at any depth) that tools run or obey. */
+/**
+ * File names (at any depth) that tools run or obey, lower-cased: names are compared in any case,
+ * since on a case-insensitive checkout (macOS's, Windows') `.Claude/settings.json` is
+ * `.claude/settings.json` and `.GitAttributes` is `.gitattributes`.
+ */
 const CONTROL_NAMES = new Set([
   'package.json',
   'waves.config.json',
@@ -24,21 +28,21 @@ const CONTROL_NAMES = new Set([
   '.gitignore',
   '.envrc',
   '.tool-versions',
-  'CLAUDE.md',
-  'CLAUDE.local.md',
-  'AGENTS.md',
-  'GEMINI.md',
+  'claude.md',
+  'claude.local.md',
+  'agents.md',
+  'gemini.md',
 ]);
 
-/** Folders (at any depth) whose every file a tool runs or obeys. */
-const CONTROL_DIRS = new Set(['.husky', '.githooks', '.claude', '.opencode', '.github', '.vscode', '.devcontainer', '.yarn', '.cursor', '.codex', '.gemini']);
+/** Folders (at any depth, any case) whose every file a tool runs or obeys — `.git` among them: a nested repository's config and hooks. */
+const CONTROL_DIRS = new Set(['.git', '.husky', '.githooks', '.claude', '.opencode', '.github', '.vscode', '.devcontainer', '.yarn', '.cursor', '.codex', '.gemini']);
 
-/** Patterns of names: rc files (`.npmrc`, `.yarnrc.yml`, `.eslintrc.cjs`), config modules (`vite.config.ts`), tsconfig files. */
+/** Patterns of names (lower-cased): rc files (`.npmrc`, `.yarnrc.yml`, `.eslintrc.cjs`), config modules (`vite.config.ts`), tsconfig files. */
 const CONTROL_PATTERNS: readonly RegExp[] = [/^\.[\w.-]*rc(\.(c|m)?[jt]s|\.json5?|\.ya?ml|\.toml)?$/, /\.config\.(c|m)?[jt]sx?$/, /^tsconfig(\..+)?\.json$/, /^jsconfig(\..+)?\.json$/];
 
-/** Whether a repository path is a control file or folder (see above): its name, or a folder on its way. */
+/** Whether a repository path is a control file or folder (see above): its name, or a folder on its way, in any case. */
 export function isControlFile(repoPath: RepoPath): boolean {
-  const segments = repoPath.split('/').filter((s) => s !== '');
+  const segments = repoPath.toLowerCase().split('/').filter((s) => s !== '');
   if (segments.length === 0) return false;
   const name = segments.at(-1)!;
   if (CONTROL_NAMES.has(name)) return true;
