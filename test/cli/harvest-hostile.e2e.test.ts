@@ -313,4 +313,18 @@ describe('waves harvest against hostile agents', () => {
     expect(w105.status).toBe('needs_person');
     expect(w105.commit).toBeNull();
   }, 120_000);
+
+  it('sees files a .gitignore of the run hides, itself among them: the rules are those of the base', async () => {
+    const t = await setUp({
+      // An in-fence edit, and beside it a .gitignore that ignores itself and a file outside the fence.
+      105: { edit: { 'packages/core/src/cart.ts': 'export const cart = 2;\n', 'packages/api/src/.gitignore': '.gitignore\nevil.ts\n', 'packages/api/src/evil.ts': 'export const pwn = 1;\n' } },
+    });
+    expect((await t.dispatch('--worktree')).exitCode).toBe(0);
+    const { exitCode, report } = await t.harvest('--commit');
+    expect(exitCode).toBe(4);
+    const w = byIssue(report, 105).witness!;
+    expect(w.outOfFence.map((c) => c.path)).toEqual(expect.arrayContaining(['packages/api/src/.gitignore', 'packages/api/src/evil.ts']));
+    expect(w.status).toBe('needs_person');
+    expect(w.commit).toBeNull();
+  }, 120_000);
 });

@@ -43,4 +43,17 @@ describe('the watcher of a run\'s work tree', () => {
     expect(unique).toEqual(['src/a.ts', 'src/fresh/deep/c.ts', 'src/moved/m1.ts', 'src/moved/sub/m2.ts', 'src/old/b.ts']);
     rmSync(`${repo.root}-moved-away`, { recursive: true, force: true });
   });
+
+  it('always reports a .gitignore written, even one that ignores itself (and so blinds it to the files beside it)', async () => {
+    const seen: string[] = [];
+    const watcher = watchTree(repo.root, (paths) => {
+      seen.push(...paths);
+    });
+    await watcher.ready;
+    writeFileSync(path.join(repo.root, 'src/.gitignore'), '.gitignore\nevil.ts\n');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await watcher.drain();
+    watcher.close();
+    expect([...new Set(seen)]).toContain('src/.gitignore');
+  });
 });

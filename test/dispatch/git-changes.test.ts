@@ -51,6 +51,40 @@ describe('changesSince', () => {
     expect((await changesSince(repo.root, await headCommit(repo.root))).map((c) => c.path)).not.toContain('src/a.ts');
   });
 
+  it("hides untracked files by the base's .gitignore files exactly as git does, nested ones and their precedence included", async () => {
+    repo = await TempRepo.create({
+      '.gitignore': '*.log\n!keep.log\n/build\ncache/\n# a comment\n\\#hash\nspaced.txt   \n',
+      'pkg/.gitignore': 'gen\nsub/x.txt\n/only-here.ts\n!important.log\n**/deep\na/**/b\n',
+      'pkg/[odd]/.gitignore': '*.tmp\n',
+      'pkg/src/keep.ts': 'k\n',
+    });
+    const base = await headCommit(repo.root);
+    const files = [
+      'x.log', 'keep.log', 'build/out.js', 'pkg/build/out.js', 'cache/c', 'pkg/cache/c', '#hash', 'spaced.txt', 'pkg/gen', 'pkg/src/gen/g.ts',
+      'pkg/sub/x.txt', 'pkg/other/sub/x.txt', 'pkg/only-here.ts', 'pkg/src/only-here.ts', 'pkg/important.log', 'pkg/src/important.log',
+      'pkg/q/deep/d.ts', 'pkg/a/b', 'pkg/a/m/n/b', 'a/b', 'pkg/[odd]/t.tmp', 'pkg/[odd]/t.ts', 'gen', 'src/new.ts',
+    ];
+    await repo.write(Object.fromEntries(files.map((f) => [f, 'x\n'])));
+    const gits = (await repo.git('ls-files', '--others', '--exclude-per-directory=.gitignore', '-z')).stdout.split('\0').filter(Boolean).sort();
+    expect(gits.length).toBeGreaterThan(5);
+    expect((await changesSince(repo.root, base)).map((c) => c.path)).toEqual(gits);
+  });
+
+  it('never lets a .gitignore the run wrote hide what it wrote: the rules are the base\'s', async () => {
+    repo = await TempRepo.create({ '.gitignore': 'dist/\n', 'packages/api/src/a.ts': 'a\n', 'packages/web/.gitignore': 'tmp/\n' });
+    const base = await headCommit(repo.root);
+    // A .gitignore that ignores itself and the file beside it; a tracked one widened to hide a folder.
+    await repo.write({
+      'packages/api/src/.gitignore': '.gitignore\nevil.ts\n',
+      'packages/api/src/evil.ts': 'export const pwn = 1;\n',
+      'packages/web/.gitignore': 'tmp/\nsrc/\n',
+      'packages/web/src/hidden.ts': 'h\n',
+      'dist/out.js': 'still ignored\n',
+    });
+    expect((await repo.git('status', '--porcelain')).stdout).not.toContain('evil.ts');
+    expect((await changesSince(repo.root, base)).map((c) => c.path)).toEqual(['packages/api/src/.gitignore', 'packages/api/src/evil.ts', 'packages/web/.gitignore', 'packages/web/src/hidden.ts']);
+  });
+
   it('works in a repository without commits and with unusual file names', async () => {
     repo = await TempRepo.create({}, { git: false });
     await repo.git('init', '-q');

@@ -8,7 +8,8 @@
  * What it skips, and why: `.git/` (git's own files: harvest watches what matters there), any
  * `node_modules/` (installs; never committed), `.waves/` and `.dispatch-runs/` (waves' own), and
  * the paths the tree's ignore files ignore (build output: harvest never sees them either; asked of
- * `git check-ignore` with waves' safe options, in batches). Folders are not writes: a new one is
+ * `git check-ignore` with waves' safe options, in batches) — but never a `.gitignore` itself, which
+ * an agent could make ignore itself and what it writes beside it. Folders are not writes: a new one is
  * watched, and the files written in it are checked.
  *
  * NOTE: one `fs.watch` per folder, not Node's `recursive: true`: on Linux (Node 20) that walks and
@@ -185,5 +186,6 @@ async function notIgnored(tree: string, paths: string[]): Promise<string[]> {
   // 0: some ignored (listed), 1: none ignored; anything else: git could not tell, check them all.
   if (result === null || (result.exitCode !== 0 && result.exitCode !== 1)) return paths;
   const ignored = new Set(String(result.stdout).split('\0').filter(Boolean));
-  return paths.filter((p) => !ignored.has(p));
+  // A `.gitignore` is always checked, ignored or not: one that ignores itself would blind the watcher to the files beside it.
+  return paths.filter((p) => !ignored.has(p) || /(?:^|\/)\.gitignore$/i.test(p));
 }

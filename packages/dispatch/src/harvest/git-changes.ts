@@ -8,11 +8,13 @@
  * refs, never into a nested repository): an agent can write `.git/hooks` or the config, and what
  * git then runs would run as the person, outside any sandbox the agent had.
  */
-import { readlink, realpath } from 'node:fs/promises';
+import { mkdtemp, readlink, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execaGit } from '@waves/planner';
 import { SAFE_GIT_CONFIG, type ChangedPath } from '@waves/planner';
 import { lstatInTree } from './path-links.js';
+import { baseExcludeText } from './base-ignores.js';
 
 /** waves' own state, never an agent's work. */
 const OWN_STATE = /^(?:\.waves|\.dispatch-runs)(?:\/|$)/;
@@ -95,8 +97,9 @@ function splitZ(text: string): string[] {
 /**
  * Every path that differs between `base` (a commit, or null for none) and the work tree of `cwd`,
  * untracked files included; renames among tracked files are found by content. Untracked files
- * are hidden only by the tree's own `.gitignore` files: `.git/info/exclude` and the person's
- * `core.excludesFile` are not the repository's, and an agent can write the first. A gitlink is
+ * are hidden only by the `.gitignore` files of `base` (base-ignores.ts), never by one the run
+ * wrote: `.git/info/exclude` and the person's `core.excludesFile` are not the repository's, and an
+ * agent can write the first, as it can write a `.gitignore` that ignores itself. A gitlink is
  * compared by the commit it records (`--ignore-submodules=dirty`): git never runs a status inside
  * the nested repository, which would run that repository's own filters.
  */
@@ -116,13 +119,58 @@ export async function changesSince(cwd: string, base: string | null): Promise<Ch
       changes.set(file, { path: file, change: code === 'A' ? 'added' : code === 'D' ? 'deleted' : 'modified' });
     }
   }
-  for (const file of splitZ(await git(cwd, ['ls-files', '--others', '--exclude-per-directory=.gitignore', '-z']))) {
+  for (const file of await untrackedFiles(cwd, base)) {
     if (!changes.has(file)) changes.set(file, { path: file, change: 'added' });
   }
   // git's diff trusts the index flags (assume-unchanged, skip-worktree): a flagged file is taken as
   // unchanged whatever it holds. Such a file is compared with the base by its content instead.
   for (const change of await flaggedChanges(cwd, from, changes)) changes.set(change.path, change);
   return [...changes.values()].filter((c) => !OWN_STATE.test(c.path) && !(c.from && OWN_STATE.test(c.from))).sort((a, b) => (a.path < b.path ? -1 : 1));
+}
+
+/**
+ * The untracked files of the work tree that the ignore rules of `base` do not ignore (with no
+ * base, a repository without commits: its tree's own `.gitignore` files).
+ */
+async function untrackedFiles(cwd: string, base: string | null): Promise<string[]> {
+  if (base === null) return splitZ(await git(cwd, ['ls-files', '--others', '--exclude-per-directory=.gitignore', '-z']));
+  const text = baseExcludeText(await ignoreFilesOf(cwd, base));
+  const dir = await mkdtemp(path.join(tmpdir(), 'waves-ignores-'));
+  try {
+    const file = path.join(dir, 'exclude');
+    await writeFile(file, text, { mode: 0o600 });
+    return splitZ(await git(cwd, ['ls-files', '--others', `--exclude-from=${file}`, '-z']));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The `.gitignore` files of a commit: path → content. */
+async function ignoreFilesOf(cwd: string, commit: string): Promise<Map<string, string>> {
+  const listed = splitZ(await git(cwd, ['-c', 'core.quotepath=off', 'ls-tree', '-r', '-z', '--full-tree', commit]));
+  const blobs: { path: string; blob: string }[] = [];
+  for (const record of listed) {
+    const tab = record.indexOf('\t');
+    const file = record.slice(tab + 1);
+    const [, type, blob] = record.slice(0, tab).split(' ');
+    if (type === 'blob' && blob && (file === '.gitignore' || file.endsWith('/.gitignore'))) blobs.push({ path: file, blob });
+  }
+  const out = new Map<string, string>();
+  if (blobs.length === 0) return out;
+  const result = await execaGit([...GIT_OPTIONS, 'cat-file', '--batch'], { cwd, reject: false, input: blobs.map((b) => `${b.blob}\n`).join(''), encoding: 'buffer', stripFinalNewline: false });
+  if (result.exitCode !== 0) throw new GitError(`git cat-file in ${cwd} failed: ${Buffer.from(result.stderr).toString('utf8').split('\n')[0]}`);
+  // `<id> blob <size>\n<content>\n` for each, in order.
+  const bytes = Buffer.from(result.stdout);
+  let at = 0;
+  for (const { path: file } of blobs) {
+    const header = bytes.indexOf(10, at);
+    if (header < 0) break;
+    const size = Number(bytes.toString('utf8', at, header).split(' ')[2]);
+    if (!Number.isSafeInteger(size)) break;
+    out.set(file, bytes.toString('utf8', header + 1, header + 1 + size));
+    at = header + 1 + size + 1;
+  }
+  return out;
 }
 
 export interface IndexFlag {
