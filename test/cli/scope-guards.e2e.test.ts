@@ -87,4 +87,29 @@ describe('paths issue text can never fence', () => {
     expect(stderr).toMatch(/src\/cart\/leak\.ts is a symbolic link leading outside the repository/);
     expect(stderr).toMatch(/vendor is a symbolic link leading outside the repository/);
   });
+
+  it('never fences an untracked link leading outside either (a tool or an earlier agent left it), in a git checkout or not', async () => {
+    const link = path.join(repo.root, 'src/cart/stray.ts');
+    await symlink(path.join(outside, 'secret.ts'), link);
+    const bare = await TempRepo.create({ 'src/a.ts': 'export const a = 1;\n' }, { git: false });
+    try {
+      await symlink(path.join(outside, 'secret.ts'), path.join(bare.root, 'src/pw.ts'));
+      const issues = [{ number: 1, title: 'Fix the stray', body: '- `src/cart/stray.ts`\n- `src/cart/total.ts`' }];
+      const { plan: p, stderr } = await plan(issues);
+      expect(p.waves.flatMap((w) => w.issues).find((e) => e.number === 1)!.paths).toEqual(['src/cart/total.ts']);
+      expect(stderr).toMatch(/src\/cart\/stray\.ts is a symbolic link leading outside the repository/);
+      // Outside any repository: the walk lists the link, and judges it the same way.
+      const file = path.join(bare.root, '..', `${path.basename(bare.root)}-issues.json`);
+      await writeFile(file, JSON.stringify([{ number: 1, title: 'x', body: '- `src/pw.ts`\n- `src/a.ts`' }]));
+      const result = await execa('node', [BIN, 'plan', '--from-issues', file, '--root', bare.root, '--json'], { reject: false, stdin: 'ignore' });
+      await rm(file, { force: true });
+      expect(result.exitCode, result.stderr).toBe(0);
+      const walked = PlanSchema.parse(JSON.parse(result.stdout));
+      expect(walked.waves.flatMap((w) => w.issues).find((e) => e.number === 1)!.paths).toEqual(['src/a.ts']);
+      expect(JSON.stringify(walked.warnings)).toMatch(/src\/pw\.ts is a symbolic link leading outside the repository/);
+    } finally {
+      await rm(link, { force: true });
+      await bare.dispose();
+    }
+  });
 });

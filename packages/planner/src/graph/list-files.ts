@@ -3,7 +3,7 @@
  * untracked ones that are not ignored, minus deleted ones), so ignores are honoured; elsewhere a
  * walk that skips dependency and build output folders. Paths are POSIX and relative to the root.
  */
-import { readdir } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { execaGit, GitTimeoutError } from './git-run.js';
 import { InputError } from '../errors.js';
@@ -20,7 +20,7 @@ export interface RepoListing {
   git: boolean;
   /** Blob ids of tracked files whose content matches the index (used by the graph cache). */
   blobIds: Map<RepoPath, string>;
-  /** Tracked symbolic links (mode 120000), where they lead not yet judged. */
+  /** Symbolic links, tracked (mode 120000) or not, where they lead not yet judged. */
   links?: RepoPath[];
 }
 
@@ -58,7 +58,10 @@ async function listGit(root: string): Promise<RepoListing> {
     if (mode === '120000') links.push(file);
     if (!changed.has(file)) blobIds.set(file, object);
   }
-  for (const file of splitZ(others.stdout)) files.add(file);
+  const untracked = splitZ(others.stdout);
+  for (const file of untracked) files.add(file);
+  // Untracked links too (a tool or an earlier agent left one): git lists them as files.
+  links.push(...(await symbolicLinks(root, untracked)));
   // waves' own state is never part of the repository, even where it is not ignored.
   for (const file of files) if (file.startsWith('.waves/') || file.startsWith('.dispatch-runs/')) files.delete(file);
   return {
@@ -70,8 +73,22 @@ async function listGit(root: string): Promise<RepoListing> {
   };
 }
 
-async function walk(root: string): Promise<RepoPath[]> {
+/** Which of these paths are symbolic links (lstat, a few hundred at a time). */
+async function symbolicLinks(root: string, paths: readonly RepoPath[]): Promise<RepoPath[]> {
   const out: RepoPath[] = [];
+  for (let i = 0; i < paths.length; i += 256) {
+    const batch = paths.slice(i, i + 256);
+    const infos = await Promise.all(batch.map((p) => lstat(path.join(root, p)).catch(() => null)));
+    batch.forEach((p, k) => {
+      if (infos[k]?.isSymbolicLink()) out.push(p);
+    });
+  }
+  return out;
+}
+
+async function walk(root: string): Promise<{ files: RepoPath[]; links: RepoPath[] }> {
+  const out: RepoPath[] = [];
+  const links: RepoPath[] = [];
   const visit = async (rel: string): Promise<void> => {
     let entries;
     try {
@@ -87,11 +104,16 @@ async function walk(root: string): Promise<RepoPath[]> {
         if (entry.isDirectory()) {
           if (!SKIPPED_DIRS.has(entry.name)) await visit(child);
         } else if (entry.isFile()) out.push(child);
+        // A link is a file of the listing as git's would be, and judged as git's are (where it leads).
+        else if (entry.isSymbolicLink()) {
+          out.push(child);
+          links.push(child);
+        }
       }),
     );
   };
   await visit('');
-  return out.sort();
+  return { files: out.sort(), links: links.sort() };
 }
 
 /** Lists the files of the repository at `root` (which must exist and be a directory). */
@@ -102,6 +124,7 @@ export async function listRepoFiles(root: string): Promise<RepoListing> {
     // git blocked (a FIFO it opened) is no "not a checkout": walking would list the wrong files.
     if (error instanceof GitTimeoutError) throw error;
     // Not a git checkout (or no git): walk the directory.
-    return { files: await walk(root), head: null, git: false, blobIds: new Map() };
+    const { files, links } = await walk(root);
+    return { files, head: null, git: false, blobIds: new Map(), links };
   }
 }

@@ -50,7 +50,7 @@ export async function assertDirectory(root: string): Promise<void> {
 }
 
 /**
- * The tracked symbolic links that lead outside the root (or nowhere, towards outside): a fence
+ * The symbolic links that lead outside the root (or nowhere, towards outside): a fence
  * naming one would send an agent's writes out of the repository.
  */
 async function linksLeadingOut(root: string, links: readonly RepoPath[]): Promise<RepoPath[]> {
