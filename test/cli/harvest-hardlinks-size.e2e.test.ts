@@ -54,6 +54,21 @@ describe('waves harvest against files it must not read', () => {
     for (const f of files) expect(readFileSync(path.join(runs, backup, f), 'utf8')).not.toContain('TOPSECRET');
   }, 120_000);
 
+  it('with --revert-out-of-fence, never copies a 2 GiB sparse file out of the fence into the backup: not reverted, nothing removed', async () => {
+    t = await hostileSetup({ script: 'if [ "$1" = 102 ]; then truncate -s 2G packages/api/big.bin; echo "// x" >> packages/web/src/index.ts; fi' });
+    expect((await t.dispatch('--worktree')).exitCode).toBe(0);
+    const result = await t.harvest('--revert-out-of-fence', '--run', t.runId(102));
+    const run = byIssue(result.report, 102) as unknown as { why?: string };
+    expect(result.exitCode, result.stderr).toBe(1);
+    expect(run.why).toMatch(/the revert stopped at packages\/api\/big\.bin: .*packages\/api\/big\.bin holds 2048 MB, more than the 512 MB a revert backs up/);
+    // Still there, as the agent left it; and the backup holds no copy of it.
+    expect(statSync(path.join(t.worktree(102), 'packages/api/big.bin')).size).toBe(2 * 1024 ** 3);
+    const runs = path.join(t.root, '.dispatch-runs');
+    for (const backup of readdirSync(runs).filter((n) => n.startsWith('reverted-102-'))) {
+      for (const f of walk(path.join(runs, backup))) expect(statSync(path.join(runs, backup, f)).size).toBeLessThan(1024 * 1024);
+    }
+  }, 120_000);
+
   it('needs a person for a 2 GiB sparse file in the fence, and neither hashes nor commits it', async () => {
     t = await hostileSetup({ script: 'if [ "$1" = 102 ]; then truncate -s 2G packages/web/src/big.bin; echo "// x" >> packages/web/src/index.ts; fi' });
     expect((await t.dispatch('--worktree')).exitCode).toBe(0);

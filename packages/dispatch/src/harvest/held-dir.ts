@@ -17,11 +17,21 @@
 import { constants, existsSync, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, readlink, rmdir, symlink, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { megabytes } from '@waves/planner';
 
 /** What a hard link's record in a backup is named after: its name and this. */
 export const HARD_LINK_SUFFIX = '.hard-link-not-copied';
 /** An entry that kept changing under waves, or a folder or file found outside the tree. */
 export class TreeRaceError extends Error {}
+
+/** What a copy may still write, of `limit` in all (a revert's backup: a file an agent made huge would fill the disk). */
+export interface CopyBudget {
+  readonly limit: number;
+  left: number;
+}
+
+/** A copy past its budget: nothing of it is kept. */
+export class TooLargeToCopyError extends TreeRaceError {}
 
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 /** How often an act is tried again when the entry changed kind under it (a swapper at work). */
@@ -154,9 +164,14 @@ export class HeldDir {
     }
   }
 
-  /** A new file `name` (never one that is there, never through a link) with this content. */
-  async writeNewFile(name: string, content: Buffer | FileHandle, mode: number): Promise<void> {
+  /**
+   * A new file `name` (never one that is there, never through a link) with this content; from a
+   * file, at most what `budget` has left (taken from it): past that, the partial copy is removed
+   * and a `TooLargeToCopyError` thrown.
+   */
+  async writeNewFile(name: string, content: Buffer | FileHandle, mode: number, budget?: CopyBudget): Promise<void> {
     const out = await open(this.entry(name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+    let tooLarge = false;
     try {
       if (Buffer.isBuffer(content)) await out.writeFile(content);
       else {
@@ -164,11 +179,22 @@ export class HeldDir {
         for (;;) {
           const { bytesRead } = await content.read(buffer, 0, CHUNK, null);
           if (bytesRead === 0) break;
+          if (budget) {
+            if (bytesRead > budget.left) {
+              tooLarge = true;
+              break;
+            }
+            budget.left -= bytesRead;
+          }
           await out.write(buffer, 0, bytesRead);
         }
       }
     } finally {
       await out.close();
+    }
+    if (tooLarge) {
+      await unlink(this.entry(name)).catch(() => undefined);
+      throw new TooLargeToCopyError(`${this.child(name)} is larger than the ${megabytes(budget!.limit)} a revert backs up`);
     }
   }
 
@@ -182,7 +208,7 @@ export class HeldDir {
    * Returns whether anything was there to copy. A regular file with more than one name (a hard
    * link) is recorded as `<destName>.hard-link-not-copied`, its content never read.
    */
-  async copyTo(name: string, dest: HeldDir, destName = name): Promise<boolean> {
+  async copyTo(name: string, dest: HeldDir, destName = name, budget?: CopyBudget): Promise<boolean> {
     for (let i = 0; i < ATTEMPTS; i++) {
       const stat = await this.stat(name);
       if (stat === null) return false;
@@ -198,7 +224,7 @@ export class HeldDir {
         try {
           const copy = await dest.makeDir(destName);
           try {
-            for (const child of await dir.list()) await dir.copyTo(child, copy);
+            for (const child of await dir.list()) await dir.copyTo(child, copy, child, budget);
           } finally {
             await copy.close();
           }
@@ -216,7 +242,12 @@ export class HeldDir {
         // (a secret the agent could link but not read): recorded as one, its content never copied.
         const links = (await read.handle.stat()).nlink;
         if (links > 1) await dest.writeNewFile(`${destName}${HARD_LINK_SUFFIX}`, Buffer.from(`a hard link (${links} names): its content is shared with another file, possibly outside the repository, and was not copied\n`), 0o600);
-        else await dest.writeNewFile(destName, read.handle, read.mode);
+        else {
+          // Its size as it says (a sparse file of 2 GB takes a few blocks here, and 2 GB copied): refused before a byte is read.
+          const { size } = await read.handle.stat();
+          if (budget && size > budget.left) throw new TooLargeToCopyError(`${this.child(name)} holds ${megabytes(size)}, more than the ${megabytes(budget.limit)} a revert backs up`);
+          await dest.writeNewFile(destName, read.handle, read.mode, budget);
+        }
       } finally {
         await read.handle.close();
       }

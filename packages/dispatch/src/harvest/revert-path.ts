@@ -15,15 +15,23 @@
  */
 import path from 'node:path';
 import { git, gitBytes, objectAt } from './git-changes.js';
-import { heldParent, HeldDir, TreeRaceError } from './held-dir.js';
+import { heldParent, HeldDir, TreeRaceError, type CopyBudget } from './held-dir.js';
 
 /** The revert of a run could not be completed; what was reverted before is in its backup. */
 export class RevertError extends Error {}
+
+/**
+ * The most one revert copies aside, all files together: an agent can make a file that costs it
+ * nothing and says it holds gigabytes (`truncate -s 100G`). Past it, the path is not reverted
+ * (nothing removed, nothing lost) and the run needs a person.
+ */
+export const MAX_REVERT_BACKUP_BYTES = 512 * 1024 * 1024;
 
 export class Reverter {
   /** Paths already handled (a link removed as the ancestor of another path): not touched again. */
   readonly handled = new Set<string>();
   private backupDir: HeldDir | null = null;
+  private readonly budget: CopyBudget = { limit: MAX_REVERT_BACKUP_BYTES, left: MAX_REVERT_BACKUP_BYTES };
 
   private constructor(
     private readonly cwd: string,
@@ -110,7 +118,7 @@ export class Reverter {
     const twice = () => new TreeRaceError(`${rel} changed while waves reverted it (backed up once already, as something else): something is still writing there`);
     const parent = await heldParent(this.backupDir, rel, true).catch((error: unknown) => Promise.reject(error instanceof TreeRaceError ? twice() : error));
     try {
-      await dir.copyTo(name, parent!.dir, parent!.name).catch((error: unknown) => Promise.reject((error as NodeJS.ErrnoException).code === 'EEXIST' ? twice() : error));
+      await dir.copyTo(name, parent!.dir, parent!.name, this.budget).catch((error: unknown) => Promise.reject((error as NodeJS.ErrnoException).code === 'EEXIST' ? twice() : error));
     } finally {
       await Promise.all(parent!.opened.map((d) => d.close()));
     }
