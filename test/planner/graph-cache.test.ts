@@ -125,6 +125,23 @@ describe('the graph cache', () => {
     expect((await build(repo.root)).graph.edges).toContain('src/f.ts -> src/c/index.ts (static)');
   });
 
+  it('re-resolves everything when a config an extends names changes, whatever it is called (config/base.json), and when it grows past what is read', async () => {
+    repo = await TempRepo.create({
+      'src/a.ts': "import { y } from '@x/b';\nexport const a = y;\n",
+      'src/b.ts': 'export const y = 1;\n',
+      'tsconfig.json': '{ "extends": "./config/base.json" }\n',
+      'config/base.json': '{ "compilerOptions": { "baseUrl": "..", "paths": { "@y/*": ["src/*"] } } }\n',
+    });
+    expect((await expectSameAsCold(repo.root)) && (await build(repo.root)).graph.edges).toEqual([]);
+    // The alias now names what src/a.ts imports: an edge appears.
+    await repo.write({ 'config/base.json': '{ "compilerOptions": { "baseUrl": "..", "paths": { "@x/*": ["src/*"] } } }\n' });
+    await expectSameAsCold(repo.root);
+    expect((await build(repo.root)).graph.edges).toEqual(['src/a.ts -> src/b.ts (static)']);
+    // Past 2 MB it is not read at all: the alias is gone, as a build from scratch finds.
+    await repo.write({ 'config/base.json': `{ "compilerOptions": { "baseUrl": "..", "paths": { "@x/*": ["src/*"] } }, "x": "${'y'.repeat(2 * 1024 * 1024)}" }\n` });
+    await expectSameAsCold(repo.root);
+  });
+
   it('ignores a corrupt cache and rebuilds it', async () => {
     repo = await TempRepo.create(BASE);
     await build(repo.root);

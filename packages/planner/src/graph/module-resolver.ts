@@ -89,7 +89,11 @@ export class ModuleResolver {
   private readonly manifestCache = new Map<RepoPath, PackageManifest | null>();
   private readonly defaultContext: ConfigContext;
   private host: ts.ModuleResolutionHost | undefined;
-  /** Configuration files read from outside the file list (absolute path → content), for the cache key. */
+  /**
+   * Configuration files read (absolute path → content), for the cache key: those outside the file
+   * list, and those in it whatever their name — an `extends` may name `config/base.json`, which
+   * the key's manifests and `tsconfig*.json` do not cover.
+   */
   readonly extraConfigReads = new Map<string, string>();
   /** Tsconfigs skipped because their extends chain named a file waves refuses to read, with why. */
   readonly skippedConfigs = new Map<RepoPath, string>();
@@ -160,7 +164,7 @@ export class ModuleResolver {
       const config = parseTsconfig(abs, this.tsconfigCache as Map<string, unknown> as Map<string, string>);
       for (const [key, value] of this.tsconfigCache) {
         const read = /^readFileSync:(.*):utf8$/.exec(key);
-        if (read && typeof value === 'string' && !this.fileSet.has(this.toRel(read[1]!) ?? '\0')) this.extraConfigReads.set(read[1]!, value);
+        if (read && typeof value === 'string') this.extraConfigReads.set(read[1]!, value);
       }
       const options = config.compilerOptions ?? {};
       context = {
