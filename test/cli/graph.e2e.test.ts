@@ -15,6 +15,37 @@ function waves(args: string[]) {
 }
 
 describe('waves graph, end to end', () => {
+  it('skips a tsconfig and a manifest nested thousands deep with their reason, never a stack overflow', async () => {
+    let exportsMap = '"./src/index.ts"';
+    for (let i = 0; i < 6000; i++) exportsMap = `{"import":${exportsMap}}`;
+    const repo = await TempRepo.create({
+      'package.json': '{ "name": "root", "private": true, "workspaces": ["packages/*"] }\n',
+      'tsconfig.json': `{"compilerOptions":{"paths":{"a":${'['.repeat(2000)}${']'.repeat(2000)}}}}`,
+      'src/a.ts': "import { b } from './b';\nimport p from 'p';\nexport const a = b + p;\n",
+      'src/b.ts': 'export const b = 1;\n',
+      'packages/p/package.json': `{"name":"p","exports":{".":${exportsMap}}}`,
+      'packages/p/src/index.ts': 'export default 1;\n',
+    });
+    try {
+      for (const command of [['graph', '--no-cache', '--json'], ['plan', '--from-issues', '-', '--json']]) {
+        const result = await execa('node', [BIN, ...command], { cwd: repo.root, reject: false, input: '[{"number":1,"title":"a","body":"`src/a.ts`"}]' });
+        expect(result.exitCode, result.stderr).toBe(0);
+        expect(result.stderr).not.toMatch(/internal error|call stack/);
+      }
+      const report = GraphReportSchema.parse(JSON.parse((await execa('node', [BIN, 'graph', '--json'], { cwd: repo.root, reject: false, stdin: 'ignore' })).stdout));
+      expect(report.skipped).toEqual(
+        expect.arrayContaining([
+          { file: 'tsconfig.json', reason: expect.stringMatching(/nests more than 64 levels deep/) },
+          { file: 'packages/p/package.json', reason: 'not read as a manifest: it nests more than 64 levels deep' },
+        ]),
+      );
+      // What does not depend on them is still read.
+      expect(report.imports).toBeGreaterThanOrEqual(1);
+    } finally {
+      await repo.dispose();
+    }
+  });
+
   it('skips a tracked link to /dev/zero, and says so in the report and on stderr, as waves plan does', async () => {
     const repo = await TempRepo.create({ 'src/a.ts': "import './zero';\n", 'issues.json': JSON.stringify([{ number: 1, title: 'a', body: '`src/a.ts`' }]) });
     try {

@@ -33,6 +33,8 @@ export interface BuildRepoGraphOptions extends ScanOptions {
   blobIds?: ReadonlyMap<RepoPath, string>;
   /** Its workspace packages with their manifests (default: read from its configuration). */
   members?: readonly WorkspaceMember[];
+  /** Manifests the workspace could not read (with `members`; read here otherwise): reported as skipped. */
+  workspaceProblems?: readonly { path: RepoPath; message: string }[];
   /** Use and update the cache under `<root>/.waves/cache/` (default true); `'read-only'` uses it without writing. */
   cache?: boolean | 'read-only';
   /**
@@ -274,7 +276,8 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
     files = listing.files;
     blobIds ??= listing.blobIds;
   }
-  const members = options.members ?? (await readWorkspace(absRoot, files)).members;
+  const workspace = options.members ? { members: options.members, problems: options.workspaceProblems ?? [] } : await readWorkspace(absRoot, files);
+  const members = workspace.members;
   const sources = files.filter(isSourceFile);
   const useCache = options.cache !== false;
   const writeCache = (options.cache ?? true) === true;
@@ -287,6 +290,8 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
   // and only what the repository holds: see read-repo-file.ts; what is refused is reported).
   const reader = repoFileReader(absRoot, options.maxSourceBytes);
   const skipped = new Map<RepoPath, string>();
+  // A manifest that is not JSON (or nests too deep to parse): its package is not one of the workspace's.
+  for (const problem of workspace.problems) skipped.set(problem.path, `not read as a manifest: ${problem.message.split('\n')[0]!.slice(0, 200)}`);
   const texts = new Map<RepoPath, string>();
   const idOf = (file: RepoPath): string | null => {
     const blob = blobIds?.get(file);

@@ -83,6 +83,7 @@ export async function loadRepo(root: string, options: LoadRepoOptions = {}): Pro
     files: listing.files,
     blobIds: listing.blobIds,
     members: workspace.members,
+    workspaceProblems: workspace.problems,
     cache: options.cache ?? true,
     ...(options.words === false ? { words: false } : {}),
     ...(options.cacheAt ? { cacheAt: options.cacheAt } : {}),

@@ -19,6 +19,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createPathsMatcher, parseTsconfig, type PathsMatcher } from 'get-tsconfig';
+import { nestsDeeperThan } from './json-depth.js';
 import type { ts } from 'ts-morph';
 import { baseName, parentDir } from '../paths/repo-paths.js';
 import type { RepoPath } from '../types.js';
@@ -314,7 +315,7 @@ export class ModuleResolver {
     const file = dir === '' ? 'package.json' : `${dir}/package.json`;
     let manifest: PackageManifest | null = null;
     const text = this.fileSet.has(file) ? this.readListedFile(path.join(this.root, file)) : undefined;
-    if (text !== undefined) {
+    if (text !== undefined && !nestsDeeperThan(text)) {
       try {
         const parsed: unknown = JSON.parse(text);
         if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) manifest = parsed as PackageManifest;

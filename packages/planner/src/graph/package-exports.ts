@@ -3,6 +3,7 @@
  * the targets of a subpath through `exports` (exact keys, `*` patterns, conditions) or of `#x`
  * through `imports`, as Node and TypeScript read them. Pure functions of the manifest.
  */
+import { MAX_JSON_DEPTH } from './json-depth.js';
 import type { PackageManifest } from './read-workspace.js';
 
 /** Conditions tried after a tsconfig's `customConditions`, most source-like first. */
@@ -16,13 +17,15 @@ export function packageName(specifier: string): string | null {
   return parts[0] || null;
 }
 
-function conditionTargets(value: unknown, out: string[], conditions: readonly string[]): void {
+function conditionTargets(value: unknown, out: string[], conditions: readonly string[], depth = 0): void {
+  // Never deeper than a manifest waves parses nests (json-depth.ts): the walk recurses.
+  if (depth > MAX_JSON_DEPTH) return;
   if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) for (const v of value) conditionTargets(v, out, conditions);
+  else if (Array.isArray(value)) for (const v of value) conditionTargets(v, out, conditions, depth + 1);
   else if (value && typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    for (const condition of conditions) if (Object.hasOwn(record, condition)) conditionTargets(record[condition], out, conditions);
-    for (const [key, v] of Object.entries(record)) if (!conditions.includes(key)) conditionTargets(v, out, conditions);
+    for (const condition of conditions) if (Object.hasOwn(record, condition)) conditionTargets(record[condition], out, conditions, depth + 1);
+    for (const [key, v] of Object.entries(record)) if (!conditions.includes(key)) conditionTargets(v, out, conditions, depth + 1);
   }
 }
 

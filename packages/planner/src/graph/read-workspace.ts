@@ -7,6 +7,7 @@ import { globMatcher } from '../paths/globs.js';
 import { parentDir } from '../paths/repo-paths.js';
 import type { RepoPath, WorkspacePackage } from '../types.js';
 import { repoFileReader, type RepoFileReader } from './read-repo-file.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 /** The fields of a package.json that module resolution reads. */
 export interface PackageManifest {
@@ -51,6 +52,12 @@ function workspaceGlobs(manifest: PackageManifest | null, pnpmYaml: unknown): st
   return globs.map((g) => g.trim().replace(/^\.\/+/, '').replace(/\/+$/, ''));
 }
 
+/** A manifest's JSON; one nested past `MAX_JSON_DEPTH` is refused before it is parsed (the walks of its `exports` recurse). */
+function parseManifest(text: string): PackageManifest {
+  if (nestsDeeperThan(text)) throw new Error(`it nests more than ${MAX_JSON_DEPTH} levels deep`);
+  return JSON.parse(text) as PackageManifest;
+}
+
 /** Reads the workspace of `root` given its file list (only listed manifests are read). */
 export async function readWorkspace(root: string, files: readonly RepoPath[]): Promise<Workspace> {
   const problems: Workspace['problems'] = [];
@@ -59,7 +66,7 @@ export async function readWorkspace(root: string, files: readonly RepoPath[]): P
   let rootManifest: PackageManifest | null = null;
   if (fileSet.has('package.json')) {
     try {
-      rootManifest = JSON.parse(readText(reader, 'package.json')) as PackageManifest;
+      rootManifest = parseManifest(readText(reader, 'package.json'));
     } catch (error) {
       problems.push({ path: 'package.json', message: (error as Error).message });
     }
@@ -87,7 +94,7 @@ export async function readWorkspace(root: string, files: readonly RepoPath[]): P
   const manifests = await Promise.all(
     dirs.map(async (dir) => {
       try {
-        return { dir, manifest: JSON.parse(readText(reader, `${dir}/package.json`)) as PackageManifest };
+        return { dir, manifest: parseManifest(readText(reader, `${dir}/package.json`)) };
       } catch (error) {
         problems.push({ path: `${dir}/package.json`, message: (error as Error).message });
         return null;

@@ -20,6 +20,7 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { MAX_SOURCE_BYTES } from './read-repo-file.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import { readRegularFileSync } from './read-regular-file.js';
 
 /** A file of an `extends` chain that waves refused to read. */
@@ -66,6 +67,7 @@ export class ExtendsGuard {
     }
     // The real path has no link left; O_NOFOLLOW keeps one swapped in since from being followed.
     const read = readRegularFileSync(real, { maxBytes: MAX_SOURCE_BYTES });
+    if (read.ok && nestsDeeperThan(read.text)) return { ok: false, missing: false, refusal: new ChainRefusal(abs, `which nests more than ${MAX_JSON_DEPTH} levels deep`) };
     if (read.ok) return read;
     if (read.kind === 'missing') return { ok: false, missing: true };
     return { ok: false, missing: false, refusal: new ChainRefusal(abs, `which ${read.reason}`) };
