@@ -8,6 +8,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { byIssue, hostileSetup, type Hostile } from '../helpers/hostile-setup.js';
 
@@ -209,6 +210,29 @@ fi
     expect(w.commit?.sha).toBe(left);
     expect(w.notes.join(' ')).toMatch(/adopted/);
     expect((await t.git(t.root, 'rev-list', '--count', `${base}..waves/issue-102`)).trim()).toBe('1');
+  }, 120_000);
+
+  it('gives the worktree\'s index the adopted commit\'s entries: a harvest killed after moving the branch had not reached it', async () => {
+    t = await hostileSetup({ script: 'if [ "$1" = 102 ]; then echo "// fix" >> packages/web/src/index.ts; echo "export const n = 1;" > packages/web/src/new.ts; fi' });
+    expect((await t.dispatch('--worktree')).exitCode).toBe(0);
+    // What a harvest killed right after its update-ref leaves: the commit on the branch (made from
+    // another index, as commit-tree does), the worktree's own index as it was before.
+    const wt = t.worktree(102);
+    const index = path.join(t.scratch, 'other-index');
+    const env = { ...process.env, GIT_INDEX_FILE: index, GIT_AUTHOR_NAME: 'w', GIT_AUTHOR_EMAIL: 'w@example.invalid', GIT_COMMITTER_NAME: 'w', GIT_COMMITTER_EMAIL: 'w@example.invalid' };
+    const run = (...args: string[]) => execa('git', ['-C', wt, ...args], { env }).then((r) => r.stdout.trim());
+    await run('read-tree', 'HEAD');
+    await run('add', 'packages/web/src/index.ts', 'packages/web/src/new.ts');
+    const tree = await run('write-tree');
+    const sha = await run('commit-tree', tree, '-p', 'HEAD', '-m', 'feat(web): Show the discount line in the cart view (#102)', '-m', `Waves-Run: ${t.runId(102)}`);
+    await run('update-ref', 'HEAD', sha);
+    expect(await t.git(wt, 'status', '--porcelain')).not.toBe('');
+    const { report } = await t.harvest('--commit');
+    const w = byIssue(report, 102).witness!;
+    expect(w.commit?.sha).toBe(sha);
+    expect(w.notes.join(' ')).toMatch(/adopted/);
+    // Nothing staged or changed against the commit: a `git commit` there would change nothing.
+    expect((await t.git(wt, 'status', '--porcelain')).trim()).toBe('');
   }, 120_000);
 
   it('adopts such a commit in a shared work tree too (no worktree): the branch moved by this run\'s own commit is no ref change', async () => {

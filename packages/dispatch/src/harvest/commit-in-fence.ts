@@ -111,6 +111,9 @@ export async function commitInFence(
         const message = (await git(cwd, ['log', '-1', '--format=%B', previous])).trim();
         const paths = await committedPaths(cwd, previous);
         if (hasTrailer(message, trailer) && paths.length > 0 && paths.every((p) => inFence(fence, p))) {
+          // The killed harvest moved the branch but may not have reached the index: it gets the
+          // committed entries now, or a plain `git commit` in the worktree would undo the work.
+          await git(cwd, ['update-index', '-z', '--index-info'], indexInfo(entries, previous.length, new Set(paths)));
           return { kind: 'committed', commit: { sha: previous, message, paths }, adopted: true };
         }
       }
