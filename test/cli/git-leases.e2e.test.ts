@@ -100,6 +100,17 @@ describe('leases on the git remote', () => {
     expect((await remote.history()).at(-1)!.leases).toEqual([]);
   }, 120_000);
 
+  it('says a ref lock left on the remote by a dead git is no contention: one line naming it, exit 1, not "busy" for ever', async () => {
+    remote = await LeaseRemote.create();
+    const laptop = await remote.clone('laptop', { 'src/a.ts': '', 'waves.config.json': JSON.stringify(GIT_LEASES) });
+    expect((await waves(['lease', 'acquire', 'src/a.ts', '--holder', 'alice'], laptop)).exitCode).toBe(0);
+    // What a receive-pack killed while it held the lock leaves behind.
+    writeFileSync(path.join(remote.bare, 'refs/waves/leases.lock'), '');
+    const stuck = await waves(['lease', 'acquire', 'src/b.ts', '--holder', 'bob'], laptop);
+    expect(stuck.exitCode).toBe(1);
+    expect(stuck.stderr.trim()).toMatch(/^waves: .*: the remote's lock on refs\/waves\/leases stayed taken through 16 attempts \(.*\): a git process there holds it, or one that died left it; remove that \.lock file on the remote if nothing is running there$/);
+  }, 120_000);
+
   it('refuses to dispatch with one line (exit 1) when the remote is out of reach, and plan warns that held is unknown', async () => {
     const root = await exampleOnRemote();
     await rename(remote!.bare, `${remote!.bare}.away`);

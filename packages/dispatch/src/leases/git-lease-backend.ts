@@ -238,8 +238,8 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
     return { commit, epoch, leases, folders, foreign, folderTrees };
   };
 
-  /** Writes the next table from `snap` and swaps it in; true when the swap won. */
-  const write = async (snap: Snapshot, put: readonly TableLease[], remove: ReadonlySet<string>, epoch: number, note: string): Promise<boolean> => {
+  /** Writes the next table from `snap` and swaps it in: true when the swap won, false when another writer won, `locked` (git's line) when the remote's ref lock was taken. */
+  const write = async (snap: Snapshot, put: readonly TableLease[], remove: ReadonlySet<string>, epoch: number, note: string): Promise<boolean | { locked: string }> => {
     const folders = new Map([...snap.folders].map(([k, v]) => [k, new Map(v)] as const));
     const touched = new Set<string>();
     for (const id of remove) {
@@ -288,8 +288,12 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
     if (status !== undefined && pushed.exitCode === 0 && !status.startsWith('!')) return true;
     // Lost to another writer: refused before the swap (the advertised ref moved), or by the remote
     // under its ref lock (another receive-pack updated it first, or holds the lock right now).
-    if (status?.startsWith('!') && LOST_SWAP.test(status)) return false;
     const why = status?.split('\t').slice(2).join(' ') || firstLine(pushed.stderr);
+    if (status?.startsWith('!') && LOST_SWAP.test(status)) {
+      // The remote says why on stderr only (`cannot lock ref '…': Unable to create '….lock': File exists.`).
+      const lockLine = pushed.stderr.split('\n').find((line) => REF_LOCKED.test(line));
+      return lockLine !== undefined ? { locked: redact(lockLine.replace(/^remote:\s*(?:error:\s*)?/, '').trim(), url) } : false;
+    }
     throw new LeaseRemoteError(`${where} could not be written to ${redactUrl(url)}: ${redact(why, url)}`);
   };
 
@@ -313,6 +317,8 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
   /** Reads, decides and swaps, again and again while another writer wins, up to the bound. */
   const change = <T>(decide: (snap: Snapshot, at: number) => Change<T>): Promise<T> =>
     serialized(store, async () => {
+      // Whether every attempt found the remote's ref lock held (none lost a swap to a write).
+      let locked: string | null = null;
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         const snap = await read();
         const at = now().getTime();
@@ -324,10 +330,14 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
         for (const lease of snap.leases.values()) if (!holdsForOthers(lease, at, skewMs)) remove.add(lease.id);
         const epoch = snap.epoch + 1;
         const stamped = put.map((lease) => (lease.epoch === 0 ? { ...lease, epoch } : lease));
-        if (await write(snap, stamped, remove, epoch, decided.note)) {
-          return answer(decided.result, epoch);
-        }
+        const wrote = await write(snap, stamped, remove, epoch, decided.note);
+        if (wrote === true) return answer(decided.result, epoch);
+        locked = wrote === false ? null : attempt === 0 || locked !== null ? wrote.locked : null;
         await sleep(Math.min(1_500, 25 * 2 ** attempt) * (0.5 + Math.random()));
+      }
+      // A lock no writer let go of in 15 s is no contention: a git on the remote died holding it.
+      if (locked !== null) {
+        throw new LeaseRemoteError(`${where}: the remote's lock on ${ref} stayed taken through ${MAX_ATTEMPTS} attempts (${locked}): a git process there holds it, or one that died left it; remove that .lock file on the remote if nothing is running there`);
       }
       throw new LeaseBusyError(`${where}: ${MAX_ATTEMPTS} attempts to change it lost to other writers; try again`);
     });
@@ -397,6 +407,9 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
 }
 
 /** How git says a compare-and-swap push lost to another writer (LC_ALL=C). */
+/** A push refused because the remote's ref lock is taken (by a receive-pack now, or left by a dead one). */
+const REF_LOCKED = /cannot lock ref|\.lock'?:? File exists/i;
+
 const LOST_SWAP = /\[rejected\]|stale info|fetch first|non-fast-forward|already exists|atomic transaction failed|failed to (?:update|lock) ref|cannot lock ref|incorrect old value|unable to lock/;
 
 function answer<T>(result: T | ((epoch: number) => T), epoch: number): T {
