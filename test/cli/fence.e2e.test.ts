@@ -76,14 +76,18 @@ const dispatch = (env: Record<string, string>, ...args: string[]) => waves(['dis
 
 describe('live fences', () => {
   it('catches a shell write outside the fence, leases it in the run\'s name, and harvest counts it in the fence (and as a miss of the plan)', async () => {
-    const env = agentsScript({ 101: { edit: { 'docs/notes.md': 'notes\n' } } });
+    // It writes and ends at once: its grant is still on the way when it exits.
+    const env = agentsScript({ 101: { edit: { 'docs/notes.md': 'notes\n' }, sleepMs: 0 } });
     const result = await dispatch(env, '--agent', 'fake', '--worktree');
     expect(result.exitCode, result.stderr).toBe(0);
-    const run = recordOf(101);
+    const run = recordOf(101) as RunRecordView & { leaseEnd?: { held: boolean } };
     expect(run.fence?.extensions).toMatchObject([{ path: 'docs/notes.md', by: 'watcher', leaseId: expect.any(String) }]);
     expect(run.fence?.refusals).toEqual([]);
+    // Its fencing check knew of the grant: the extension's lease was confirmed held.
+    expect(run.leaseEnd).toMatchObject({ held: true });
     const harvest = await waves(['harvest', '--json'], ctx.root, env);
-    const witnessed = (JSON.parse(harvest.stdout) as { runs: { issue: { number: number }; witness: { inFence: string[]; outOfFence: unknown[]; extensions?: string[]; accuracy: { missed: string[] } } }[] }).runs.find((r) => r.issue.number === 101)!.witness;
+    const witnessed = (JSON.parse(harvest.stdout) as { runs: { issue: { number: number }; witness: { status: string; reasons: string[]; inFence: string[]; outOfFence: unknown[]; extensions?: string[]; accuracy: { missed: string[] } } }[] }).runs.find((r) => r.issue.number === 101)!.witness;
+    expect(witnessed.reasons.join(' ')).not.toMatch(/never confirmed held/);
     expect(witnessed.extensions).toEqual(['docs/notes.md']);
     expect(witnessed.inFence).toContain('docs/notes.md');
     expect(witnessed.outOfFence).toEqual([]);

@@ -249,10 +249,22 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     const stoppedFirst = exit === null ? state.ending : null;
     keeper.stop();
     clearTimeout(timer);
+    stopTracking();
+    // Everything the run started goes, whatever the ending: a daemon left after an exit 0 too.
+    const tree = await stopProcessTree({ pgid: agent.pid, runId, trusted: true, tracker }, { graceMs: grace });
+    // What escaped the tracker but still sits in the run's tree (Linux): stopped too, and named.
+    const agentSince = tracker?.since ?? agentStart;
+    const strays = await sweepStrays(recordFile, record, runId, setupSince !== null && agentSince !== null ? Math.min(setupSince, agentSince) : (agentSince ?? setupSince), grace);
+    if (strays.found.length > 0) {
+      note(`stopped ${strays.found.length} process(es) that escaped the run's tracking but sat in its tree: ${strays.found.map((s) => `${s.pid} (${s.command}; ${s.where})`).join(', ')}`);
+    }
+    // Every write its processes made is checked first: an agent that wrote outside its fence and
+    // ended at once had its grant still on the way, and the check below would not have known of it.
+    await fence?.settle();
     // The fencing check, before the leases are released: were they all still held, each with its
-    // token, when the agent ended — the planned ones and those of the paths the live fence added
-    // (on either backend: the journal's watch sees the planned ones only)? Work done without them
-    // is not the run's to hand over.
+    // token, now that the agent's processes are gone — the planned ones and those of the paths the
+    // live fence added (on either backend: the journal's watch sees the planned ones only)? A lease
+    // held now with its token was held throughout. Work done without them is not the run's to hand over.
     let leaseEnd: RunRecord['leaseEnd'];
     const { ids: heldIds, epochs: heldEpochs } = runLeasesOf(record);
     if ((leases.kind === 'git' || heldIds.length > record.leaseIds.length) && state.ending === null) {
@@ -265,15 +277,6 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
         note(`its lease was lost before the agent ended (${problem})`);
         stop('failed', `its lease was lost before the agent ended (${problem})`);
       }
-    }
-    stopTracking();
-    // Everything the run started goes, whatever the ending: a daemon left after an exit 0 too.
-    const tree = await stopProcessTree({ pgid: agent.pid, runId, trusted: true, tracker }, { graceMs: grace });
-    // What escaped the tracker but still sits in the run's tree (Linux): stopped too, and named.
-    const agentSince = tracker?.since ?? agentStart;
-    const strays = await sweepStrays(recordFile, record, runId, setupSince !== null && agentSince !== null ? Math.min(setupSince, agentSince) : (agentSince ?? setupSince), grace);
-    if (strays.found.length > 0) {
-      note(`stopped ${strays.found.length} process(es) that escaped the run's tracking but sat in its tree: ${strays.found.map((s) => `${s.pid} (${s.command}; ${s.where})`).join(', ')}`);
     }
     // A leader that survived even SIGKILL (stuck in the kernel) must not hold the record forever.
     exit ??= await exitWithin(agent, tree.survivors.length > 0 ? 1_000 : 10_000);
