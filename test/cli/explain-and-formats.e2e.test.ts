@@ -106,6 +106,16 @@ describe('plans people read on GitHub', () => {
     await expect(mermaid.parse(text)).resolves.toBeTruthy();
   });
 
+  it('draws at most 400 edges, so that Mermaid (and GitHub) still renders a plan whose 33 issues all conflict, and counts the rest', async () => {
+    const issues = Array.from({ length: 33 }, (_, i) => issue(i + 1, { body: '## Files\n- `packages/core/src/cart.ts`' }));
+    const plan = analyzePlan({ issues, repo: makeRepo({ files: ['packages/core/src/cart.ts'] }), options: { top: 33, maxWaves: 33 }, now: NOW }).plan;
+    expect(plan.conflicts.length).toBe((33 * 32) / 2);
+    const text = renderPlanMermaid(plan);
+    expect(text.split('\n').filter((l) => / -\.-\|/.test(l))).toHaveLength(400);
+    expect(text).toContain(`more["${(33 * 32) / 2 - 400} more conflicts not drawn, Mermaid draws at most 500 edges: see --format json"]`);
+    await expect(mermaid.parse(text)).resolves.toBeTruthy();
+  });
+
   it('renders the example plan as Mermaid that parses', async () => {
     const result = await waves(['plan', ...EXAMPLE, '--format', 'mermaid']);
     expect(result.exitCode).toBe(0);

@@ -21,6 +21,14 @@ export function mermaidText(text: string, max = 60): string {
   return short.replace(/[#"<>`&\\[\]{}()|;]/g, (c) => `#${c.charCodeAt(0)};`);
 }
 
+/**
+ * The most edges a diagram draws: Mermaid (and GitHub's renderer with it) refuses a flowchart of
+ * 500 edges or more ("Edge limit exceeded"), which 33 issues that all conflict already make.
+ * Dependencies are drawn first (they say what runs before what); conflicts past the limit are
+ * counted in a note, and every one of them stays in the JSON.
+ */
+export const MAX_MERMAID_EDGES = 400;
+
 export function renderPlanMermaid(plan: Plan): string {
   const lines = ['flowchart TB'];
   const node = (n: number) => `i${n}`;
@@ -47,14 +55,18 @@ export function renderPlanMermaid(plan: Plan): string {
     }
     lines.push('  end');
   }
-  for (const c of plan.conflicts) {
-    if (c.kind === 'serial' || !shown.has(c.a) || !shown.has(c.b)) continue;
+  const drawn = plan.conflicts.filter((c) => c.kind !== 'serial' && shown.has(c.a) && shown.has(c.b));
+  const ordered = [...drawn.filter((c) => c.kind === 'dependency'), ...drawn.filter((c) => c.kind !== 'dependency')];
+  for (const c of ordered.slice(0, MAX_MERMAID_EDGES)) {
     if (c.kind === 'dependency') {
       // `#b depends on #a` or the reverse: draw the arrow from the prerequisite.
       const dependent = c.detail.startsWith(`#${c.a} `) ? c.a : c.b;
       const prerequisite = dependent === c.a ? c.b : c.a;
       lines.push(`  ${node(prerequisite)} -->|"${mermaidText('before')}"| ${node(dependent)}`);
     } else lines.push(`  ${node(c.a)} -.-|"${mermaidText(c.kind)}"| ${node(c.b)}`);
+  }
+  if (ordered.length > MAX_MERMAID_EDGES) {
+    lines.push(`  more["${mermaidText(`${ordered.length - MAX_MERMAID_EDGES} more conflicts not drawn, Mermaid draws at most 500 edges: see --format json`, 120)}"]`);
   }
   return `${lines.join('\n')}\n`;
 }
