@@ -25,6 +25,15 @@ describe('the GitHub fetch', () => {
     expect(asked).toEqual(['http://127.0.0.1:18140/api/v3/repos/o/n/issues']);
   });
 
+  it('gives up at once on a rate limit whose reset lies further ahead than the wait allowed (95 years: octokit would read 0 s)', async () => {
+    const reset = String(Math.floor(Date.now() / 1000) + 95 * 365 * 86_400);
+    const limited = async () => new Response('{"message":"API rate limit exceeded"}', { status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset } });
+    await expect(fetchWithTimeout(5_000, limited, { maxWaitSeconds: 120 })('http://127.0.0.1:1/repos/o/n/issues')).rejects.toThrow(/^GitHub primary rate limit at 127\.0\.0\.1:1: it asks to wait more than 10\^9 s, more than the 120 s allowed; giving up$/);
+    // A reset within the wait is octokit's to wait out.
+    const soon = async () => new Response('{}', { status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 5) } });
+    expect((await fetchWithTimeout(5_000, soon, { maxWaitSeconds: 120 })('http://127.0.0.1:1/x')).status).toBe(403);
+  });
+
   it('gives up at once on an answer whose status is no HTTP status', async () => {
     const { fetch } = recording(999);
     await expect(fetchWithTimeout(5_000, fetch)('http://127.0.0.1:1/repos/o/n/labels')).rejects.toThrow('GitHub API at 127.0.0.1:1: GET /repos/o/n/labels answered with status 999, which is no HTTP status');

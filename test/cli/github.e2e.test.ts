@@ -45,7 +45,7 @@ describe('waves plan --repo against a fake GitHub API', () => {
     }).start();
     const fromGithub = await waves(['plan', '--repo', 'acme/shop', '--api-url', server.url, '--root', SHOP, '--top', '12', '--json'], { GITHUB_TOKEN: TOKEN });
     expect(fromGithub.stderr).toMatch(/secondary rate limit.*waiting 1 s/);
-    expect(fromGithub.exitCode).toBe(0);
+    expect(fromGithub.exitCode, fromGithub.stderr).toBe(0);
     const fromFile = await waves(['plan', '--from-issues', path.join(ROOT, 'examples/backlog.json'), '--root', SHOP, '--top', '12', '--json']);
     const strip = (text: string) => ({ ...JSON.parse(text), generatedAt: null });
     expect(strip(fromGithub.stdout)).toEqual(strip(fromFile.stdout));

@@ -178,6 +178,13 @@ export function fetchWithTimeout(timeoutMs: number, inner: Fetch = globalThis.fe
       throw finalFailure(error, input, init) ?? error;
     }
     if (response.status === 429 || response.status === 403) {
+      // A primary limit's reset time (seconds since 1970) past 2^31: octokit keeps 32 bits of it, and
+      // a reset 95 years ahead read as "waiting 0 s", three times over. Earlier ones are octokit's.
+      const reset = response.headers.get('x-ratelimit-remaining') === '0' ? Number(response.headers.get('x-ratelimit-reset')) : Number.NaN;
+      if (response.headers.get('retry-after') === null && reset >= 2 ** 31) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new NotRetriedError(`GitHub primary rate limit at ${where(input, init).host}: it asks to wait more than 10^9 s, more than the ${maxWait} s allowed; giving up`);
+      }
       const wait = retryAfterSeconds(response.headers.get('retry-after'), Date.now());
       if (wait !== null && wait > maxWait) {
         await response.body?.cancel().catch(() => undefined);

@@ -87,8 +87,9 @@ function keepToApiOrigin(octokit: Octokit, apiUrl: string | undefined): void {
   const api = new URL(apiUrl ?? GITHUB_API);
   octokit.hook.before('request', (request) => {
     const url = String(request.url ?? '');
-    // octokit expands URI templates before it decides whether a URL is absolute: `{x}http://other/` is `http://other/`.
-    if (/[{}]/.test(url)) throw new WavesError(`GitHub API at ${api.host}: a next-page link holds a URI template ({…}); refused before sending`);
+    // NOTE: octokit expands URI templates after this (its routes are `/repos/{owner}/…`), and a
+    // next-page link of `{x}http://other/` is `http://other/` by then: the fetch checks the URL it
+    // is finally given against the API's origin too (github-fetch.ts).
     let target: URL;
     try {
       target = /^[a-z][a-z0-9+.-]*:/i.test(url) ? new URL(url) : new URL(`${String(request.baseUrl ?? api.href).replace(/\/+$/, '')}${url}`);
