@@ -62,6 +62,13 @@ describe('the backlog a backtest replays', () => {
     expect(new Set(whole.map((i) => i.number)).size).toBe(whole.length);
   });
 
+  it('cuts a subject to the 256 characters of an issue title', () => {
+    const files = [{ path: 'src/a.ts', change: 'edit' as const }];
+    const { issues } = backlogFromCommits([{ sha: 'a'.repeat(40), parents: ['b'.repeat(40)], subject: `fix: ${'x'.repeat(100_000)}`, files }], { maxFiles: 8 });
+    expect([...issues[0]!.title]).toHaveLength(256);
+    expect(issues[0]!.title.endsWith('…')).toBe(true);
+  });
+
   it('leaves docs, markdown and tool-written files (lockfiles, ESLint suppressions) out of a commit before counting its files', () => {
     const files = ['docs/guide.ts', 'a/README.md', 'pnpm-lock.yaml', 'x/yarn.lock', 'eslint-suppressions.json', 'src/a.ts'].map((path) => ({ path, change: 'edit' as const }));
     const { issues } = backlogFromCommits([{ sha: 'a'.repeat(40), parents: ['b'.repeat(40)], subject: 's', files }], { maxFiles: 1 });

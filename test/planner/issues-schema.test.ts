@@ -10,6 +10,16 @@ describe('parseIssues at intake', () => {
     expect(parsed.value![0]).toMatchObject({ title: 'ab\tc\nd', body: 'x\r\n', labels: ['l', 'm'], url: 'https://x/' });
   });
 
+  it('keeps at most 100 labels of 50 characters each, GitHub\'s limits, with one note for the issue', () => {
+    const labels = [`${'x'.repeat(60)}`, ...Array.from({ length: 150 }, (_, i) => `l${i}`)];
+    const parsed = parseIssues([item({ labels })]);
+    expect(parsed.value![0]!.labels).toHaveLength(100);
+    expect(parsed.value![0]!.labels[0]).toBe(`${'x'.repeat(49)}…`);
+    expect(parsed.value![0]!.labels[99]).toBe('l98');
+    expect(parsed.notes).toEqual(["issue #1: labels to 100 of 151 and label names to 50 characters cut (GitHub's limits)"]);
+    expect(parseIssues([item({ labels: ['bug'] })]).notes).toBeUndefined();
+  });
+
   it('takes open and closed in any case, and nothing else, naming the path', () => {
     expect(parseIssues([item({ state: 'Closed' }), item({ number: 2, state: 'open' }), item({ number: 3, state: null })]).value!.map((i) => i.state)).toEqual(['closed', 'open', 'open']);
     const bad = parseIssues([item(), item({ number: 2, state: 'WHATEVER' })]);

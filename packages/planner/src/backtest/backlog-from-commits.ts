@@ -11,6 +11,7 @@
  * that a commit keeps its number whatever range it is replayed in. Pure.
  */
 import type { IssueNumber, RepoPath } from '../types.js';
+import { cutText, MAX_TITLE_CHARS } from '../schema/issues-schema.js';
 
 export type FileChange = 'edit' | 'create' | 'delete';
 
@@ -145,7 +146,8 @@ export function backlogFromCommits(commits: readonly HistoryCommit[], options: {
       while (taken.has(number)) number++;
       taken.add(number);
     }
-    return { number, rank, sha: commit.sha, title: commit.subject, files };
+    // A subject is an issue's title: GitHub's limit holds (a subject of 100,000 characters came whole into the report).
+    return { number, rank, sha: commit.sha, title: cutText(commit.subject, MAX_TITLE_CHARS), files };
   });
   return { issues, skipped };
 }

@@ -70,6 +70,9 @@ export type IssueRecord = z.output<typeof IssueRecordSchema>;
  */
 export const MAX_TITLE_CHARS = 256;
 export const MAX_BODY_CHARS = 65_536;
+/** GitHub's limits for labels: 100 on an issue, 50 characters a name (a file of a million labels took 660 MB and wrote 120 MB of warnings). */
+export const MAX_LABELS = 100;
+export const MAX_LABEL_CHARS = 50;
 
 /**
  * `text` cut to at most `max` characters (code points), the last of them an ellipsis when cut:
@@ -102,13 +105,20 @@ function toBacklogIssue(record: IssueRecord, notes: string[]): BacklogIssue {
   const state = (record.state ?? 'open').toLowerCase() === 'closed' ? 'closed' : 'open';
   const title = cutText(record.title, MAX_TITLE_CHARS);
   const body = cutText(record.body ?? '', MAX_BODY_CHARS);
-  const cut = [title !== record.title ? `title to ${MAX_TITLE_CHARS}` : '', body !== (record.body ?? '') ? `body to ${MAX_BODY_CHARS}` : ''].filter(Boolean);
-  if (cut.length > 0) notes.push(`issue #${record.number}: ${cut.join(' and ')} characters cut (GitHub's limits)`);
+  const names = (record.labels ?? []).map((label) => (typeof label === 'string' ? label : label.name));
+  const labels = names.slice(0, MAX_LABELS).map((name) => cutText(name, MAX_LABEL_CHARS));
+  const cut = [
+    title !== record.title ? `title to ${MAX_TITLE_CHARS} characters` : '',
+    body !== (record.body ?? '') ? `body to ${MAX_BODY_CHARS} characters` : '',
+    names.length > MAX_LABELS ? `labels to ${MAX_LABELS} of ${names.length}` : '',
+    labels.some((name, i) => name !== names[i]) ? `label names to ${MAX_LABEL_CHARS} characters` : '',
+  ].filter(Boolean);
+  if (cut.length > 0) notes.push(`issue #${record.number}: ${cut.join(' and ')} cut (GitHub's limits)`);
   return {
     number: record.number,
     title,
     body,
-    labels: (record.labels ?? []).map((label) => (typeof label === 'string' ? label : label.name)),
+    labels,
     state,
     createdAt: record.createdAt ?? record.created_at ?? null,
     url: record.url ?? record.html_url ?? null,
