@@ -1,5 +1,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
@@ -139,12 +140,13 @@ describe('waves plan on bad input', () => {
     expect(result.stderr.trim()).toBe('waves: unknown command "plna" (did you mean plan?); see waves --help');
   });
 
-  it('refuses a root it cannot list as a repository (/proc, /sys) with one line (exit 2), never an internal error', async () => {
-    for (const args of [['plan', '--root', '/proc', '--from-issues', ISSUES], ['plan', '--root', '/sys', '--from-issues', ISSUES], ['graph', '--root', '/proc'], ['lease', 'acquire', 'x', '--root', '/proc']]) {
+  it('refuses a root it cannot list as a repository (/proc, /sys, /dev) with one line (exit 2), never an internal error, writing nothing there', async () => {
+    for (const args of [['plan', '--root', '/proc', '--from-issues', ISSUES], ['plan', '--root', '/sys', '--from-issues', ISSUES], ['graph', '--root', '/proc'], ['lease', 'acquire', 'x', '--root', '/proc'], ['graph', '--root', '/dev'], ['plan', '--root', '/dev/shm', '--from-issues', ISSUES]]) {
       const result = await waves(args);
       expect(result.exitCode, args.join(' ')).toBe(2);
-      expect(result.stderr.trim().split('\n'), args.join(' ')).toEqual([expect.stringMatching(/^waves: (root|--root) \/(proc|sys)/)]);
+      expect(result.stderr.trim().split('\n'), args.join(' ')).toEqual([expect.stringMatching(/^waves: (root|--root) \/(proc|sys|dev)/)]);
     }
+    expect(existsSync('/dev/.waves')).toBe(false);
   });
 
   it('takes a command or schema name like toString as unknown, with one line (exit 2)', async () => {
