@@ -7,7 +7,7 @@ const list = (...rows: [string, string, string, string | null][]) =>
 
 describe('the git settings that name a program', () => {
   it('are the filters, diff and merge drivers, signing and trailer commands, and nothing a person changes for a terminal or a remote', () => {
-    for (const key of ['filter.lfs.clean', 'filter.x.y.smudge', 'filter.evil.process', 'diff.pretty.textconv', 'diff.x.command', 'diff.external', 'merge.ours.driver', 'gpg.program', 'gpg.ssh.program', 'gpg.format', 'gpg.ssh.defaultkeycommand', 'commit.gpgsign', 'tag.gpgsign', 'trailer.sign.command', 'trailer.sign.cmd', 'include.path', 'includeif.onbranch:waves/issue-103.path', 'includeif.gitdir:**/.git/worktrees/**.path', 'core.attributesfile', 'extensions.partialclone', 'remote.evil.promisor', 'remote.evil.uploadpack', 'remote.o.receivepack', 'core.sshcommand']) {
+    for (const key of ['filter.lfs.clean', 'filter.x.y.smudge', 'filter.evil.process', 'diff.pretty.textconv', 'diff.x.command', 'diff.external', 'merge.ours.driver', 'gpg.program', 'gpg.ssh.program', 'gpg.format', 'gpg.ssh.defaultkeycommand', 'commit.gpgsign', 'tag.gpgsign', 'trailer.sign.command', 'trailer.sign.cmd', 'include.path', 'includeif.onbranch:waves/issue-103.path', 'includeif.gitdir:**/.git/worktrees/**.path', 'core.attributesfile', 'extensions.partialclone', 'remote.evil.promisor', 'remote.evil.uploadpack', 'remote.o.receivepack', 'core.sshcommand', 'core.worktree']) {
       expect(namesProgram(key), key).toBe(true);
     }
     for (const key of ['filter.lfs.required', 'core.editor', 'core.pager', 'credential.helper', 'core.hookspath', 'core.fsmonitor', 'alias.co', 'user.signingkey', 'remote.origin.url', 'includeif.onbranch:x.other']) {

@@ -21,7 +21,9 @@
  * - `core.attributesFile`: the attributes that choose which driver runs on which file;
  * - `extensions.partialClone`, `remote.<name>.promisor|uploadPack|receivePack`, `core.sshCommand`:
  *   a promisor remote makes git fetch a missing object on its own, running the remote's
- *   upload-pack (red team 3, finding 2). waves also turns every protocol off (SAFE_GIT_CONFIG).
+ *   upload-pack (red team 3, finding 2). waves also turns every protocol off (SAFE_GIT_CONFIG);
+ * - `core.worktree`: no program, but where git takes the work tree to be — set by an agent that
+ *   wrote `.git/config`, every listing, status and diff of waves would read another folder.
  *
  * NOTE: not watched, on purpose. `core.hooksPath` and `core.fsmonitor` are overridden on every
  * git command of waves (SAFE_GIT_CONFIG), and hooks are files, not config. Other programs git
@@ -76,6 +78,7 @@ const WATCHED: readonly RegExp[] = [
   /^extensions\.partialclone$/,
   /^remote\..+\.(?:promisor|uploadpack|receivepack)$/,
   /^core\.sshcommand$/,
+  /^core\.worktree$/,
 ];
 
 /** Keys git reads every value of (an include per value): each value counts, not the last one alone. */
