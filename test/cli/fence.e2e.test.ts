@@ -9,7 +9,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync, 
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lanesOverlap, LeaseEventSchema } from '@waves/planner';
-import { FAKE_AGENT_CONFIG, ROOT, waves } from '../helpers/example-repo.js';
+import { FAKE_AGENT_CONFIG, ROOT, TEST_STATE_DIR, waves } from '../helpers/example-repo.js';
 import { useRunRepo } from '../helpers/run-repo.js';
 
 const HOOKED = path.join(ROOT, 'test/fixtures/agents/hooked-agent.mjs');
@@ -98,6 +98,22 @@ describe('live fences', () => {
     const list = await waves(['lease', 'list', '--json'], ctx.root, env);
     expect(JSON.parse(list.stdout).leases ?? JSON.parse(list.stdout)).toEqual([]);
   });
+
+  it('removes the fence socket of a run whose supervisor was killed (-9) once waves stop settles it', async () => {
+    const env = agentsScript({ 101: { sleepMs: 30_000 } });
+    const started = await dispatch(env, '--agent', 'fake', '--top', '1', '--detach');
+    expect(started.exitCode, started.stderr).toBe(0);
+    const until = Date.now() + 20_000;
+    while (recordOf(101)?.status !== 'running' && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    const run = recordOf(101) as RunRecordView & { supervisorPid: number };
+    const socket = path.join(TEST_STATE_DIR, 'fence', `${run.id}.sock`);
+    expect(existsSync(socket)).toBe(true);
+    process.kill(run.supervisorPid, 'SIGKILL');
+    const stopped = await waves(['stop', '--all'], ctx.root, env);
+    expect(stopped.exitCode, stopped.stderr).toBe(0);
+    expect(recordOf(101).status).toBe('cancelled');
+    expect(existsSync(socket)).toBe(false);
+  }, 60_000);
 
   it('grants a file two runs write outside their fences to exactly one of them; the journal replayed shows no overlap', async () => {
     const env = agentsScript({ 101: { edit: { 'scripts/extra.ts': 'a\n' }, sleepMs: 5_000 }, 105: { edit: { 'scripts/extra.ts': 'b\n' }, sleepMs: 5_000 } });

@@ -78,6 +78,22 @@ export async function startFenceServer(runId: string, keeper: Pick<FenceKeeper, 
 }
 
 /** Whether something listens on a unix socket (a connection accepted within half a second). */
+/**
+ * Removes the socket a run's supervisor left when it was killed (`kill -9`: it removed nothing),
+ * once the run is settled without it: only a socket, only where nobody answers.
+ */
+export async function removeDeadSocket(runId: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  let socket: string;
+  try {
+    socket = fenceSocketPath(runId, env);
+  } catch {
+    return;
+  }
+  const info = await lstat(socket).catch(() => null);
+  if (info === null || !info.isSocket() || (await answers(socket))) return;
+  await rm(socket, { force: true }).catch(() => undefined);
+}
+
 export function answers(socket: string): Promise<boolean> {
   return new Promise((resolve) => {
     const probe = createConnection(socket);

@@ -13,6 +13,7 @@ import { DEFAULT_GRACE_MS, stopProcessTree } from './kill-tree.js';
 import { commandLine, isRunning, isStopped } from './process-table.js';
 import { openLeaseBackend, type LeaseStore } from '../leases/open-lease-backend.js';
 import { cloneTag, releaseOwnLeases } from './run-leases.js';
+import { removeDeadSocket } from '../fence/fence-server.js';
 import { readSeal, readTrustedRecord, TERMINAL, writeRecord, type RunRecord } from './run-record.js';
 import { markerEntry } from './agent-env.js';
 import { DescendantTracker } from './track-descendants.js';
@@ -76,6 +77,8 @@ export async function stopRun(file: string, options: StopRunOptions): Promise<St
   const settled: RunRecord = { ...latest, status: options.status, reason, endedAt: options.now().toISOString() };
   await writeRecord(file, settled);
   await releaseOwnLeases(openLeaseBackend(options.leaseStore ?? { backend: 'journal', journal: options.journal }, options.now), runId, await cloneTag(path.dirname(path.dirname(file))));
+  // Its dead supervisor's fence socket, which nobody answers any more.
+  await removeDeadSocket(runId);
   return { file, record: settled, by: 'waves', refused: tree.refused, survivors: tree.survivors };
 }
 
