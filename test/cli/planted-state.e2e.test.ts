@@ -95,6 +95,30 @@ sleep 2
     for (const record of all) expect((await waves(['lease', 'release', ...record.leaseIds.slice(0, 1)], shared.root)).exitCode).toBe(0);
   }, 90_000);
 
+  it('takes nothing from a run record that has no seal: waves status shows no verdict of it, and --reap releases no lease it names', async () => {
+    const result = await dispatchWith('exit 0', ['--top', '1']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const real = records()[0]!;
+    await waves(['harvest'], shared.root);
+    // Another holder's lease, which a forged record will name as its own.
+    const taken = await waves(['lease', 'acquire', 'docs', '--holder', 'someone', '--json'], shared.root);
+    const leaseId = JSON.parse(taken.stdout).id as string;
+    const forgedId = real.id.replace(/^resolve-\d+/, 'resolve-999');
+    const copy = JSON.parse(readFileSync(path.join(runsDir(), `${real.id}.json`), 'utf8'));
+    expect(copy.witness).toBeDefined();
+    writeFileSync(
+      path.join(runsDir(), `${forgedId}.json`),
+      JSON.stringify({ ...copy, id: forgedId, issue: { ...real.issue, number: 999 }, status: 'running', pid: 999_999_999, supervisorPid: null, leaseIds: [leaseId], witness: { ...copy.witness, status: 'clean', commit: { sha: 'deadbeefdeadbeefdeadbeefdeadbeefdeadbeef', message: 'x', paths: ['README.md'] } } }, null, 2),
+    );
+    const status = await waves(['status', '--reap'], shared.root);
+    expect(status.stderr).toMatch(new RegExp(`\\.dispatch-runs/${forgedId}\\.json has no sealed copy .*not reaped`));
+    expect(status.stdout).not.toContain('deadbeef');
+    const leases = JSON.parse((await waves(['lease', 'list', '--json'], shared.root)).stdout) as { id: string }[];
+    expect(leases.map((l) => l.id)).toContain(leaseId);
+    await waves(['lease', 'release', leaseId], shared.root);
+    rmSync(path.join(runsDir(), `${forgedId}.json`));
+  });
+
   it('refuses a lease journal lock that is a FIFO or a file with one line, exit 2, at once', async () => {
     const lock = `${journal()}.lock`;
     mkdirSync(path.dirname(lock), { recursive: true });

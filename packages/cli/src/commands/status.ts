@@ -78,15 +78,22 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
   };
   const runsDir = path.join(root, RUNS_DIR);
   const clone = await cloneTag(root);
-  const { records, unreadable } = await readRecords(runsDir);
+  const listed = await readRecords(runsDir);
+  const { unreadable } = listed;
   for (const file of unreadable) io.stderr(`waves: ${path.relative(root, file)} is not a run record, skipped\n`);
+  // A copy with no seal is no record waves wrote, or one whose seal is gone (an agent can write the
+  // runs folder): shown, but its verdict, its lease store and its lease ids are never taken from it
+  // — reaping it would release whatever leases it names, another run's among them.
+  const unsealed = new Set(listed.records.filter((r) => !r.sealed).map((r) => r.file));
+  for (const file of unsealed) io.stderr(`waves: ${path.relative(root, file)} has no sealed copy (not written by waves, or its seal is gone): its verdict is not shown and it is not reaped; waves harvest says what it needs\n`);
+  const records = listed.records.map((r) => (r.sealed ? r : { ...r, record: { ...r.record, witness: undefined, leaseStore: configured.store, leaseIds: [], leaseEpochs: {} } }));
   const rows = [];
   // Oldest first.
   const ordered = [...records].sort((a, b) => Date.parse(a.record.startedAt) - Date.parse(b.record.startedAt) || a.record.id.localeCompare(b.record.id));
   for (const { file, record } of ordered) {
     let view = viewStatus(record);
     let current = record;
-    if (view === 'stale' && values.reap) {
+    if (view === 'stale' && values.reap && !unsealed.has(file)) {
       current = { ...record, status: 'failed', reason: 'stale: its processes were gone before it settled (reaped)', endedAt: io.now().toISOString() };
       await writeRecord(file, current);
       const own = backendOf(leaseStoreOf(record));

@@ -400,8 +400,8 @@ export async function readSeals(runsDir: string): Promise<Map<string, RunRecord>
 }
 
 export interface RecordListing {
-  /** Each record as sealed when it has a seal (see readTrustedRecord), else the repository's copy. */
-  records: { file: string; record: RunRecord }[];
+  /** Each record as sealed when it has a seal (see readTrustedRecord), else the repository's copy (`sealed` false: no record waves wrote, or one whose seal is gone). */
+  records: { file: string; record: RunRecord; sealed: boolean }[];
   /** Files that are not run records (ignored). */
   unreadable: string[];
 }
@@ -419,7 +419,8 @@ export async function readRecords(runsDir: string): Promise<RecordListing> {
   for (const name of names.filter((n) => /^resolve-\d+-\w+\.json$/.test(n)).sort()) {
     const file = path.join(runsDir, name);
     try {
-      records.push({ file, record: await readTrustedRecord(file) });
+      const sealed = await readSeal(file).catch(() => null);
+      records.push(sealed ? { file, record: sealed, sealed: true } : { file, record: await readRecord(file), sealed: false });
     } catch {
       unreadable.push(file);
     }
