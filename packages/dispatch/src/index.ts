@@ -133,3 +133,4 @@ export { claudeSettings, CLAUDE_SETTINGS, installIntegrations, integrationOfTemp
 export { FenceConfigSchema } from './config-schema.js';
 export { FenceLogSchema, FenceRulesSchema } from './runs/run-record.js';
 export type { FenceExtension, FenceLog, FenceRefusal, FenceRules } from './runs/run-record.js';
+export { CACHE_DIR, dropCachesChangedDuring } from './harvest/cache-written.js';

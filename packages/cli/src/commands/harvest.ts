@@ -8,7 +8,9 @@ import { checkLogFloor } from '../config/agent-trust.js';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
+  CACHE_DIR,
   DEFAULT_VERIFY_TIMEOUT,
+  dropCachesChangedDuring,
   harvestRun,
   checkGitTrust,
   HarvestBusyError,
@@ -192,6 +194,14 @@ export async function runHarvest(argv: readonly string[], io: CliIo): Promise<nu
   // A FIFO where git's listing of the shared tree opens a file (an agent's .gitignore) would block
   // it: the listing is left empty, and each run in the shared tree needs a person, saying why.
   const blocked = await gitInputProblem(root, [], { deep: true });
+  // Before the graph is read from them: the caches changed while a run ran (cache-written.ts).
+  for (const run of runs) {
+    const from = Date.parse(run.startedAt);
+    const to = run.endedAt === null ? Number.NaN : Date.parse(run.endedAt);
+    if (!sealed.has(run.id) || !Number.isFinite(from) || !Number.isFinite(to)) continue;
+    const dropped = await dropCachesChangedDuring(root, from, to);
+    if (dropped.length > 0) io.stderr(`waves: ${CACHE_DIR}/ changed while ${run.id} (#${run.issue.number}) ran (${dropped.join(', ')}): no waves process writes it then, an agent can; removed, rebuilt now\n`);
+  }
   const listing = blocked === null ? await listRepoFiles(root) : { files: [], head: null, git: true, blobIds: new Map<string, string>() };
   const { members } = await readWorkspace(root, listing.files);
   const graph = await buildRepoGraph(root, { files: listing.files, blobIds: listing.blobIds, members, words: false });
