@@ -242,7 +242,7 @@ describe('waves harvest', () => {
     expect(alive).toBe(false);
   }, 120_000);
 
-  it('reverts what a restored .gitignore brings to light', async () => {
+  it('sees and reverts what a .gitignore of the run hides: the base\'s rules list it from the start', async () => {
     const t = await setUp({
       101: { edit: { 'packages/api/src/routes/checkout.ts': 'x\n', 'packages/api/src/hidden.ts': 'sneaky\n', '.gitignore': 'packages/api/src/hidden.ts\n' } },
       102: {},
@@ -251,7 +251,7 @@ describe('waves harvest', () => {
     await t.dispatch('--worktree');
     const { report } = await t.harvest('--run', (await waves(['status', '--json'], t.root)).stdout.match(/resolve-101-\w+/)![0], '--revert-out-of-fence');
     const w = report.runs[0]!.witness!;
-    expect(w.outOfFence.map((c) => c.path)).toEqual(['.gitignore']);
+    expect(w.outOfFence.map((c) => c.path)).toEqual(['.gitignore', 'packages/api/src/hidden.ts']);
     expect(w.reverted).toEqual(['.gitignore', 'packages/api/src/hidden.ts']);
     expect(w.status).toBe('clean');
     expect(existsSync(path.join(t.worktree(101), 'packages/api/src/hidden.ts'))).toBe(false);

@@ -73,7 +73,9 @@ export async function historyRepo(): Promise<{ repo: TempRepo; base: string }> {
   let n = 0;
   for (const step of STEPS) {
     n++;
-    const files = Object.fromEntries(step.write.map((file) => [file, `${BASE_FILES[file] ?? 'export const n = 1;\n'}// step ${n}\n`]));
+    // A manifest stays JSON (an invalid one is reported as skipped); code gets a marker line.
+    const changed = (file: string) => (file.endsWith('.json') ? `${JSON.stringify({ ...(JSON.parse(BASE_FILES[file] ?? '{}') as object), step: n })}\n` : `${BASE_FILES[file] ?? 'export const n = 1;\n'}// step ${n}\n`);
+    const files = Object.fromEntries(step.write.map((file) => [file, changed(file)]));
     if (step.merge) {
       await repo.git('checkout', '-q', '-b', `side${n}`);
       await repo.write(files);
