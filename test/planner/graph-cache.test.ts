@@ -142,6 +142,27 @@ describe('the graph cache', () => {
     await expectSameAsCold(repo.root);
   });
 
+  it('keeps every config the cached resolutions stand on in the key, across builds that re-resolve only a few imports', async () => {
+    repo = await TempRepo.create({
+      'src/a.ts': "import { y } from '@x/b';\nexport const a = y;\n",
+      'src/b.ts': 'export const y = 1;\n',
+      'lib/tsconfig.json': '{ "extends": "../config/lib.json" }\n',
+      'lib/c.ts': "import { d } from './d';\nexport const c = d;\n",
+      'lib/d.ts': 'export const d = 1;\n',
+      'tsconfig.json': '{ "extends": "./config/base.json" }\n',
+      'config/base.json': '{ "compilerOptions": { "baseUrl": "..", "paths": { "@x/*": ["src/*"] } } }\n',
+      'config/lib.json': '{}\n',
+    });
+    await expectSameAsCold(repo.root);
+    // A change that re-resolves lib/c.ts alone (its tsconfig chain read, not the root's)…
+    await repo.write({ 'lib/c.ts': "import { d } from './d';\nexport const c = d + 1;\n" });
+    await expectSameAsCold(repo.root);
+    // …must not forget that src/a.ts's resolution stands on config/base.json.
+    await repo.write({ 'config/base.json': '{ "compilerOptions": { "baseUrl": "..", "paths": { "@y/*": ["src/*"] } } }\n' });
+    await expectSameAsCold(repo.root);
+    expect((await build(repo.root)).graph.edges).not.toContain('src/a.ts -> src/b.ts (static)');
+  });
+
   it('ignores a corrupt cache and rebuilds it', async () => {
     repo = await TempRepo.create(BASE);
     await build(repo.root);

@@ -386,9 +386,11 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
   for (const [file, reason] of Object.entries(skippedConfigs)) skipped.set(file, reason);
 
   if (writeCache && (jobs.length > 0 || resolvedCount > 0 || previous === null)) {
-    const extraConfigs: Record<string, string> = {};
+    // The configs the resolutions kept in the cache depend on: all those read when everything was
+    // resolved afresh; else those read before (as they are now) and those this build read too —
+    // a build that re-resolved two imports read one tsconfig, and the rest still stand on the others.
+    const extraConfigs: Record<string, string> = sameConfig || !resolver ? { ...extrasNow } : {};
     if (resolver) for (const [abs, text] of resolver.extraConfigReads) extraConfigs[abs] = contentId(text);
-    else Object.assign(extraConfigs, previous?.extraConfigs ?? {});
     const cache: GraphCache = { version: GRAPH_CACHE_VERSION, configKey: keyOf(extraConfigs), files: [...files], extraConfigs, skippedConfigs, entries };
     await writeGraphCache(cacheRoot, tool, cache, slot);
   }
