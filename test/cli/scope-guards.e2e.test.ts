@@ -88,6 +88,26 @@ describe('paths issue text can never fence', () => {
     expect(stderr).toMatch(/vendor is a symbolic link leading outside the repository/);
   });
 
+  it('never fences a link leading outside through a configured lane, and says so of a fenced folder that holds one', async () => {
+    const config = path.join(repo.root, 'waves.config.json');
+    await writeFile(config, JSON.stringify({ lanes: { outer: { paths: ['vendor/**', 'src/cart/leak.ts', 'src/cart/total.ts'] } } }));
+    try {
+      const { plan: p, stderr } = await plan([
+        { number: 1, title: 'Outer work', labels: [{ name: 'lane:outer' }], body: '' },
+        { number: 2, title: 'The cart', body: '- `src/cart/`' },
+      ]);
+      const entries = p.waves.flatMap((w) => w.issues);
+      expect(entries.find((e) => e.number === 1)!.paths).toEqual(['src/cart/total.ts']);
+      expect(stderr).toMatch(/vendor is a symbolic link leading outside the repository/);
+      expect(stderr).toMatch(/src\/cart\/leak\.ts is a symbolic link leading outside the repository/);
+      // The folder stays the fence; the link in it is named.
+      expect(entries.find((e) => e.number === 2)!.paths).toEqual(['src/cart/']);
+      expect(stderr).toMatch(/src\/cart\/leak\.ts: a symbolic link leading outside the repository, inside the fenced folder src\/cart\//);
+    } finally {
+      await rm(config, { force: true });
+    }
+  });
+
   it('never fences an untracked link leading outside either (a tool or an earlier agent left it), in a git checkout or not', async () => {
     const link = path.join(repo.root, 'src/cart/stray.ts');
     await symlink(path.join(outside, 'secret.ts'), link);

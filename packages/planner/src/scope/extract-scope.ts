@@ -179,14 +179,22 @@ export function extractScope(
     if (configured) {
       lanes.add(request.name);
       let matched = false;
+      // A configured path through a symbolic link out of the repository is no fence either.
+      const linked = (path: RepoPath) => {
+        const at = tree.linkOut(path);
+        if (at !== null) unresolved.push({ text: `${request.text}: ${path}`, source: request.source, line: request.line, reason: `${at} is a symbolic link leading outside the repository` });
+        return at !== null;
+      };
       for (const pattern of configured.paths) {
         const expanded = expandPattern(pattern, tree);
         if (expanded.kind === 'dir') {
+          matched = true;
+          if (linked(expanded.path)) continue;
           leaves.add(expanded.path, 'dir', { ...evidence, source: request.source === 'config' ? 'config' : request.source });
           laneDirs.push(expanded.path);
-          matched = true;
         } else if (expanded.kind === 'files') {
           for (const path of expanded.paths) {
+            if (linked(path)) continue;
             leaves.add(path, 'file', evidence);
             fileLeaves.add(path);
           }
@@ -202,6 +210,11 @@ export function extractScope(
       continue;
     }
     lanes.add(request.name);
+    const at = tree.linkOut(dir);
+    if (at !== null) {
+      unresolved.push({ text: request.text, source: request.source, line: request.line, reason: `${at} is a symbolic link leading outside the repository` });
+      continue;
+    }
     leaves.add(dir, 'dir', evidence);
     laneDirs.push(dir);
   }
@@ -254,6 +267,14 @@ export function extractScope(
 
   const allLeaves = leaves.all();
   for (const leaf of allLeaves) excluded.delete(leaf.path);
+  // A fenced folder holding a link out of the repository: a write through it lands outside, where
+  // neither the live fence's watcher nor harvest sees it (a hook refuses it). Said, the folder kept.
+  for (const leaf of allLeaves) {
+    if (leaf.kind !== 'dir') continue;
+    for (const link of tree.linksOutUnder(leaf.path).slice(0, 5)) {
+      unresolved.push({ text: link, source: leaf.evidence[0]?.source ?? 'body', line: null, reason: `a symbolic link leading outside the repository, inside the fenced folder ${leaf.path || '(root)'}/: a write through it lands outside the repository, unseen by harvest` });
+    }
+  }
   const folded = foldLeaves(allLeaves);
   const subsystems = [...new Set(folded.map((leaf) => subsystemOfLeaf(leaf, tree)))].sort();
   const size = sizeOf(folded, fileLeaves, tree);

@@ -26,6 +26,8 @@ export interface RepoTree {
   dirsEndingWith(suffix: string): RepoPath[];
   /** The symbolic link leading outside the repository that the path is, or lies under; else null. */
   linkOut(path: RepoPath): RepoPath | null;
+  /** The symbolic links leading outside the repository that lie inside a folder (`''`: anywhere). */
+  linksOutUnder(dir: RepoPath): RepoPath[];
 }
 
 export const ROOT_SUBSYSTEM = '(root)';
@@ -125,6 +127,9 @@ function buildTree(files: readonly RepoPath[], packages: readonly WorkspacePacka
     },
     linkOut(path) {
       return linksOut.find((link) => path === link || path.startsWith(`${link}/`)) ?? null;
+    },
+    linksOutUnder(dir) {
+      return linksOut.filter((link) => dir === '' || link.startsWith(`${dir}/`));
     },
   };
 }
