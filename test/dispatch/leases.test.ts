@@ -212,6 +212,21 @@ describe('the lease journal', () => {
     }, 60_000);
   }
 
+  it('reports a lease it wrote as acquired, however long its operation takes to end once its lock was taken over (a slow flush)', async () => {
+    const go = path.join(dir, 'go');
+    const late = execa('node', [LATE_WRITER, journal, 'packages/core', go, 'after'], { reject: false, stdin: 'ignore' });
+    await new Promise<void>((resolve) => late.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('appended') && resolve()));
+    late.kill('SIGSTOP');
+    expect(await acquireLease(journal, { lane: 'docs', holder: 'awake', ttlMs: 600_000, now: () => new Date() })).toMatchObject({ status: 'acquired' });
+    await writeFile(go, '');
+    late.kill('SIGCONT');
+    const result = await late;
+    // Its line counted (it was first): so does its answer — never a lease it was told it did not get.
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain('acquired');
+    expect((await listLeases(journal, () => new Date())).leases.map((l) => l.holder).sort()).toEqual(['awake', 'late']);
+  }, 60_000);
+
   it('never starts two issues one import apart when two orchestrators take their leases at the same instant', async () => {
     const startAt = String(Date.now() + 1_500);
     const [a, b] = await Promise.all([

@@ -132,6 +132,8 @@ export interface JournalLock {
   assertHeld(): void;
   /** The `WavesError` of a lost lock (what a void line fails with). */
   lostError(): WavesError;
+  /** Called by `appendEvents` as it starts writing: from then on, the operation's answer is the journal's. */
+  writing(): void;
 }
 
 /** How long an operation whose lock was taken over may still take to finish what it had written (and say whether it counted). */
@@ -171,22 +173,29 @@ export async function withJournalLock<T>(file: string, fn: (lock: JournalLock) =
       reportLost(lost);
     },
   }));
+  let wrote = false;
   const lock: JournalLock = {
     assertHeld() {
       if (lost) throw lost;
     },
     lostError: () => lost ?? lostError('another process wrote the journal meanwhile'),
+    writing() {
+      wrote = true;
+    },
   };
   const work = fn(lock);
   try {
     return await Promise.race([work, whenLost]);
   } catch (error) {
     if (error !== lost) throw error;
-    // Lost while working: what it had already appended may count (a line at its `pos`), and then
-    // so must its answer — a lease it was given and not told of would block its lane. It has a
-    // moment to finish (its appends read their lines back); an operation that does not, fails.
+    // Lost while working: what it had begun to append may count (a line at its `pos`), and then so
+    // must its answer — a lease it was given and not told of would block its lane. Once it writes,
+    // it is waited for however long its disk takes (its appends read their lines back and say);
+    // one that has not begun to write has a moment to, and fails if it does not.
+    if (wrote) return await work;
     const settled = await Promise.race([work.then((value) => ({ value }), () => null), new Promise<null>((resolve) => setTimeout(() => resolve(null), SETTLE_MS).unref())]);
     if (settled) return settled.value;
+    if (wrote) return await work;
     throw error;
   } finally {
     // A lost lock belongs to another process now: removing it would free the journal for a third.
@@ -243,6 +252,7 @@ const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT |
  */
 export async function appendEvents(file: string, events: readonly LeaseEvent[], end: JournalEnd, lock: JournalLock): Promise<void> {
   lock.assertHeld();
+  lock.writing();
   let offset = end.offset + (end.torn ? 1 : 0);
   const lines = events.map((event) => {
     const line = `${JSON.stringify({ ...event, pos: offset })}\n`;
