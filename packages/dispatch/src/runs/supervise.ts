@@ -29,6 +29,7 @@ import { processStart } from './process-table.js';
 import { findStrays, stopStrays, type Stray } from './stray-processes.js';
 import { DescendantTracker } from './track-descendants.js';
 import { CLIENT_MODULE, startLiveFence, type LiveFence } from '../fence/live-fence.js';
+import { CACHE_DIR, dropCachesChangedDuring } from '../harvest/cache-written.js';
 import { integrationText } from '../fence/fence-integrations.js';
 import { projectAgentConfigProblem } from '../agents/project-agent-config.js';
 
@@ -258,6 +259,10 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     if (strays.found.length > 0) {
       note(`stopped ${strays.found.length} process(es) that escaped the run's tracking but sat in its tree: ${strays.found.map((s) => `${s.pid} (${s.command}; ${s.where})`).join(', ')}`);
     }
+    // The repository's caches an agent of this run could have rewritten (cache-written.ts): gone
+    // before any plan reads them again, not only at harvest (a plan in between would write them anew).
+    const dropped = await dropCachesChangedDuring(path.dirname(path.dirname(recordFile)), Date.parse(record.startedAt), Date.now()).catch(() => [] as string[]);
+    if (dropped.length > 0) note(`${CACHE_DIR}/ changed while the run ran (${dropped.join(', ')}): no waves process writes it then, an agent can; removed, the next plan rebuilds it`);
     // Every write its processes made is checked first: an agent that wrote outside its fence and
     // ended at once had its grant still on the way, and the check below would not have known of it.
     await fence?.settle();
