@@ -44,16 +44,37 @@ describe('the watcher of a run\'s work tree', () => {
     rmSync(`${repo.root}-moved-away`, { recursive: true, force: true });
   });
 
-  it('always reports a .gitignore written, even one that ignores itself (and so blinds it to the files beside it)', async () => {
+  it('always reports a .gitignore written, even one that ignores itself, and what it would hide beside it', async () => {
     const seen: string[] = [];
     const watcher = watchTree(repo.root, (paths) => {
       seen.push(...paths);
     });
     await watcher.ready;
-    writeFileSync(path.join(repo.root, 'src/.gitignore'), '.gitignore\nevil.ts\n');
+    writeFileSync(path.join(repo.root, 'src/.gitignore'), '.gitignore\nevil.ts\nsub/\n');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    mkdirSync(path.join(repo.root, 'src/sub'), { recursive: true });
+    writeFileSync(path.join(repo.root, 'src/evil.ts'), 'x\n');
+    writeFileSync(path.join(repo.root, 'src/sub/deep.ts'), 'x\n');
     await new Promise((resolve) => setTimeout(resolve, 200));
     await watcher.drain();
     watcher.close();
-    expect([...new Set(seen)]).toContain('src/.gitignore');
+    expect([...new Set(seen)]).toEqual(expect.arrayContaining(['src/.gitignore', 'src/evil.ts', 'src/sub/deep.ts']));
+    rmSync(path.join(repo.root, 'src'), { recursive: true, force: true });
+    await repo.git('checkout', '--', 'src');
+  });
+
+  it('takes nothing as ignored once the run changed .git/info/exclude', async () => {
+    const seen: string[] = [];
+    const watcher = watchTree(repo.root, (paths) => {
+      seen.push(...paths);
+    });
+    await watcher.ready;
+    writeFileSync(path.join(repo.root, '.git/info/exclude'), 'hidden.ts\n', { flag: 'a' });
+    writeFileSync(path.join(repo.root, 'hidden.ts'), 'x\n');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await watcher.drain();
+    watcher.close();
+    expect(seen).toContain('hidden.ts');
+    rmSync(path.join(repo.root, 'hidden.ts'));
   });
 });

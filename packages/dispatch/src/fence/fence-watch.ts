@@ -20,7 +20,7 @@
 import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { execaGit, SAFE_GIT_CONFIG } from '@waves/planner';
+import { execaGit, readRegularFile, SAFE_GIT_CONFIG } from '@waves/planner';
 
 const SKIPPED_ANYWHERE = new Set(['node_modules', '.git']);
 const SKIPPED_AT_TOP = new Set(['.waves', '.dispatch-runs']);
@@ -58,6 +58,15 @@ export function watchTree(
     if (code === 'ENOSPC' || code === 'EMFILE' || code === 'ENFILE') options.onBlind?.(rel, code);
   };
   const watchers = new Map<string, FSWatcher>();
+  /** Folders whose ignore rules the run changed (a `.gitignore` written there): nothing under them is taken as ignored. */
+  const distrusted = new Set<string>();
+  // `.git/info/exclude` as it was when the run started: changed since, no ignore rule is trusted.
+  const excludeFile = gitPath(tree, 'info/exclude');
+  const excludeAtStart = excludeFile.then(readExclude);
+  const excludeChanged = async () => {
+    const file = await excludeFile;
+    return file !== null && (await readExclude(file)) !== (await excludeAtStart);
+  };
   // The files last seen in each watched folder: a folder moved away or deleted at once reports no
   // event for its files, which are then checked as deleted from this list.
   const known = new Map<string, Set<string>>();
@@ -104,7 +113,10 @@ export function watchTree(
       if (info !== null) remember(rel);
       files.push(rel);
     }
-    const kept = await notIgnored(tree, [...new Set(files)]);
+    const unique = [...new Set(files)];
+    // A folder whose `.gitignore` the run wrote: its rules are the run's, not the repository's.
+    for (const file of unique) if (/(?:^|\/)\.gitignore$/i.test(file)) distrusted.add(file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '');
+    const kept = await notIgnored(tree, unique, distrusted, await excludeChanged());
     if (kept.length > 0 && !closed) await onWrites(kept);
   };
   const queue = (rel: string) => {
@@ -175,9 +187,25 @@ export function watchTree(
   };
 }
 
-/** The paths git's ignore rules do not ignore (all of them when git cannot tell). */
-async function notIgnored(tree: string, paths: string[]): Promise<string[]> {
-  if (paths.length === 0) return paths;
+/** Where git keeps one of its files for the tree (`info/exclude`), absolute; null when git cannot say. */
+async function gitPath(tree: string, name: string): Promise<string | null> {
+  const result = await execaGit([...SAFE_GIT_CONFIG, 'rev-parse', '--path-format=absolute', '--git-path', name], { cwd: tree, reject: false, stdin: 'ignore' }).catch(() => null);
+  return result && result.exitCode === 0 ? String(result.stdout).trim() : null;
+}
+
+/** The content of an exclude file ('' when there is none; a marker when it cannot be read as one). */
+async function readExclude(file: string | null): Promise<string> {
+  if (file === null) return '';
+  const read = await readRegularFile(file, { maxBytes: 1024 * 1024 });
+  return read.ok ? read.text : read.kind === 'missing' ? '' : `\0${read.kind}`;
+}
+
+/**
+ * The paths git's ignore rules do not ignore (all of them when git cannot tell, or when the run
+ * changed `.git/info/exclude`); under a folder in `distrusted`, none is taken as ignored.
+ */
+async function notIgnored(tree: string, paths: string[], distrusted: ReadonlySet<string> = new Set(), trustNone = false): Promise<string[]> {
+  if (paths.length === 0 || trustNone) return paths;
   // Without --literal-pathspecs (check-ignore refuses that magic): the paths come from the kernel,
   // on stdin, never as pathspecs. Your core.excludesFile is left out, as harvest leaves it out;
   // `.git/info/exclude` cannot be: an agent that writes it to blind the watcher changed `.git`,
@@ -186,6 +214,8 @@ async function notIgnored(tree: string, paths: string[]): Promise<string[]> {
   // 0: some ignored (listed), 1: none ignored; anything else: git could not tell, check them all.
   if (result === null || (result.exitCode !== 0 && result.exitCode !== 1)) return paths;
   const ignored = new Set(String(result.stdout).split('\0').filter(Boolean));
-  // A `.gitignore` is always checked, ignored or not: one that ignores itself would blind the watcher to the files beside it.
-  return paths.filter((p) => !ignored.has(p) || /(?:^|\/)\.gitignore$/i.test(p));
+  // A `.gitignore` is always checked, ignored or not: one that ignores itself would blind the
+  // watcher to the files beside it — and so are the files under the folder it rules.
+  const ruledByRun = (p: string) => [...distrusted].some((dir) => dir === '' || p.startsWith(`${dir}/`));
+  return paths.filter((p) => !ignored.has(p) || /(?:^|\/)\.gitignore$/i.test(p) || ruledByRun(p));
 }
