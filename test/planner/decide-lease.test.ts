@@ -102,6 +102,8 @@ describe('decideLeases: the one lease rule', () => {
       '.Claude/settings.json', '.Husky/pre-commit', 'CLAUDE.MD', '.GitAttributes', 'packages/c/PACKAGE.JSON', 'packages/c/tsconfig.JSON', 'Vite.Config.TS',
       // A nested repository's config and hooks, in any case.
       '.GIT/config', 'packages/c/.git/config', 'packages/c/.git/hooks/pre-commit',
+      // Config files tools load, test workspaces, other agents' rules.
+      'babel.config.json', 'packages/c/jest.config.json', 'vitest.workspace.ts', '.cursorrules', '.windsurfrules', '.clinerules/rules.md', '.windsurf/rules/x.md',
     ];
     for (const file of control) {
       expect(isControlFile(file), file).toBe(true);

@@ -32,13 +32,31 @@ const CONTROL_NAMES = new Set([
   'claude.local.md',
   'agents.md',
   'gemini.md',
+  // Rules other coding agents load as instructions.
+  '.cursorrules',
+  '.windsurfrules',
+  '.clinerules',
+  '.roorules',
+  '.continuerules',
+  '.goosehints',
+  '.aider.conf.yml',
 ]);
 
 /** Folders (at any depth, any case) whose every file a tool runs or obeys — `.git` among them: a nested repository's config and hooks. */
-const CONTROL_DIRS = new Set(['.git', '.husky', '.githooks', '.claude', '.opencode', '.github', '.vscode', '.devcontainer', '.yarn', '.cursor', '.codex', '.gemini']);
+const CONTROL_DIRS = new Set(['.git', '.husky', '.githooks', '.claude', '.opencode', '.github', '.vscode', '.devcontainer', '.yarn', '.cursor', '.codex', '.gemini', '.windsurf', '.clinerules', '.roo', '.continue', '.junie']);
 
-/** Patterns of names (lower-cased): rc files (`.npmrc`, `.yarnrc.yml`, `.eslintrc.cjs`), config modules (`vite.config.ts`), tsconfig files. */
-const CONTROL_PATTERNS: readonly RegExp[] = [/^\.[\w.-]*rc(\.(c|m)?[jt]s|\.json5?|\.ya?ml|\.toml)?$/, /\.config\.(c|m)?[jt]sx?$/, /^tsconfig(\..+)?\.json$/, /^jsconfig(\..+)?\.json$/];
+/**
+ * Patterns of names (lower-cased): rc files (`.npmrc`, `.yarnrc.yml`, `.eslintrc.cjs`), config
+ * modules and files tools load (`vite.config.ts`, `babel.config.json`, `jest.config.yaml`), test
+ * workspaces (`vitest.workspace.ts`), tsconfig files.
+ */
+const CONTROL_PATTERNS: readonly RegExp[] = [
+  /^\.[\w.-]*rc(\.(c|m)?[jt]s|\.json5?|\.ya?ml|\.toml)?$/,
+  /\.config\.((c|m)?[jt]sx?|json5?|ya?ml|toml)$/,
+  /\.workspace\.((c|m)?[jt]s|json)$/,
+  /^tsconfig(\..+)?\.json$/,
+  /^jsconfig(\..+)?\.json$/,
+];
 
 /** Whether a repository path is a control file or folder (see above): its name, or a folder on its way, in any case. */
 export function isControlFile(repoPath: RepoPath): boolean {
