@@ -60,13 +60,27 @@ describe('waves harvest against files it must not read', () => {
     const result = await t.harvest('--revert-out-of-fence', '--run', t.runId(102));
     const run = byIssue(result.report, 102) as unknown as { why?: string };
     expect(result.exitCode, result.stderr).toBe(1);
-    expect(run.why).toMatch(/the revert stopped at packages\/api\/big\.bin: .*packages\/api\/big\.bin holds 2048 MB, more than the 512 MB a revert backs up/);
+    expect(run.why).toMatch(/^the revert stopped: backing up the agent's versions would copy at least 2048 MB, more than the 512 MB a revert keeps: not reverted, nothing removed$/);
     // Still there, as the agent left it; and the backup holds no copy of it.
     expect(statSync(path.join(t.worktree(102), 'packages/api/big.bin')).size).toBe(2 * 1024 ** 3);
     const runs = path.join(t.root, '.dispatch-runs');
     for (const backup of readdirSync(runs).filter((n) => n.startsWith('reverted-102-'))) {
       for (const f of walk(path.join(runs, backup))) expect(statSync(path.join(runs, backup, f)).size).toBeLessThan(1024 * 1024);
     }
+  }, 120_000);
+
+  it('measures what it would back up before it copies any of it: past the budget nothing is copied or removed, however often the harvest is asked again', async () => {
+    t = await hostileSetup({ script: 'if [ "$1" = 102 ]; then mkdir -p packages/api/gen; for i in 1 2 3; do head -c 200000000 /dev/zero > packages/api/gen/f$i.bin; done; echo "// x" >> packages/web/src/index.ts; fi' });
+    expect((await t.dispatch('--worktree')).exitCode).toBe(0);
+    const runs = path.join(t.root, '.dispatch-runs');
+    for (let i = 0; i < 2; i++) {
+      const result = await t.harvest('--revert-out-of-fence', '--run', t.runId(102));
+      expect(result.exitCode, result.stderr).toBe(1);
+      expect((byIssue(result.report, 102) as unknown as { why?: string }).why).toMatch(/^the revert stopped: backing up the agent's versions would copy at least \d+(\.\d+)? MB, more than the 512 MB a revert keeps: not reverted, nothing removed$/);
+    }
+    expect(readdirSync(path.join(t.worktree(102), 'packages/api/gen')).sort()).toEqual(['f1.bin', 'f2.bin', 'f3.bin']);
+    const copied = readdirSync(runs).filter((n) => n.startsWith('reverted-102-')).flatMap((b) => walk(path.join(runs, b)).map((f) => statSync(path.join(runs, b, f)).size));
+    expect(copied.reduce((a, b) => a + b, 0)).toBe(0);
   }, 120_000);
 
   it('needs a person for a 2 GiB sparse file in the fence, and neither hashes nor commits it', async () => {

@@ -514,6 +514,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
     const backup = reverter.backupPath(options.root, options.runsDir);
     let current = '';
     try {
+      await reverter.assertFits([...new Set(audit.outOfFence.flatMap(touchedPaths).filter((f) => !inFence(fence, f)))]);
       // A restored .gitignore can bring to light files it hid: a few rounds, until nothing new shows.
       for (let round = 0; round < 3 && audit.outOfFence.some((c) => touchedPaths(c).some((f) => !inFence(fence, f) && !reverter.handled.has(f))); round++) {
         for (const change of audit.outOfFence) {

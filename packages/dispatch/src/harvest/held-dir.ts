@@ -203,6 +203,30 @@ export class HeldDir {
   }
 
   /**
+   * The bytes a copy of the entry `name` would write (`copyTo`): its regular files' sizes as they
+   * say (a hard link is recorded, not copied: none), a folder walked, never followed; stops
+   * counting past `limit`.
+   */
+  async copySize(name: string, limit: number): Promise<number> {
+    const stat = await this.stat(name);
+    if (stat === null || stat.isSymbolicLink()) return 0;
+    if (stat.isFile()) return stat.nlink > 1 ? 0 : stat.size;
+    if (!stat.isDirectory()) return 0;
+    const dir = await this.openDir(name);
+    if (dir === null) return 0;
+    try {
+      let total = 0;
+      for (const child of await dir.list()) {
+        total += await dir.copySize(child, limit - total);
+        if (total > limit) break;
+      }
+      return total;
+    } finally {
+      await dir.close();
+    }
+  }
+
+  /**
    * Copies the entry `name` into `dest` as `destName`, as it is: a link as a link with its target
    * text, a file by its content, a folder walked; a FIFO, a socket or a device is left out.
    * Returns whether anything was there to copy. A regular file with more than one name (a hard

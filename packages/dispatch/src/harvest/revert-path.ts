@@ -15,7 +15,8 @@
  */
 import path from 'node:path';
 import { git, gitBytes, objectAt } from './git-changes.js';
-import { heldParent, HeldDir, TreeRaceError, type CopyBudget } from './held-dir.js';
+import { heldParent, HeldDir, TooLargeToCopyError, TreeRaceError, type CopyBudget } from './held-dir.js';
+import { megabytes } from '@waves/planner';
 
 /** The revert of a run could not be completed; what was reverted before is in its backup. */
 export class RevertError extends Error {}
@@ -54,6 +55,26 @@ export class Reverter {
     } catch (error) {
       await tree.close();
       throw error;
+    }
+  }
+
+  /**
+   * Throws `TooLargeToCopyError` when backing up these paths would copy more than the revert
+   * keeps: measured before anything is copied or removed, so that a refused revert changes nothing.
+   */
+  async assertFits(paths: readonly string[]): Promise<void> {
+    let total = 0;
+    for (const rel of paths) {
+      const parent = await heldParent(this.tree, rel, false).catch(() => null);
+      if (parent === null) continue;
+      try {
+        total += await parent.dir.copySize(parent.name, this.budget.left - total);
+      } finally {
+        await Promise.all(parent.opened.map((d) => d.close()));
+      }
+      if (total > this.budget.left) {
+        throw new TooLargeToCopyError(`backing up the agent's versions would copy at least ${megabytes(total)}, more than the ${megabytes(this.budget.limit)} a revert keeps: not reverted, nothing removed`);
+      }
     }
   }
 
@@ -113,6 +134,13 @@ export class Reverter {
   /** Copies the entry aside (into the backup, at `rel`) and removes it. */
   private async takeAway(dir: HeldDir, name: string, rel: string): Promise<void> {
     if ((await dir.stat(name)) === null) return;
+    // Measured before a byte is copied: a revert refused for its size leaves no partial copy behind
+    // (a harvest asked again would copy as much again).
+    const size = await dir.copySize(name, this.budget.left);
+    if (size > this.budget.left) {
+      const room = this.budget.left === this.budget.limit ? `the ${megabytes(this.budget.limit)}` : `the ${megabytes(this.budget.left)} left of the ${megabytes(this.budget.limit)}`;
+      throw new TooLargeToCopyError(`${rel} holds at least ${megabytes(size)}, more than ${room} a revert backs up: not reverted, nothing removed`);
+    }
     this.backupDir ??= await this.runs.makeDir(this.backupName);
     // Backed up already as something else (a folder, then a link in its place): the tree changes under the revert.
     const twice = () => new TreeRaceError(`${rel} changed while waves reverted it (backed up once already, as something else): something is still writing there`);
