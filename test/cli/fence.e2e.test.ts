@@ -99,6 +99,24 @@ describe('live fences', () => {
     expect(JSON.parse(list.stdout).leases ?? JSON.parse(list.stdout)).toEqual([]);
   });
 
+  it('removes the fence socket of a reaped run: supervisor and agent killed (-9), waves status --reap', async () => {
+    const env = agentsScript({ 101: { sleepMs: 30_000 } });
+    const started = await dispatch(env, '--agent', 'fake', '--top', '1', '--detach');
+    expect(started.exitCode, started.stderr).toBe(0);
+    const until = Date.now() + 20_000;
+    while (recordOf(101)?.status !== 'running' && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    const run = recordOf(101) as RunRecordView & { supervisorPid: number; pid: number };
+    const socket = path.join(TEST_STATE_DIR, 'fence', `${run.id}.sock`);
+    expect(existsSync(socket)).toBe(true);
+    process.kill(run.supervisorPid, 'SIGKILL');
+    process.kill(-run.pid, 'SIGKILL');
+    const gone = Date.now() + 10_000;
+    while (Date.now() < gone && (() => { try { process.kill(run.pid, 0); return true; } catch { return false; } })()) await new Promise((r) => setTimeout(r, 50));
+    const reaped = await waves(['status', '--reap'], ctx.root, env);
+    expect(reaped.stderr).toMatch(/reaped resolve-101-/);
+    expect(existsSync(socket)).toBe(false);
+  }, 60_000);
+
   it('removes the fence socket of a run whose supervisor was killed (-9) once waves stop settles it', async () => {
     const env = agentsScript({ 101: { sleepMs: 30_000 } });
     const started = await dispatch(env, '--agent', 'fake', '--top', '1', '--detach');

@@ -141,12 +141,13 @@ describe('waves plan on bad input', () => {
   });
 
   it('refuses a root it cannot list as a repository (/proc, /sys, /dev) with one line (exit 2), never an internal error, writing nothing there', async () => {
-    for (const args of [['plan', '--root', '/proc', '--from-issues', ISSUES], ['plan', '--root', '/sys', '--from-issues', ISSUES], ['graph', '--root', '/proc'], ['lease', 'acquire', 'x', '--root', '/proc'], ['graph', '--root', '/dev'], ['plan', '--root', '/dev/shm', '--from-issues', ISSUES]]) {
+    for (const args of [['plan', '--root', '/proc', '--from-issues', ISSUES], ['plan', '--root', '/sys', '--from-issues', ISSUES], ['graph', '--root', '/proc'], ['lease', 'acquire', 'x', '--root', '/proc'], ['graph', '--root', '/dev'], ['plan', '--root', '/dev/shm', '--from-issues', ISSUES], ['graph', '--root', '/sys/fs/cgroup']]) {
       const result = await waves(args);
       expect(result.exitCode, args.join(' ')).toBe(2);
       expect(result.stderr.trim().split('\n'), args.join(' ')).toEqual([expect.stringMatching(/^waves: (root|--root) \/(proc|sys|dev)/)]);
     }
     expect(existsSync('/dev/.waves')).toBe(false);
+    expect(existsSync('/sys/fs/cgroup/.waves')).toBe(false);
   });
 
   it('takes a command or schema name like toString as unknown, with one line (exit 2)', async () => {

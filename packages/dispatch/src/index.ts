@@ -134,3 +134,4 @@ export { FenceConfigSchema } from './config-schema.js';
 export { FenceLogSchema, FenceRulesSchema } from './runs/run-record.js';
 export type { FenceExtension, FenceLog, FenceRefusal, FenceRules } from './runs/run-record.js';
 export { CACHE_DIR, dropCachesChangedDuring } from './harvest/cache-written.js';
+export { removeDeadSocket } from './fence/fence-server.js';

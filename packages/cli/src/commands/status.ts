@@ -20,6 +20,7 @@ import {
   readRecords,
   readSeals,
   releaseOwnLeases,
+  removeDeadSocket,
   cloneTag,
   RUNS_DIR,
   TERMINAL,
@@ -105,6 +106,8 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
       for (const name of await readdir(runsDir).catch(() => [] as string[])) {
         if (name.startsWith(`${record.id}.log.`) && name.endsWith('.redact.tmp')) await unlink(path.join(runsDir, name)).catch(() => undefined);
       }
+      // Its dead supervisor's fence socket, which nobody answers any more.
+      await removeDeadSocket(record.id);
       io.stderr(`waves: reaped ${record.id} (#${record.issue.number}); its leases are released\n`);
       view = 'failed';
     }

@@ -43,9 +43,12 @@ export async function assertDirectory(root: string): Promise<void> {
     throw new InputError(`root ${root}: no such directory`);
   }
   if (!info.isDirectory()) throw new InputError(`root ${root}: not a directory`);
-  // The kernel's devices: a tmpfs like /tmp to statfs, so named by where it is.
+  // The kernel's devices and state: /dev is a tmpfs like /tmp to statfs, and so are mounts under
+  // /sys (/sys/fs/cgroup): named by where they are too.
   const real = await realpath(root).catch(() => path.resolve(root));
-  if (real === '/dev' || real.startsWith('/dev/')) throw new InputError(`root ${root}: the system's devices (${real}), not a repository`);
+  for (const [top, what] of [['/dev', "the system's devices"], ['/sys', "the kernel's state"], ['/proc', "the kernel's state"]] as const) {
+    if (real === top || real.startsWith(`${top}/`)) throw new InputError(`root ${root}: ${what} (${real}), not a repository`);
+  }
   if (process.platform !== 'linux') return; // the magic numbers are Linux's
   const type = await statfs(root).then((fs) => fs.type, () => null);
   const pseudo = type === null ? undefined : PSEUDO_FILE_SYSTEMS.get(type);
