@@ -116,6 +116,17 @@ describe('plans people read on GitHub', () => {
     await expect(mermaid.parse(text)).resolves.toBeTruthy();
   });
 
+  it('stays under the 50,000 characters Mermaid renders: 500 issues with long titles keep their numbers, and their titles go', async () => {
+    const issues = Array.from({ length: 500 }, (_, i) => issue(i + 1, { title: `A long title ${'x'.repeat(240)}`, body: '## Files\n- `packages/core/src/cart.ts`' }));
+    const plan = analyzePlan({ issues, repo: makeRepo({ files: ['packages/core/src/cart.ts'] }), options: { top: 500, maxWaves: 500 }, now: NOW }).plan;
+    const text = renderPlanMermaid(plan);
+    expect(text.length).toBeLessThanOrEqual(45_000);
+    expect(text).toContain('i500["#35;500"]');
+    await expect(mermaid.parse(text)).resolves.toBeTruthy();
+    // A plan that fits keeps its titles.
+    expect(renderPlanMermaid(analyzePlan({ issues: issues.slice(0, 3), repo: makeRepo({ files: ['packages/core/src/cart.ts'] }), options: { top: 3 }, now: NOW }).plan)).toContain('#35;1 A long title');
+  });
+
   it('renders the example plan as Mermaid that parses', async () => {
     const result = await waves(['plan', ...EXAMPLE, '--format', 'mermaid']);
     expect(result.exitCode).toBe(0);

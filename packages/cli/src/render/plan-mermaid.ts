@@ -29,14 +29,28 @@ export function mermaidText(text: string, max = 60): string {
  */
 export const MAX_MERMAID_EDGES = 400;
 
+/** Mermaid renders no diagram of more than 50,000 characters (`maxTextSize`): titles are shortened, then left out, to stay under it. */
+export const MAX_MERMAID_TEXT = 45_000;
+
 export function renderPlanMermaid(plan: Plan): string {
+  let text = '';
+  for (const width of [60, 24, 0]) {
+    text = renderAtWidth(plan, width);
+    if (text.length <= MAX_MERMAID_TEXT) break;
+  }
+  return text;
+}
+
+/** The diagram with titles cut to `width` characters (0: issue numbers alone). */
+function renderAtWidth(plan: Plan, width: number): string {
+  const label = (number: number, title: string, suffix = '') => mermaidText(width > 0 ? `#${number} ${title}${suffix}` : `#${number}${suffix}`, width > 0 ? width : 40);
   const lines = ['flowchart TB'];
   const node = (n: number) => `i${n}`;
   const shown = new Set<number>();
   for (const wave of plan.waves) {
     lines.push(`  subgraph w${wave.index}["${mermaidText(`Wave ${wave.index} · ${wave.kind === 'serial_singleton' ? 'serial' : 'parallel'}`)}"]`);
     for (const issue of wave.issues) {
-      lines.push(`    ${node(issue.number)}["${mermaidText(`#${issue.number} ${issue.title}`)}"]`);
+      lines.push(`    ${node(issue.number)}["${label(issue.number, issue.title)}"]`);
       shown.add(issue.number);
     }
     lines.push('  end');
@@ -50,7 +64,7 @@ export function renderPlanMermaid(plan: Plan): string {
   if (others.length > 0) {
     lines.push(`  subgraph rest["${mermaidText('Not in a wave')}"]`);
     for (const [number, title, bucket] of others) {
-      lines.push(`    ${node(number)}["${mermaidText(`#${number} ${title} (${bucket})`)}"]`);
+      lines.push(`    ${node(number)}["${label(number, title, ` (${bucket})`)}"]`);
       shown.add(number);
     }
     lines.push('  end');
