@@ -74,6 +74,19 @@ function withSide(): string {
 
 const dispatch = (env: Record<string, string>, ...args: string[]) => waves(['dispatch', '--from-issues', 'backlog.json', '--config', withSide(), ...args], ctx.root, env);
 
+/** #101 dispatched detached with an agent that sleeps, once it runs: its record and its fence socket (there). */
+async function detachedRun() {
+  const env = agentsScript({ 101: { sleepMs: 30_000 } });
+  const started = await dispatch(env, '--agent', 'fake', '--top', '1', '--detach');
+  expect(started.exitCode, started.stderr).toBe(0);
+  const until = Date.now() + 20_000;
+  while (recordOf(101)?.status !== 'running' && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  const run = recordOf(101) as RunRecordView & { supervisorPid: number; pid: number };
+  const socket = path.join(TEST_STATE_DIR, 'fence', `${run.id}.sock`);
+  expect(existsSync(socket)).toBe(true);
+  return { env, run, socket };
+}
+
 describe('live fences', () => {
   it('catches a shell write outside the fence, leases it in the run\'s name, and harvest counts it in the fence (and as a miss of the plan)', async () => {
     // It writes and ends at once: its grant is still on the way when it exits.
@@ -100,14 +113,7 @@ describe('live fences', () => {
   });
 
   it('removes the fence socket of a reaped run: supervisor and agent killed (-9), waves status --reap', async () => {
-    const env = agentsScript({ 101: { sleepMs: 30_000 } });
-    const started = await dispatch(env, '--agent', 'fake', '--top', '1', '--detach');
-    expect(started.exitCode, started.stderr).toBe(0);
-    const until = Date.now() + 20_000;
-    while (recordOf(101)?.status !== 'running' && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-    const run = recordOf(101) as RunRecordView & { supervisorPid: number; pid: number };
-    const socket = path.join(TEST_STATE_DIR, 'fence', `${run.id}.sock`);
-    expect(existsSync(socket)).toBe(true);
+    const { env, run, socket } = await detachedRun();
     process.kill(run.supervisorPid, 'SIGKILL');
     process.kill(-run.pid, 'SIGKILL');
     const gone = Date.now() + 10_000;
@@ -118,14 +124,7 @@ describe('live fences', () => {
   }, 60_000);
 
   it('removes the fence socket of a run whose supervisor was killed (-9) once waves stop settles it', async () => {
-    const env = agentsScript({ 101: { sleepMs: 30_000 } });
-    const started = await dispatch(env, '--agent', 'fake', '--top', '1', '--detach');
-    expect(started.exitCode, started.stderr).toBe(0);
-    const until = Date.now() + 20_000;
-    while (recordOf(101)?.status !== 'running' && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-    const run = recordOf(101) as RunRecordView & { supervisorPid: number };
-    const socket = path.join(TEST_STATE_DIR, 'fence', `${run.id}.sock`);
-    expect(existsSync(socket)).toBe(true);
+    const { env, run, socket } = await detachedRun();
     process.kill(run.supervisorPid, 'SIGKILL');
     const stopped = await waves(['stop', '--all'], ctx.root, env);
     expect(stopped.exitCode, stopped.stderr).toBe(0);

@@ -195,17 +195,25 @@ describe('the lease journal', () => {
     expect((await listLeases(journal, () => new Date())).leases.map((l) => l.holder)).toEqual(['first', 'third', 'zoë@höst', 'h2']);
   });
 
+  /**
+   * The late writer (lock-late-writer.mjs, taking packages/core) stopped once it says `line`, its
+   * lock taken over by an acquire of `lane` past the stale time, then let go on: its outcome.
+   */
+  async function stallAndTakeOver(mode: 'checked' | 'unchecked' | 'after', line: string, lane: string) {
+    const go = path.join(dir, 'go');
+    const late = execa('node', [LATE_WRITER, journal, 'packages/core', go, mode], { reject: false, stdin: 'ignore' });
+    await new Promise<void>((resolve) => late.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes(line) && resolve()));
+    late.kill('SIGSTOP');
+    expect(await acquireLease(journal, { lane, holder: 'awake', ttlMs: 600_000, now: () => new Date() })).toMatchObject({ status: 'acquired' });
+    await writeFile(go, '');
+    late.kill('SIGCONT');
+    return late;
+  }
+
   for (const mode of ['checked', 'unchecked'] as const) {
     it(`never gives two holders overlapping lanes when a holder stalled past the stale time resumes and writes (${mode === 'checked' ? 'asking whether it still holds the lock' : 'stopped after asking'})`, async () => {
-      const go = path.join(dir, 'go');
-      const late = execa('node', [LATE_WRITER, journal, 'packages/core', go, mode], { reject: false, stdin: 'ignore' });
-      await new Promise<void>((resolve) => late.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('decided') && resolve()));
-      late.kill('SIGSTOP');
       // It decided packages/core was free; stopped, its lock goes stale and is taken over for an overlapping lane.
-      expect(await acquireLease(journal, { lane: 'packages/core/src', holder: 'awake', ttlMs: 600_000, now: () => new Date() })).toMatchObject({ status: 'acquired' });
-      await writeFile(go, '');
-      late.kill('SIGCONT');
-      const result = await late;
+      const result = await stallAndTakeOver(mode, 'decided', 'packages/core/src');
       expect(result.exitCode, result.stdout).toBe(1);
       expect(result.stderr.trim()).toMatch(/^WavesError: lease journal .*: its lock was taken over while this process was stalled/);
       expect((await listLeases(journal, () => new Date())).leases.map((l) => [l.holder, l.lane])).toEqual([['awake', 'packages/core/src']]);
@@ -213,14 +221,7 @@ describe('the lease journal', () => {
   }
 
   it('reports a lease it wrote as acquired, however long its operation takes to end once its lock was taken over (a slow flush)', async () => {
-    const go = path.join(dir, 'go');
-    const late = execa('node', [LATE_WRITER, journal, 'packages/core', go, 'after'], { reject: false, stdin: 'ignore' });
-    await new Promise<void>((resolve) => late.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('appended') && resolve()));
-    late.kill('SIGSTOP');
-    expect(await acquireLease(journal, { lane: 'docs', holder: 'awake', ttlMs: 600_000, now: () => new Date() })).toMatchObject({ status: 'acquired' });
-    await writeFile(go, '');
-    late.kill('SIGCONT');
-    const result = await late;
+    const result = await stallAndTakeOver('after', 'appended', 'docs');
     // Its line counted (it was first): so does its answer — never a lease it was told it did not get.
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toContain('acquired');

@@ -192,11 +192,12 @@ export async function withJournalLock<T>(file: string, fn: (lock: JournalLock) =
     // must its answer — a lease it was given and not told of would block its lane. Once it writes,
     // it is waited for however long its disk takes (its appends read their lines back and say);
     // one that has not begun to write has a moment to, and fails if it does not.
-    if (wrote) return await work;
-    const settled = await Promise.race([work.then((value) => ({ value }), () => null), new Promise<null>((resolve) => setTimeout(() => resolve(null), SETTLE_MS).unref())]);
-    if (settled) return settled.value;
-    if (wrote) return await work;
-    throw error;
+    if (!wrote) {
+      const settled = await Promise.race([work.then((value) => ({ value }), () => null), new Promise<null>((resolve) => setTimeout(() => resolve(null), SETTLE_MS).unref())]);
+      if (settled) return settled.value;
+      if (!wrote) throw error;
+    }
+    return await work;
   } finally {
     // A lost lock belongs to another process now: removing it would free the journal for a third.
     if (!lost) {
