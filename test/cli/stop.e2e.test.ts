@@ -157,14 +157,18 @@ describe('waves stop', () => {
     // The real agent and its grandchild carried the run's marker: found and stopped anyway.
     for (const pid of [orphan!.pid, ...t.grandchildren()]) expect(alive(pid), `pid ${pid}`).toBe(false);
     expect(t.records()[0]!.status).toBe('cancelled');
+    expect(stopped.stdout).toMatch(new RegExp(`stopped ${orphan!.id} \\(#\\d+\\): cancelled .*; its [1-9]\\d* lease\\(s\\) are released`));
     expect(await t.leases()).toEqual([]);
 
-    // pid 1 and waves' own process group are never signalled either.
+    // pid 1 and waves' own process group are never signalled either; and a record that names a
+    // run holding nothing (its leases went with the stop above) is not said to release any.
     for (const forged of [1, process.pid]) {
       writeFileSync(t.file(orphan!.id), JSON.stringify({ ...record, pid: forged, status: 'running' }, null, 2));
       const refused = await t.run(['stop', '--all']);
       expect(refused.exitCode).toBe(0);
       expect(refused.stderr, `${forged}: ${refused.stdout}`).toMatch(/refused to signal process group/);
+      expect(refused.stdout).toMatch(/; it held no lease in its name \(nothing released\)$/);
+      expect(refused.stdout).not.toMatch(/are released/);
     }
   }, 60_000);
 
@@ -201,7 +205,7 @@ describe('waves stop', () => {
     expect(JSON.parse(status.stdout)).toEqual([expect.objectContaining({ issue: expect.objectContaining({ number: 101 }), status: 'stale', recorded: 'starting' })]);
     const reaped = await t.run(['status', '--reap']);
     expect(reaped.exitCode, reaped.stderr).toBe(0);
-    expect(reaped.stderr).toMatch(/reaped resolve-101-\S+ \(#101\); its leases are released/);
+    expect(reaped.stderr).toMatch(/reaped resolve-101-\S+ \(#101\); its [1-9]\d* lease\(s\) are released/);
     expect(t.records()[0]!.status).toBe('failed');
     expect(await t.leases()).toEqual([]);
   }, 60_000);

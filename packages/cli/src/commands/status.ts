@@ -98,17 +98,22 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
       current = { ...record, status: 'failed', reason: 'stale: its processes were gone before it settled (reaped)', endedAt: io.now().toISOString() };
       await writeRecord(file, current);
       const own = backendOf(leaseStoreOf(record));
-      if (record.leaseIds.length > 0) await own.release(record.leaseIds);
+      const released = new Set<string>();
+      if (record.leaseIds.length > 0) {
+        const live = new Set((await own.list()).leases.map((l) => l.id));
+        await own.release(record.leaseIds);
+        for (const id of record.leaseIds) if (live.has(id)) released.add(id);
+      }
       // Also those its record does not list (the dispatch was killed right after it took them).
       const id = path.basename(file, '.json');
-      for (const backend of new Set([own, configured.backend])) await releaseOwnLeases(backend, id, clone);
+      for (const backend of new Set([own, configured.backend])) for (const lease of await releaseOwnLeases(backend, id, clone)) released.add(lease.id);
       // A supervisor killed while it finished the log leaves its temporary copy: gone with the run.
       for (const name of await readdir(runsDir).catch(() => [] as string[])) {
         if (name.startsWith(`${record.id}.log.`) && name.endsWith('.redact.tmp')) await unlink(path.join(runsDir, name)).catch(() => undefined);
       }
       // Its dead supervisor's fence socket, which nobody answers any more.
       await removeDeadSocket(record.id);
-      io.stderr(`waves: reaped ${record.id} (#${record.issue.number}); its leases are released\n`);
+      io.stderr(`waves: reaped ${record.id} (#${record.issue.number}); ${released.size > 0 ? `its ${released.size} lease(s) are released` : 'it held no lease (nothing released)'}\n`);
       view = 'failed';
     }
     // Its agent runs on with nobody to enforce the timeout, keep the leases or settle the record.

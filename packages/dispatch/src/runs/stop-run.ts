@@ -41,6 +41,8 @@ export interface StopOutcome {
   refused: string | null;
   /** Processes still there after SIGKILL. */
   survivors: number[];
+  /** When waves settled it: the leases it released in the run's name (none: the run held none, or a forged record named a run that never took any). Null when its supervisor or an earlier settle did. */
+  released: number | null;
 }
 
 const isTerminal = (record: RunRecord) => (TERMINAL as readonly string[]).includes(record.status);
@@ -49,7 +51,7 @@ export async function stopRun(file: string, options: StopRunOptions): Promise<St
   const grace = options.graceMs ?? DEFAULT_GRACE_MS;
   const runId = path.basename(file, '.json');
   let record = await readTrustedRecord(file);
-  if (isTerminal(record)) return { file, record, by: 'settled', refused: null, survivors: [] };
+  if (isTerminal(record)) return { file, record, by: 'settled', refused: null, survivors: [], released: null };
 
   const supervisor = record.supervisorPid;
   // A stopped supervisor would hold the signal until someone continues it: it goes, and waves does its work.
@@ -61,7 +63,7 @@ export async function stopRun(file: string, options: StopRunOptions): Promise<St
     while (isRunning(supervisor) && Date.now() < until) await sleep(50);
     if (isRunning(supervisor) && isSupervisorOf(supervisor, runId)) signalQuietly(supervisor, 'SIGKILL');
     record = await readTrustedRecord(file);
-    if (isTerminal(record)) return { file, record, by: 'supervisor', refused: null, survivors: [] };
+    if (isTerminal(record)) return { file, record, by: 'supervisor', refused: null, survivors: [], released: null };
   }
 
   // What the tracker found, from the seal only: a copy an agent wrote must never name processes to stop.
@@ -70,16 +72,16 @@ export async function stopRun(file: string, options: StopRunOptions): Promise<St
   const tree = await stopProcessTree({ pgid: record.pid, runId, trusted: false, tracker }, { graceMs: grace });
   // The supervisor may have settled it meanwhile; its word is better than ours.
   const latest = await readTrustedRecord(file).catch(() => record);
-  if (isTerminal(latest)) return { file, record: latest, by: 'supervisor', refused: tree.refused, survivors: tree.survivors };
+  if (isTerminal(latest)) return { file, record: latest, by: 'supervisor', refused: tree.refused, survivors: tree.survivors, released: null };
   let reason = options.reason;
   if (tree.refused) reason += `; its recorded process group ${record.pid} was not signalled (${tree.refused})`;
   if (tree.survivors.length > 0) reason += `; pid(s) ${tree.survivors.join(', ')} still there after SIGKILL`;
   const settled: RunRecord = { ...latest, status: options.status, reason, endedAt: options.now().toISOString() };
   await writeRecord(file, settled);
-  await releaseOwnLeases(openLeaseBackend(options.leaseStore ?? { backend: 'journal', journal: options.journal }, options.now), runId, await cloneTag(path.dirname(path.dirname(file))));
+  const released = await releaseOwnLeases(openLeaseBackend(options.leaseStore ?? { backend: 'journal', journal: options.journal }, options.now), runId, await cloneTag(path.dirname(path.dirname(file))));
   // Its dead supervisor's fence socket, which nobody answers any more.
   await removeDeadSocket(runId);
-  return { file, record: settled, by: 'waves', refused: tree.refused, survivors: tree.survivors };
+  return { file, record: settled, by: 'waves', refused: tree.refused, survivors: tree.survivors, released: released.length };
 }
 
 /** Whether a pid is the supervisor of this run: `waves __run …/<run id>.json`, not any process a record names. */
