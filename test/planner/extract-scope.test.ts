@@ -253,6 +253,11 @@ const CASES: Case[] = [
     leaves: ROOT_FILE_LEAVES,
   },
   {
+    name: 'a dot and a slash quoted as characters — listed with other signs, "a `.`", "the `/` separator" — which are not the root',
+    body: '`flattenId` only replaces `/`, `:`, `.`, `#` and `+`.\nKeys holding a `.` are split. Paths joined with the `/` separator break; so do `./` prefixes.\nAlso edit `docs/guide.md`.',
+    leaves: ['file:docs/guide.md'],
+  },
+  {
     name: 'a slash and a dot in prose, and an absolute path, which are not the root',
     body: '- read the input / output section.\n- keep `/etc/passwd` out of it.',
     leaves: [],

@@ -129,6 +129,28 @@ describe('scope inference on realistic issue reports (a synthetic repository)', 
     expect(judged.dispatched).toBe(0);
   });
 
+  it('judges a report that names its file by that file first, as the backtest does — it is dispatched on it, not inferred', () => {
+    const named: IssueReport = {
+      id: 'named',
+      kinds: ['path'],
+      fixFiles: [`${S}/utils/debounce.ts`],
+      expectedTop: `${S}/utils/debounce.ts`,
+      title: 'Typing in the filter box fires a request per key',
+      body: `The timer in ${S}/utils/debounce.ts is reset after the call instead of before it.`,
+    };
+    for (const inference of ['suggest', 'plan'] as const) {
+      const [judged] = judgeReports([named], repo, { inference }).reports;
+      expect({ inference, bucket: judged!.bucket, inferred: judged!.inferred, hit: judged!.hit, expected: judged!.expectedRank, first: judged!.candidates[0] }).toEqual({
+        inference,
+        bucket: 'wave',
+        inferred: false,
+        hit: 1,
+        expected: 1,
+        first: `${S}/utils/debounce.ts`,
+      });
+    }
+  });
+
   it('dispatches the confident reports in plan mode on fences that hold their fix files', () => {
     const judged = judgeReports(REPORTS, repo, { inference: 'plan' });
     expect(judged.dispatchedShare).toBeGreaterThanOrEqual(0.5);

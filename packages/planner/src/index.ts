@@ -36,7 +36,7 @@ export type { RuleEffect, RuleEffectsInput, RuleId } from './backtest/rule-effec
 export { truthEdgesFromJson } from './backtest/truth-edges.js';
 export { bm25Baseline, pathWords } from './backtest/bm25-baseline.js';
 export type { Bm25Query } from './backtest/bm25-baseline.js';
-export { calibration, fencePath, fenceRecall, firstHit, locatableFiles, localisationFigures, pathsAtBase } from './backtest/localisation.js';
+export { calibration, fencePath, fenceRecall, firstHit, locatableFiles, localisationFigures, pathsAtBase, rankedFiles } from './backtest/localisation.js';
 export type { AccuracyAtK, FenceCase, FenceRecall, LocalisationCase, LocalisationFigures } from './backtest/localisation.js';
 export { holderOf, simulateLiveFences } from './backtest/live-fences.js';
 export { judgeReports, REPORT_EVIDENCE_KINDS } from './backtest/judge-reports.js';

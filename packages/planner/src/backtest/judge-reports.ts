@@ -13,7 +13,7 @@ import type { PlanOptionsInput } from '../schema/options-schema.js';
 import type { EvidenceKind } from '../schema/plan-schema.js';
 import type { BacklogIssue, IssueNumber, RepoIndex, RepoPath } from '../types.js';
 import { bm25Baseline } from './bm25-baseline.js';
-import { fencePath, fenceRecall, firstHit, localisationFigures, type FenceRecall, type LocalisationFigures } from './localisation.js';
+import { fencePath, fenceRecall, firstHit, localisationFigures, rankedFiles, type FenceRecall, type LocalisationFigures } from './localisation.js';
 
 /** The kinds of evidence an issue report can hold (the plan's evidence kinds but `lane`, which comes from the config). */
 export const REPORT_EVIDENCE_KINDS = ['frame', 'path', 'identifier', 'filename', 'message', 'scope', 'words', 'neighbour'] as const satisfies readonly EvidenceKind[];
@@ -37,7 +37,7 @@ export interface JudgedReport {
   kinds: readonly ReportEvidenceKind[];
   fixFiles: readonly RepoPath[];
   expectedTop: RepoPath;
-  /** The plan's candidates, best first. */
+  /** What the plan locates, best first: the files the report names (its fence, when not inferred), then its candidates. */
   candidates: RepoPath[];
   /** Rank of the first fix file among the candidates (null: none). */
   hit: number | null;
@@ -89,7 +89,13 @@ export function judgeReports(reports: readonly IssueReport[], repo: RepoIndex, o
   const analysis = analyzePlan({ issues, repo, options: { ...options, top: everything, maxWaves: everything, requireAcceptanceCriteria: false }, now: 0 });
   const entries = new Map<IssueNumber, { paths: string[]; inferred: boolean; bucket: JudgedReport['bucket']; fence: RepoPath[] | null; reason: string | null }>();
   for (const wave of analysis.plan.waves) {
-    for (const entry of wave.issues) entries.set(entry.number, { ...inferenceOf(entry), bucket: 'wave', fence: entry.paths.map(fencePath), reason: null });
+    for (const entry of wave.issues) {
+      // A report that names its files is localised by them first, as the backtest reads a plan.
+      const inference = inferenceOf(entry);
+      const fence = entry.paths.map(fencePath);
+      const { ranked } = rankedFiles({ fence, inferred: inference.inferred, candidates: inference.paths }, (path) => analysis.tree.isFile(path));
+      entries.set(entry.number, { paths: ranked, inferred: inference.inferred, bucket: 'wave', fence, reason: null });
+    }
   }
   for (const entry of analysis.plan.triage) entries.set(entry.number, { ...inferenceOf(entry), bucket: 'triage', fence: null, reason: entry.reason });
   for (const list of [analysis.plan.subdivide, analysis.plan.deferred, analysis.plan.held]) {

@@ -62,6 +62,19 @@ export function fencePath(label: string): RepoPath {
   return path === '.' ? '' : path;
 }
 
+/**
+ * The files a plan entry locates, best first, as both judges (the backtest and the issue reports)
+ * read a plan: an issue whose text names its files is localised by them — its fence's files, when
+ * the fence was not inferred — and then by its candidates (which never repeat them).
+ */
+export function rankedFiles(
+  entry: { fence: readonly RepoPath[] | null; inferred: boolean; candidates: readonly RepoPath[] },
+  isFile: (path: RepoPath) => boolean,
+): { ranked: RepoPath[]; named: boolean } {
+  const named = entry.inferred || entry.fence === null ? [] : entry.fence.filter(isFile);
+  return { ranked: [...named, ...entry.candidates.filter((path) => !named.includes(path))], named: named.length > 0 };
+}
+
 export interface LocalisationCase {
   number: IssueNumber;
   /** The true files (`locatableFiles`). */

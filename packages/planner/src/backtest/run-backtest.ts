@@ -21,7 +21,7 @@ import { measureRuleEffects } from './rule-effects.js';
 import { findTrueConflicts, type TrueConflict } from './true-conflicts.js';
 import type { TruthEdges } from './truth-edges.js';
 import { bm25Baseline } from './bm25-baseline.js';
-import { calibration, fencePath, fenceRecall, firstHit, locatableFiles, localisationFigures, pathsAtBase, type LocalisationCase } from './localisation.js';
+import { calibration, fencePath, fenceRecall, firstHit, locatableFiles, localisationFigures, pathsAtBase, rankedFiles, type LocalisationCase } from './localisation.js';
 import { simulateLiveFences, type DecideLeases } from './live-fences.js';
 import { decideLeases } from '../leases/decide-lease.js';
 
@@ -110,9 +110,8 @@ export function runBacktest(input: BacktestInput): BacktestReport {
       const inference = inferenceOf(entry);
       const fence = entry.paths.map(fencePath);
       // An issue whose text names its files is localised by them: they come first, then the candidates.
-      const named = inference.inferred ? [] : fence.filter((path) => analysis.tree.isFile(path));
-      const paths = [...named, ...inference.paths.filter((path) => !named.includes(path))];
-      entries.set(entry.number, { ...inference, paths, named: named.length > 0, fence });
+      const { ranked: paths, named } = rankedFiles({ fence, inferred: inference.inferred, candidates: inference.paths }, (path) => analysis.tree.isFile(path));
+      entries.set(entry.number, { ...inference, paths, named, fence });
     }
   }
   for (const list of [analysis.plan.triage, analysis.plan.subdivide, analysis.plan.deferred, analysis.plan.held]) {

@@ -265,10 +265,29 @@ class MentionCollector {
   }
 }
 
+const ROOT_TOKENS = new Set(['.', './', '/']);
+/** A code span of signs only (`:`, `#`, `?`, `&`), not itself a way of naming the root. */
+const SIGNS = /^[^\p{L}\p{N}\s]{1,3}$/u;
+const CHARACTER_AFTER = /^\s*(?:characters?|chars?|separators?|delimiters?|signs?|symbols?|dots?|periods?|slash(?:es)?|prefix(?:es)?|suffix(?:es)?)\b/i;
+
+/**
+ * Whether a lone `.`, `./` or `/` in a code span of prose is a character, not the repository
+ * root: listed with other signs (`` `/`, `:`, `.` and `#` ``), written as "a `.`", or followed by
+ * "character", "separator", "prefix"… A report quoting the characters a function mishandles names
+ * no root files.
+ */
+function isCharacterSpan(line: string, span: { text: string; index: number; end: number }, listsSigns: boolean): boolean {
+  if (listsSigns) return true;
+  if (/\b(?:an?|one|any|each|every)\s*$/i.test(line.slice(Math.max(0, span.index - 8), span.index))) return true;
+  return CHARACTER_AFTER.test(line.slice(span.end, span.end + 24));
+}
+
 function scanLine(line: string, ctx: Context, collector: MentionCollector, isBullet: boolean): void {
   const spans = codeSpans(line);
+  const listsSigns = spans.some((span) => !ROOT_TOKENS.has(span.text) && SIGNS.test(span.text));
   for (const span of spans) {
     if (/^https?:\/\//i.test(span.text)) collector.addUrl(span.text, 'backtick', ctx, span.index);
+    else if (ROOT_TOKENS.has(span.text) && ctx.section !== 'files' && isCharacterSpan(line, span, listsSigns)) continue;
     else if (!/\s/.test(span.text)) collector.add(span.text, ctx.section === 'files' ? 'files-section' : 'backtick', ctx, span.index, true, false, true, line.slice(span.end, span.end + MARK_WINDOW));
   }
   // Text outside code spans, for links, URLs, anchors and bare list items.
