@@ -52,7 +52,7 @@ export async function findNestedRepos(cwd: string, base: string | null, head: st
   const lists = [gitlinksOf(index)];
   if (head !== null && head !== base) lists.push(gitlinksOf(await git(cwd, ['ls-tree', '-r', '-z', head])));
   for (const links of lists) {
-    for (const [file, id] of links) if (atBase.get(file) !== id && !OWN_STATE.test(file)) found.set(file, { path: file, kind: 'gitlink' });
+    for (const [file, id] of links) if (atBase.get(file) !== id) found.set(file, { path: file, kind: 'gitlink' });
   }
   // Untracked: git lists a nested repository as `dir/` and does not look inside.
   for (const change of changes) {

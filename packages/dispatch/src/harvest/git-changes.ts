@@ -16,7 +16,7 @@ import { SAFE_GIT_CONFIG, type ChangedPath } from '@waves/planner';
 import { lstatInTree } from './path-links.js';
 import { baseExcludeText } from './base-ignores.js';
 
-/** waves' own state, never an agent's work. */
+/** waves' own state, never an agent's work while untracked. */
 const OWN_STATE = /^(?:\.waves|\.dispatch-runs)(?:\/|$)/;
 
 export class GitError extends Error {}
@@ -119,13 +119,16 @@ export async function changesSince(cwd: string, base: string | null): Promise<Ch
       changes.set(file, { path: file, change: code === 'A' ? 'added' : code === 'D' ? 'deleted' : 'modified' });
     }
   }
+  // waves' own state (`.waves/`, `.dispatch-runs/`) is never an agent's work while it is untracked;
+  // committed or staged there — a file added, or one moved in from elsewhere — it is a change like
+  // any other (an agent's `git mv .github/workflows/ci.yml .waves/` deletes the workflow).
   for (const file of await untrackedFiles(cwd, base)) {
-    if (!changes.has(file)) changes.set(file, { path: file, change: 'added' });
+    if (!changes.has(file) && !OWN_STATE.test(file)) changes.set(file, { path: file, change: 'added' });
   }
   // git's diff trusts the index flags (assume-unchanged, skip-worktree): a flagged file is taken as
   // unchanged whatever it holds. Such a file is compared with the base by its content instead.
   for (const change of await flaggedChanges(cwd, from, changes)) changes.set(change.path, change);
-  return [...changes.values()].filter((c) => !OWN_STATE.test(c.path) && !(c.from && OWN_STATE.test(c.from))).sort((a, b) => (a.path < b.path ? -1 : 1));
+  return [...changes.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
 }
 
 /**
