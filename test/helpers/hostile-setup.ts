@@ -34,6 +34,8 @@ export interface HostileOptions {
   script?: string;
   /** The config's verify commands (default: the fake verification with the issue's paths). */
   verify?: string[][];
+  /** More of the config (`fence: { live: true }`…). */
+  config?: object;
 }
 
 export type Hostile = Awaited<ReturnType<typeof hostileSetup>>;
@@ -42,7 +44,7 @@ export async function hostileSetup(options: HostileOptions) {
   const scratch = mkdtempSync(path.join(tmpdir(), 'waves-hostile-'));
   const agentScript = path.join(scratch, 'agent.sh');
   const agents = { ...FAKE_AGENT_CONFIG, scripted: { command: ['sh', agentScript, '{number}'] } };
-  const repo: TempRepo = await exampleRepo({ agents, verify: options.verify ?? [[process.execPath, FAKE_VERIFY, '{paths}']] });
+  const repo: TempRepo = await exampleRepo({ agents, verify: options.verify ?? [[process.execPath, FAKE_VERIFY, '{paths}']], ...options.config });
   const root = repo.root;
   writeFileSync(path.join(scratch, 'agents.json'), JSON.stringify(options.fake ?? {}));
   writeFileSync(agentScript, `set -e\n${(options.script ?? ':').replaceAll('{scratch}', scratch)}\n`);

@@ -86,6 +86,14 @@ describe('decideLeases: the one lease rule', () => {
     expect(decideLeases(own, ['.'], 'run-1', rules(1, { extension: true }))).toMatchObject({ status: 'refused', reason: 'root' });
     expect(decideLeases(own, ['db/schema.ts'], 'run-1', rules(1, { extension: true }))).toMatchObject({ status: 'refused', reason: 'serial' });
     expect(decideLeases(own, ['packages/c/src/new.ts'], 'run-1', rules(1, { extension: true }))).toEqual({ status: 'granted' });
+    // Any file at the top of the repository is a root file, present or new, with a tree or without:
+    // not only the built-in globs (a Makefile, a Dockerfile, an install script, the README).
+    for (const file of ['Makefile', 'Dockerfile', 'install.sh', 'README.md', 'backlog.json']) {
+      expect(decideLeases(own, [file], 'run-1', rules(1, { extension: true })), file).toMatchObject({ status: 'refused', reason: 'root', lane: file });
+      expect(decideLeases(own, [file], 'run-1', { graph: null, tree: null, contentionDepth: 1, serial: [], extension: true }), file).toMatchObject({ status: 'refused', reason: 'root' });
+    }
+    // A folder at the top is no root file.
+    expect(decideLeases(own, ['packages/c'], 'run-1', rules(1, { extension: true }))).toEqual({ status: 'granted' });
     // A serial run holds the whole repository: it may write anywhere but a control file.
     expect(decideLeases([lease('.', 'run-1')], ['pnpm-workspace.yaml'], 'run-1', rules(1, { extension: true }))).toEqual({ status: 'granted' });
     expect(decideLeases([lease('.', 'run-1')], ['tsconfig.json'], 'run-1', rules(1, { extension: true }))).toMatchObject({ status: 'refused', reason: 'control' });

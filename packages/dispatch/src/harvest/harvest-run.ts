@@ -22,6 +22,7 @@ import {
   fenceWithCompanions,
   inFence,
   isControlFile,
+  isRootFile,
   isSourceFile,
   gitInputProblem,
   readRegularFile,
@@ -462,6 +463,10 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   const planned = scope?.inferred ? [] : fenceWithCompanions((scope?.fence ?? []).filter((p) => !guessed.has(p)));
   const controlChanged = [...new Set(first.inFence.flatMap(touchedPaths).filter((p) => isControlFile(p) && !inFence(planned, p)))];
   if (controlChanged.length > 0) reasons.push(`it changed control file(s) its plan did not name (files that tools or agents run or obey), in its fence only as extensions or as the plan's guess: ${list(controlChanged)} — read them before anything runs or merges there`);
+  // Likewise a root file (any file at the top, the manifests, lockfiles, CI, configured serial
+  // paths): every package shares it, and only an issue that names it may change it.
+  const rootChanged = [...new Set(first.inFence.flatMap(touchedPaths).filter((p) => isRootFile(p, options.serialGlobs) && !isControlFile(p) && !inFence(planned, p)))];
+  if (rootChanged.length > 0) reasons.push(`it changed root file(s) its plan did not name (shared by every package), in its fence only as extensions or as the plan's guess: ${list(rootChanged)}`);
   const touchedBefore = worktree ? [] : changed.flatMap(touchedPaths).filter((p) => dirtyBefore.has(p));
   if (touchedBefore.length > 0) reasons.push(`${list(touchedBefore)} had uncommitted changes before the run started: they cannot be told apart from the agent's`);
 
