@@ -145,7 +145,7 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
     if (!resolved.ok) throw new UsageError(`--base: ${resolved.why}`);
   }
   // A dry run writes nothing, not even the graph cache.
-  const { input, config, root, journal, leaseStore, holder, leasesUnknown } = await loadPlanInput(values, io, { writeCache: !dryRun });
+  const { input, config, root, journal, leaseStore, holder, leasesUnknown, issuesFile } = await loadPlanInput(values, io, { writeCache: !dryRun });
   // Fail closed: with the lease table out of reach, what other machines hold is unknown.
   if (leasesUnknown !== null && !dryRun) throw new LeaseRemoteError(`dispatch refused: the remote leases could not be read (${leasesUnknown})`);
   let agent;
@@ -220,6 +220,12 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   if (config.file !== null) {
     const changed = await configChangedDuringRuns(root, path.join(root, RUNS_DIR), config.file);
     if (changed !== null) throw new ConfigError(`config ${changed}`);
+  }
+  // So must the issues file the plan was read from: its text decides the fences an agent of this
+  // wave may write in (an agent of wave 1 could name the CI workflow in an issue of wave 2).
+  if (issuesFile !== null) {
+    const changed = await configChangedDuringRuns(root, path.join(root, RUNS_DIR), issuesFile, "the issues the plan reads, and so the fences of this wave's agents");
+    if (changed !== null) throw new UsageError(`--from-issues ${changed}`);
   }
   const index = wave ?? 1;
   const size = plan.waves.find((w) => w.index === index)!.issues.length;

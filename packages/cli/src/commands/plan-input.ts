@@ -77,6 +77,8 @@ export interface LoadedPlanInput {
   /** The whole backlog read (for explain: issues outside the selection). */
   backlog: BacklogIssue[];
   source: string;
+  /** The issues file read, as a path from the working directory (null: standard input or GitHub). */
+  issuesFile: string | null;
   /** The GitHub repository read, when the backlog came from GitHub (compare reads more of it). */
   github: { repo: string; apiUrl: string | undefined; token: string | undefined; timeoutMs: number } | null;
   /** The lease journal, the store the config chooses, and who this orchestrator is in it. */
@@ -147,6 +149,7 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
   const assignee = stringFlag(values, 'assignee') ?? defaults.assignee;
   let backlog: BacklogIssue[];
   let source: string;
+  let issuesFile: string | null = null;
   let github: LoadedPlanInput['github'] = null;
   if (fromIssues !== undefined) {
     if (stringFlag(values, 'repo') !== undefined) throw new UsageError('--from-issues and --repo name two backlogs; use one');
@@ -154,6 +157,7 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
     const file = fromConfig ? await configPath(config, root, 'defaults.fromIssues', fromIssues) : fromIssues;
     backlog = await readIssuesFile(file, io, { fromConfig, shown: fromIssues });
     source = fromIssues === '-' ? 'standard input' : fromIssues;
+    if (fromIssues !== '-') issuesFile = path.resolve(io.cwd, file);
     const filtered = backlog.filter(
       (i) => labels.every((l) => i.labels.some((x) => x.toLowerCase() === l.toLowerCase())),
     );
@@ -228,5 +232,5 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
     ...(progress ? { onProgress: progress } : {}),
   });
   warnSkipped(repoIndex, io);
-  return { input: { issues: backlog, repo: repoIndex, options, leases, now: io.now() }, config, root, backlog, source, github, journal, leaseStore, holder, leasesUnknown };
+  return { input: { issues: backlog, repo: repoIndex, options, leases, now: io.now() }, config, root, backlog, source, issuesFile, github, journal, leaseStore, holder, leasesUnknown };
 }

@@ -24,8 +24,11 @@ async function lastWrite(recordFile: string): Promise<number> {
 /** What a run's end may lag behind the last write of its processes (the supervisor settles it). */
 const END_SLACK_MS = 1_000;
 
-/** A one-line reason to refuse sealing `file` (a config inside the repository at `root`), or null. */
-export async function configChangedDuringRuns(root: string, runsDir: string, file: string): Promise<string | null> {
+/**
+ * A one-line reason to refuse sealing `file` (a config, or the issues file the plan reads, inside
+ * the repository at `root`), or null. `stakes`: what an agent could have rewritten there.
+ */
+export async function configChangedDuringRuns(root: string, runsDir: string, file: string, stakes = 'its verify or agents'): Promise<string | null> {
   const rel = path.relative(root, file).split(path.sep).join('/');
   if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return null;
   const [now] = await hashFiles(root, [rel]);
@@ -47,7 +50,7 @@ export async function configChangedDuringRuns(root: string, runsDir: string, fil
   if (runs.length === 0) return null;
   const named = (list: readonly RunRecord[]) => list.map((r) => `#${r.issue.number}`).slice(0, 5).join(', ') + (list.length > 5 ? ` and ${list.length - 5} more` : '');
   if (content !== (await blobAt('HEAD'))) {
-    return `${rel} differs from HEAD and was changed while run(s) ${named(runs)} were running (an agent could have rewritten its verify or agents): check it — if the change is yours, touch ${rel} once they have ended; else restore it (git checkout -- ${rel}) — and dispatch again`;
+    return `${rel} differs from HEAD and was changed while run(s) ${named(runs)} were running (an agent could have rewritten ${stakes}): check it — if the change is yours, touch ${rel} once they have ended; else restore it (git checkout -- ${rel}) — and dispatch again`;
   }
   // Equal to HEAD, but not to what it was when those runs started: committed during them — an
   // agent can commit on the branch as well as write the file.
@@ -57,5 +60,5 @@ export async function configChangedDuringRuns(root: string, runsDir: string, fil
     if (start !== null && (await blobAt(start)) !== content) moved.push(r);
   }
   if (moved.length === 0) return null;
-  return `${rel} was changed and committed while run(s) ${named(moved)} were running (an agent could have rewritten its verify or agents and committed it): check it — if the change is yours, touch ${rel} now that they have ended; else restore it (git checkout ${moved[0]!.start!.head!.slice(0, 12)} -- ${rel}) — and dispatch again`;
+  return `${rel} was changed and committed while run(s) ${named(moved)} were running (an agent could have rewritten ${stakes} and committed it): check it — if the change is yours, touch ${rel} now that they have ended; else restore it (git checkout ${moved[0]!.start!.head!.slice(0, 12)} -- ${rel}) — and dispatch again`;
 }
