@@ -324,6 +324,8 @@ function describeEvent(event: RunEvent): string {
       return `waves: #${event.number} skipped: ${safeText(event.reason)}`;
     case 'reused':
       return `waves: #${event.number} continues in its worktree ${safeText(event.path)} (${safeText(event.branch)})`;
+    case 'unaudited':
+      return `waves: #${event.number} continues ${safeText(event.branch)}, whose last ${event.commits} commit(s) waves did not make (an earlier agent's, or another's): harvest audits them with this run, from ${event.from.slice(0, 12)}`;
     case 'candidate':
       return `waves: #${event.number} takes the place of #${event.replacing}`;
     case 'started':

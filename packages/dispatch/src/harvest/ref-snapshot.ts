@@ -158,3 +158,22 @@ export function describeWavesRefChanges(changes: readonly RefChange[]): string {
     'this run (or you, meanwhile) rewrote a branch waves had already harvested: waves commits nothing for this run (check that branch; git update-ref puts it back)'
   );
 }
+
+/**
+ * Where a run that continues an issue's branch (`waves/issue-N`, left by an earlier run or found
+ * there) is audited from: walking the branch's own commits (those the dispatch base does not hold,
+ * newest first), the newest one waves made and sealed — everything up to it was witnessed — else
+ * the commit the branch forked from the base. What lies after it (an earlier agent's commits, a
+ * commit another agent planted on the branch) is audited with this run, as if this run had made
+ * it. Null when the branch shares no history with the base (nothing to audit it against).
+ */
+export async function auditedStart(cwd: string, tip: string, base: string, known: () => Promise<ReadonlySet<string>>): Promise<{ commit: string; unaudited: number } | null> {
+  const own = (await git(cwd, ['rev-list', '--first-parent', tip, '--not', base])).split('\n').filter(Boolean);
+  if (own.length === 0) return { commit: tip, unaudited: 0 };
+  const ours = await known();
+  const sealed = own.findIndex((sha) => ours.has(sha));
+  if (sealed >= 0) return { commit: own[sealed]!, unaudited: sealed };
+  const fork = await execaGit([...GIT_OPTIONS, 'merge-base', tip, base], { cwd, reject: false, stdin: 'ignore' });
+  if (fork.exitCode !== 0 || fork.stdout.trim() === '') return null;
+  return { commit: fork.stdout.trim(), unaudited: own.length };
+}

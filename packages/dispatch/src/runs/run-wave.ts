@@ -22,11 +22,11 @@ import { openLeaseBackend, type LeaseStore } from '../leases/open-lease-backend.
 import { dirtySnapshot, GIT_OPTIONS, headCommit, indexFlags } from '../harvest/git-changes.js';
 import { readGitState } from '../harvest/git-snapshot.js';
 import { blockingAncestor } from '../harvest/path-links.js';
-import { readRefs } from '../harvest/ref-snapshot.js';
+import { auditedStart, readRefs } from '../harvest/ref-snapshot.js';
 import { DEFAULT_GRACE_MS } from './kill-tree.js';
 import { isStopped, processStart } from './process-table.js';
 import { cloneTag, releaseOwnLeases } from './run-leases.js';
-import { readTrustedRecord, removeRecord, runFiles, runId, stamp, TERMINAL, writeRecord, type RunRecord, type RunScope } from './run-record.js';
+import { readSeals, readTrustedRecord, removeRecord, runFiles, runId, stamp, TERMINAL, writeRecord, type RunRecord, type RunScope } from './run-record.js';
 import { stopRun } from './stop-run.js';
 import { killGroup } from './supervise.js';
 import { gitFailure, worktreeProblem } from './worktree-check.js';
@@ -41,6 +41,8 @@ export type RunEvent =
   | { type: 'skipped'; number: number; reason: string }
   | { type: 'candidate'; number: number; replacing: number }
   | { type: 'reused'; number: number; path: string; branch: string }
+  /** It continues a branch holding commits waves did not make and seal (an earlier agent's, or planted): audited with this run. */
+  | { type: 'unaudited'; number: number; branch: string; commits: number; from: string }
   | { type: 'started'; number: number; record: RunRecord }
   | { type: 'ended'; number: number; record: RunRecord }
   | { type: 'cancelling'; running: number[] };
@@ -147,6 +149,17 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
     if (worktree) return { head: await headCommit(cwd).catch(() => null), dirty: [], git: await gitOf(cwd), refs: await refsOf(cwd), flags: await flagsOf() };
     sharedStart ??= (async () => ({ head: await headCommit(cwd).catch(() => null), dirty: await dirtySnapshot(cwd).catch(() => []), git: await gitOf(cwd), refs: await refsOf(null), flags: await flagsOf() }))();
     return sharedStart;
+  };
+  // The commits waves made and sealed (harvest commits): a continued branch is audited from the newest.
+  let sealedCommits: Promise<ReadonlySet<string>> | null = null;
+  const ownCommits = () =>
+    (sealedCommits ??= readSeals(options.runsDir)
+      .then((seals) => new Set([...seals.values()].flatMap((r) => (r.witness?.commit ? [r.witness.commit.sha] : []))))
+      .catch(() => new Set<string>()));
+  const auditedFrom = async (cwd: string, tip: string, baseSpec: string) => {
+    const base = await execaGit([...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${baseSpec}^{commit}`], { cwd: options.root, reject: false, stdin: 'ignore' });
+    if (base.exitCode !== 0) return { commit: tip, unaudited: 0 };
+    return auditedStart(cwd, tip, base.stdout.trim(), ownCommits);
   };
   const scopeOf = (issue: PlanIssue): RunScope => {
     const scope = analysis.scopes.get(issue.number);
@@ -260,8 +273,24 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
       }
       if (prepared.status === 'reused') emit({ type: 'reused', number, path: dispatch.worktree.path, branch: dispatch.worktree.branch });
     }
+    let start = await startOf(cwd, dispatch.worktree !== null);
+    if (dispatch.worktree && start.head !== null) {
+      // A branch an earlier run (or another agent) left: audited from the last commit waves witnessed.
+      const audited = await auditedFrom(cwd, start.head, dispatch.worktree.argv.at(-1)!);
+      if (audited === null) {
+        const reason = `its branch ${dispatch.worktree.branch} shares no history with ${dispatch.worktree.argv.at(-1)}: not continued (look at it, then delete or rename it)`;
+        await releaseLeases(leaseIds);
+        await removeRecord(files.record);
+        emit({ type: 'skipped', number, reason });
+        skipped.push({ number, reason });
+        replace(number);
+        return;
+      }
+      if (audited.unaudited > 0) emit({ type: 'unaudited', number, branch: dispatch.worktree.branch, commits: audited.unaudited, from: audited.commit });
+      start = { ...start, head: audited.commit };
+    }
     started.add(number);
-    record = { ...record, start: await startOf(cwd, dispatch.worktree !== null) };
+    record = { ...record, start };
     records.push(files.record);
     // Stopped (waves stop) while it was starting: its record is settled, its leases released.
     const meanwhile = await readTrustedRecord(files.record).catch(() => null);
