@@ -126,4 +126,46 @@ esac
     expect(w.commit).toBeNull();
     expect(w.outOfFence.map((o) => o.path)).toEqual(['.github/workflows/evil.yml']);
   }, 60_000);
+
+  describe('ignored files the agent wrote, which verification would run', () => {
+    const judge = () => [['sh', '-c', `if [ -e node_modules/.bin/judge ]; then exec sh node_modules/.bin/judge; fi; echo "no judge"; exit 1`]];
+    const script = `
+echo "// fix" >> packages/api/src/routes/checkout.ts
+mkdir -p node_modules/.bin
+printf 'touch {scratch}/judge-ran\\necho "Test Files 1 passed"\\nexit 0\\n' > node_modules/.bin/judge
+`;
+    const ignoreNodeModules = async (h: Hostile) => {
+      writeFileSync(path.join(h.root, '.gitignore'), 'node_modules/\n');
+      await h.git(h.root, 'add', '.gitignore');
+      await h.git(h.root, '-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qm', 'ignore node_modules');
+    };
+
+    it('removes them from a worktree of waves\' own before verification, which then runs what the setup left', async () => {
+      t = await hostileSetup({ script, verify: judge() });
+      await ignoreNodeModules(t);
+      expect((await t.dispatch('--worktree', '--top', '1')).exitCode).toBe(0);
+      expect(existsSync(path.join(t.worktree(101), 'node_modules/.bin/judge'))).toBe(true);
+      const harvest = await t.harvest('--commit');
+      const w = byIssue(harvest.report, 101).witness!;
+      expect(existsSync(path.join(t.scratch, 'judge-ran'))).toBe(false);
+      expect(existsSync(path.join(t.worktree(101), 'node_modules/.bin/judge'))).toBe(false);
+      expect(w.notes.join(' ')).toMatch(/removed 1 ignored file\(s\) the agent wrote .* before verification, which runs what the setup left: node_modules\/\.bin\/judge/);
+      expect(w.verify.map((v) => v.status)).toEqual(['failed']);
+      expect(w.status).toBe('needs_person');
+      expect(w.commit).toBeNull();
+    }, 60_000);
+
+    it('does not verify in the shared work tree, where they may be the person\'s: it says which', async () => {
+      t = await hostileSetup({ script, verify: judge() });
+      await ignoreNodeModules(t);
+      expect((await t.dispatch('--top', '1')).exitCode).toBe(0);
+      const harvest = await t.harvest('--commit');
+      const w = byIssue(harvest.report, 101).witness!;
+      expect(existsSync(path.join(t.scratch, 'judge-ran'))).toBe(false);
+      expect(existsSync(path.join(t.root, 'node_modules/.bin/judge'))).toBe(true);
+      expect(w.verify).toEqual([]);
+      expect(w.reasons.join(' ')).toMatch(/verification not run: the run wrote ignored file\(s\) verification could run or load .*: node_modules\/\.bin\/judge/);
+      expect(w.status).toBe('needs_person');
+    }, 60_000);
+  });
 });

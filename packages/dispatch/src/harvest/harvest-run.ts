@@ -13,7 +13,7 @@
  * (find-nested-repos.ts); the revert acts through held folders only (revert-path.ts); nothing is
  * reverted or committed while a process of the run still runs.
  */
-import { lstat, mkdir, readdir, realpath, rm, rmdir, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, realpath, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import {
@@ -46,7 +46,7 @@ import { commitInFence, commitsWithTrailer } from './commit-in-fence.js';
 import { committedBranchProblem } from './committed-check.js';
 import { describeLinks, findLinks } from './find-links.js';
 import { describeNestedRepos, findNestedRepos } from './find-nested-repos.js';
-import { changesSince, GitError, hashFiles, headCommit, indexFlags, MAX_FILE_BYTES, newIndexFlags, workTreeOf } from './git-changes.js';
+import { changesSince, couldRun, GitError, hashFiles, headCommit, ignoredWrittenSince, indexFlags, MAX_FILE_BYTES, newIndexFlags, workTreeOf } from './git-changes.js';
 import { changesWhatGitRuns, gitStateChanges, readGitEntries } from './git-snapshot.js';
 import { changedSince, holdFiles, type HeldFiles } from './held-blobs.js';
 import { heldDirsSupported, TreeRaceError } from './held-dir.js';
@@ -340,6 +340,40 @@ function emptyWitness(record: RunRecord, options: HarvestOptions, reasons: strin
 
 const list = (paths: readonly string[], max = 5) => (paths.length <= max ? paths.join(', ') : `${paths.slice(0, max).join(', ')} and ${paths.length - max} more`);
 
+/**
+ * The ignored files the run wrote (from its agent's start), before verification: removed in a
+ * worktree of waves' own (noted), or — in the shared work tree — a reason not to verify when any
+ * of them is something verification could run or load. Null when verification may go on.
+ */
+async function ignoredWrites(record: RunRecord, cwd: string, base: string | null, installed: ReadonlySet<string>, ownWorktree: boolean, notes: string[]): Promise<string | null> {
+  const since = record.agentStartedAt !== undefined ? Date.parse(record.agentStartedAt) : record.setup && record.setup.commands.length > 0 ? Number.NaN : Date.parse(record.startedAt);
+  if (!Number.isFinite(since)) {
+    notes.push("its record has no agent start time (dispatched by an older waves): ignored files it wrote (node_modules, builds) cannot be told apart from its setup's, and verification may load them");
+    return null;
+  }
+  // Until the run ended (and a second more, the supervisor settling it): what a harvest's own
+  // verification wrote since (a build, a test cache) is not the agent's.
+  const until = record.endedAt !== null ? Date.parse(record.endedAt) + 1_000 : Number.POSITIVE_INFINITY;
+  const written = await ignoredWrittenSince(cwd, base, since, Number.isFinite(until) ? until : Number.POSITIVE_INFINITY, installed);
+  if (written.length === 0) return null;
+  if (ownWorktree) {
+    const failed: string[] = [];
+    for (const file of written) {
+      // The entry itself (a link is removed, never followed), only where no link leads to it.
+      const stat = await lstatInTree(cwd, file);
+      if (stat === null || stat.isDirectory()) continue;
+      await unlink(path.join(cwd, file)).catch(() => failed.push(file));
+    }
+    if (failed.length > 0) return `verification not run: ignored file(s) the run wrote could not be removed first: ${list(failed)}`;
+    notes.push(`removed ${written.length} ignored file(s) the agent wrote (caches, builds, node_modules) before verification, which runs what the setup left: ${list(written)}`);
+    return null;
+  }
+  const modes = await Promise.all(written.map(async (file) => (await lstatInTree(cwd, file))?.mode ?? null));
+  const runnable = written.filter((file, i) => couldRun(file, modes[i]!));
+  if (runnable.length === 0) return null;
+  return `verification not run: the run wrote ignored file(s) verification could run or load (in the shared work tree they may be yours, so waves leaves them): ${list(runnable)} — check them, then harvest again`;
+}
+
 async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: readonly string[]): Promise<Witness> {
   const reasons: string[] = [...distrust];
   const notes: string[] = [];
@@ -568,8 +602,14 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   if (verification.note) notes.push(verification.note);
   /** The in-fence files as verification is about to see them (blobs written), for the commit. */
   let held: HeldFiles | null = null;
+  // Verification runs as the person and loads what the tree holds, ignored files too (node_modules,
+  // builds): what the agent wrote there — a test runner of its own in node_modules/.bin — would run
+  // and decide the verdict. In a worktree of waves' own they go first; in the shared tree (where
+  // they may be the person's) a run that wrote such files is not verified.
+  const ignoredProblem = verification.commands.length > 0 && audit.outOfFence.length === 0 && audit.inFence.length > 0 && flaggedNow.length === 0 ? await ignoredWrites(record, cwd, base, installed, worktree !== null, notes) : null;
   if (verification.commands.length === 0) reasons.push(`no verify commands in waves.config.json${record.verify ? ' at dispatch' : ''}: nothing checked the work`);
   else if (flaggedNow.length > 0) reasons.push('verification not run: index flags set during the run hide what the files hold from git');
+  else if (ignoredProblem !== null) reasons.push(ignoredProblem);
   else if (audit.outOfFence.length > 0) {
     // Verification runs as the person, and what it runs can be what the run changed outside its
     // fence (package.json's scripts.test behind `npm test`, a config it loads): not while that remains.

@@ -241,6 +241,8 @@ export const RunRecordSchema = z.object({
   signal: z.string().nullable(),
   reason: z.string().nullable(),
   startedAt: z.string(),
+  /** When the agent was started, after the worktree's setup and the live fence (what the run wrote in ignored files is judged from it). */
+  agentStartedAt: z.string().optional(),
   endedAt: z.string().nullable(),
   /** The `waves dispatch` that started the run: the runs of one wave share it. */
   dispatchId: z.string().optional(),

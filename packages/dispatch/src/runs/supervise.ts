@@ -208,6 +208,8 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     });
     // A tag the agent inherits (Linux; see track-descendants.ts), held only while it is started.
     const tagged = DescendantTracker.tagSelf();
+    // From here on, what lands in ignored files (node_modules, builds, caches) is the agent's.
+    const agentStartedAt = now().toISOString();
     let agent: LoggedProcess;
     try {
       agent = startLogged(record.argv, {
@@ -240,7 +242,7 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
         tracking.push(() => clearInterval(saver));
       }
       pidFile?.write(agent.pid);
-      await save({ pid: agent.pid, status: 'running', ...(tracker ? { tracked: tracker.snapshot() } : {}) });
+      await save({ pid: agent.pid, status: 'running', agentStartedAt, ...(tracker ? { tracked: tracker.snapshot() } : {}) });
     }
     // Once more now that it runs: a lease lost while it was being started.
     await keeper.verify();
