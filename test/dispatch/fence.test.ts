@@ -5,7 +5,7 @@
  * the hooks' side — the CLI answering Claude Code's PreToolUse payloads and opencode's plugin
  * calling the same checker over the run's socket.
  */
-import { existsSync, linkSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -412,6 +412,25 @@ describe('the hook protocols', () => {
       expect(readdirSync(tree)).toEqual([]);
       await second.keeper.close();
       rmSync(tree, { recursive: true, force: true });
+    });
+
+    it('removes its hook file only inside the tree: never through a link an agent put where .claude was (red team 4)', async () => {
+      const tree = path.join(repo.root, '..', `${path.basename(repo.root)}-linked`);
+      const victim = path.join(repo.root, '..', `${path.basename(repo.root)}-victim`);
+      await mkdir(tree, { recursive: true });
+      await mkdir(path.join(victim, '.claude'), { recursive: true });
+      const options = { tree, runId: run.id, argv: ['claude'], waves: [process.execPath, BIN], clientModule: CLIENT, env: { ...process.env, ...env } };
+      const installed = await installIntegrations(options);
+      expect(installed.installed).toEqual(['.claude/settings.local.json']);
+      // The agent swaps its .claude for a link to another project's, whose settings the person keeps.
+      writeFileSync(path.join(victim, '.claude/settings.local.json'), '{"permissions":{}}\n');
+      rmSync(path.join(tree, '.claude'), { recursive: true, force: true });
+      symlinkSync(path.join(victim, '.claude'), path.join(tree, '.claude'));
+      await removeIntegrations(tree, installed.installed, installed.madeDirs, run.id, options.env);
+      expect(readFileSync(path.join(victim, '.claude/settings.local.json'), 'utf8')).toBe('{"permissions":{}}\n');
+      expect(lstatSync(path.join(tree, '.claude')).isSymbolicLink()).toBe(true);
+      rmSync(tree, { recursive: true, force: true });
+      rmSync(victim, { recursive: true, force: true });
     });
 
     it('replaces the hook file a killed supervisor of an ended run left, and leaves the person\'s own alone (F19)', async () => {

@@ -21,6 +21,7 @@ import { constants } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { link, lstat, mkdir, open, readdir, readFile, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { removeTreeDirs, removeTreeFiles } from '../harvest/held-dir.js';
 import { pathToFileURL } from 'node:url';
 import { shellQuote } from '../shell-quote.js';
 import { stateDir } from '../runs/state-dir.js';
@@ -276,9 +277,8 @@ export async function removeIntegrations(tree: string, installed: readonly strin
     for (const name of [runId, ...others]) await rm(path.join(users, name), { force: true }).catch(() => undefined);
     await rmdir(users).catch(() => undefined);
   }
-  for (const file of installed) {
-    const info = await lstat(path.join(tree, file)).catch(() => null);
-    if (info !== null && !info.isDirectory()) await rm(path.join(tree, file), { force: true }).catch(() => undefined);
-  }
-  for (const dir of [...dirs].sort((a, b) => b.length - a.length)) await rmdir(path.join(tree, dir)).catch(() => undefined);
+  // Regular files only, and never through a link: an agent can put a link to another project's
+  // folder where `.claude` was, and a remove from the top would delete that project's settings.
+  await removeTreeFiles(tree, installed).catch(() => undefined);
+  await removeTreeDirs(tree, [...dirs]).catch(() => undefined);
 }

@@ -13,7 +13,7 @@
  * (find-nested-repos.ts); the revert acts through held folders only (revert-path.ts); nothing is
  * reverted or committed while a process of the run still runs.
  */
-import { lstat, mkdir, readdir, realpath, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, realpath, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import {
@@ -49,7 +49,7 @@ import { describeNestedRepos, findNestedRepos } from './find-nested-repos.js';
 import { changesSince, couldRun, GitError, hashFiles, headCommit, ignoredWrittenSince, indexFlags, MAX_FILE_BYTES, newIndexFlags, workTreeOf } from './git-changes.js';
 import { changesWhatGitRuns, gitStateChanges, readGitEntries } from './git-snapshot.js';
 import { changedSince, holdFiles, type HeldFiles } from './held-blobs.js';
-import { heldDirsSupported, TreeRaceError } from './held-dir.js';
+import { heldDirsSupported, removeTreeFiles, TreeRaceError } from './held-dir.js';
 import { lstatInTree, readTreeFile } from './path-links.js';
 import { describeRefChanges, describeWavesRefChanges, readRefs, refChanges, wavesCommitsOnly, wavesRefChanges } from './ref-snapshot.js';
 import { RevertError, Reverter } from './revert-path.js';
@@ -357,13 +357,8 @@ async function ignoredWrites(record: RunRecord, cwd: string, base: string | null
   const written = await ignoredWrittenSince(cwd, base, since, Number.isFinite(until) ? until : Number.POSITIVE_INFINITY, installed);
   if (written.length === 0) return null;
   if (ownWorktree) {
-    const failed: string[] = [];
-    for (const file of written) {
-      // The entry itself (a link is removed, never followed), only where no link leads to it.
-      const stat = await lstatInTree(cwd, file);
-      if (stat === null || stat.isDirectory()) continue;
-      await unlink(path.join(cwd, file)).catch(() => failed.push(file));
-    }
+    // The entry itself (a link is removed, never followed), only where no link leads to it.
+    const failed = await removeTreeFiles(cwd, written).catch((error: unknown) => [`${list(written)} (${(error as Error).message.split('\n')[0]})`]);
     if (failed.length > 0) return `verification not run: ignored file(s) the run wrote could not be removed first: ${list(failed)}`;
     notes.push(`removed ${written.length} ignored file(s) the agent wrote (caches, builds, node_modules) before verification, which runs what the setup left: ${list(written)}`);
     return null;

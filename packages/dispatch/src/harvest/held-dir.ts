@@ -321,3 +321,76 @@ export async function heldParent(top: HeldDir, rel: string, make: boolean): Prom
   }
   return { dir, name: parts.at(-1) ?? path.basename(rel), opened };
 }
+
+/**
+ * Removes files of a tree (`/`-separated paths from its top), never through a link: each parent
+ * folder is walked down from the top's handle (a link or a file on the way: the path is left
+ * alone), and the entry, when it is no folder, is unlinked in the very folder held — a link is
+ * removed itself, never what it leads to. Elsewhere than Linux, each path is checked for links on
+ * the way just before its unlink. Returns the paths it could not remove (an error, not an absence).
+ */
+export async function removeTreeFiles(tree: string, rels: readonly string[]): Promise<string[]> {
+  const failed: string[] = [];
+  if (!heldDirsSupported()) {
+    for (const rel of rels) {
+      const parts = rel.split('/');
+      let blocked = false;
+      for (let i = 1; i < parts.length && !blocked; i++) {
+        const stat = await lstat(path.join(tree, ...parts.slice(0, i))).catch(() => null);
+        blocked = stat === null || !stat.isDirectory();
+      }
+      const stat = blocked ? null : await lstat(path.join(tree, rel)).catch(() => null);
+      if (stat !== null && !stat.isDirectory()) await unlink(path.join(tree, rel)).catch(() => failed.push(rel));
+    }
+    return failed;
+  }
+  const { realpath } = await import('node:fs/promises');
+  const top = await HeldDir.openTop(tree, await realpath(tree));
+  try {
+    for (const rel of rels) {
+      const held = await heldParent(top, rel, false).catch(() => null);
+      if (held === null) continue;
+      try {
+        const stat = await held.dir.stat(held.name);
+        if (stat !== null && !stat.isDirectory()) {
+          await unlink(held.dir.entry(held.name)).catch((error: unknown) => {
+            if (codeOf(error) !== 'ENOENT') failed.push(rel);
+          });
+        }
+      } finally {
+        await Promise.all(held.opened.map((d) => d.close()));
+      }
+    }
+  } finally {
+    await top.close();
+  }
+  return failed;
+}
+
+/** Removes empty folders of a tree (`/`-separated paths from its top), never through a link; the deepest first. */
+export async function removeTreeDirs(tree: string, rels: readonly string[]): Promise<void> {
+  const sorted = [...rels].sort((a, b) => b.length - a.length);
+  if (!heldDirsSupported()) {
+    for (const rel of sorted) {
+      const stat = await lstat(path.join(tree, rel)).catch(() => null);
+      if (stat?.isDirectory()) await rmdir(path.join(tree, rel)).catch(() => undefined);
+    }
+    return;
+  }
+  const { realpath } = await import('node:fs/promises');
+  const top = await HeldDir.openTop(tree, await realpath(tree));
+  try {
+    for (const rel of sorted) {
+      const held = await heldParent(top, rel, false).catch(() => null);
+      if (held === null) continue;
+      try {
+        const stat = await held.dir.stat(held.name);
+        if (stat?.isDirectory()) await rmdir(held.dir.entry(held.name)).catch(() => undefined);
+      } finally {
+        await Promise.all(held.opened.map((d) => d.close()));
+      }
+    }
+  } finally {
+    await top.close();
+  }
+}

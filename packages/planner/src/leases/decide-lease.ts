@@ -201,7 +201,7 @@ export function decideLeases(active: readonly ActiveLease[], lanes: readonly str
       if (leaf.path === '') return { status: 'refused', reason: 'root', lane: leaf.lane, message: `${leaf.lane}: the whole repository is never added to a parallel run's fence` };
       // Any file at the top of the repository is a root file (a Makefile, a Dockerfile, an
       // install script, the README): as harvest counts them, not only the built-in globs.
-      if (touchesRootFile(leaf.path, tree) || (!leaf.path.includes('/') && !leaf.dir)) {
+      if (touchesRootFile(leaf.path, tree) || (!leaf.path.includes('/') && !leaf.dir && !isControlFile(leaf.path))) {
         return { status: 'refused', reason: 'root', lane: leaf.lane, message: `${leaf.lane}: a root file (shared by every package) is never added to a parallel run's fence; only an issue that names it may change it` };
       }
       if (isSerialPath(leaf)) {
