@@ -73,6 +73,48 @@ describe('the git lease backend', () => {
     expect(await cloneTag(laptop, { create: true })).not.toBe(made);
   }, 60_000);
 
+  it('reads every lease at its own place whatever else a push adds to the table: a copy under another name, a blob that is not UTF-8, a huge one (red team 4)', async () => {
+    const { open } = await setUp();
+    const alice = open('alice');
+    const [held] = await alice.acquire(['packages/payments/src/stripe.ts'], { holder: 'alice', ttlMs: 600_000 });
+    expect(held).toMatchObject({ status: 'acquired' });
+    const id = (held as { id: string }).id;
+    // A co-worker (or an agent with the person's credentials) pushes files beside the leases.
+    const bare = remote!.bare;
+    const index = path.join(remote!.dir, 'crafted-index');
+    const env = { ...process.env, GIT_INDEX_FILE: index };
+    const g = (args: string[], input?: string) => execa('git', ['--git-dir', bare, ...args], { env, ...(input !== undefined ? { input } : {}) });
+    await g(['read-tree', 'refs/waves/leases']);
+    const listed = (await g(['ls-tree', '-r', 'refs/waves/leases'])).stdout.split('\n');
+    const own = listed.find((line) => line.endsWith(`/${id}.json`))!;
+    const [, , sha] = own.split('\t')[0]!.split(' ');
+    const fan = own.split('\t')[1]!.split('/')[1]!;
+    // (a) a byte-for-byte copy of the lease under another name in its folder;
+    await g(['update-index', '--add', '--cacheinfo', `100644,${sha},leases/${fan}/zz-copy.json`]);
+    // (b) a blob of bytes that are not UTF-8 with a fake object header inside, sorted first;
+    const bytes = Buffer.concat([Buffer.alloc(64, 0xff), Buffer.from(`\n${sha} blob 400\n`)]);
+    const odd = (await execa('git', ['--git-dir', bare, 'hash-object', '-w', '--stdin'], { input: bytes })).stdout.trim();
+    await g(['update-index', '--add', '--cacheinfo', `100644,${odd},leases/00/x.json`]);
+    // (c) a blob far bigger than any lease.
+    const big = (await execa('git', ['--git-dir', bare, 'hash-object', '-w', '--stdin'], { input: 'x'.repeat(200_000) })).stdout.trim();
+    await g(['update-index', '--add', '--cacheinfo', `100644,${big},leases/01/big.json`]);
+    const tree = (await g(['write-tree'])).stdout.trim();
+    const parent = (await g(['rev-parse', 'refs/waves/leases'])).stdout.trim();
+    const commit = (await g(['-c', 'user.name=x', '-c', 'user.email=x@x', 'commit-tree', tree, '-p', parent, '-m', 'crafted'])).stdout.trim();
+    await g(['update-ref', 'refs/waves/leases', commit]);
+
+    const bob = open('bob');
+    const listing = await bob.list();
+    expect(listing.leases.map((l) => l.id)).toEqual([id]);
+    expect((await bob.acquire(['packages/payments'], { holder: 'bob', ttlMs: 600_000 }))[0]).toMatchObject({ status: 'refused', holder: 'alice' });
+    // gc drops the three files that are not leases, and only them.
+    const gc = await bob.gc();
+    expect(JSON.stringify(gc)).toMatch(/zz-copy\.json/);
+    expect((await open('carol').list()).leases.map((l) => l.id)).toEqual([id]);
+    const after = (await execa('git', ['--git-dir', bare, 'ls-tree', '-r', '--name-only', 'refs/waves/leases'])).stdout.split('\n');
+    expect(after.filter((f) => f.startsWith('leases/')).sort()).toEqual([`leases/${fan}/${id}.json`]);
+  });
+
   it('takes several paths all or nothing: a request with one held path leaves none of its others taken', async () => {
     const { open } = await setUp();
     const alice = open('alice');

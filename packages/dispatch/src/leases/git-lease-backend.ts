@@ -146,6 +146,20 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
       throw error;
     }
   };
+  /** `git cat-file --batch` of `ids`, read as bytes (a blob's size counts bytes, whatever it holds). */
+  const catBatch = async (ids: readonly string[]): Promise<{ sha: string; type: string; content: string }[]> => {
+    try {
+      const result = await execaGit([...TRANSPORT_CONFIG, `--git-dir=${store}`, 'cat-file', '--batch'], { cwd: store, env, reject: false, input: `${ids.join('\n')}\n`, encoding: 'buffer' });
+      if (result.exitCode !== 0) throw new LeaseRemoteError(`${where}: git cat-file failed in the lease store ${store}: ${firstLine(Buffer.from(result.stderr).toString('utf8'))}`);
+      const objects = parseBatch(Buffer.from(result.stdout));
+      // Each answer is the object asked for, in order: a blob that fooled the reading would show here.
+      if (objects.length !== ids.length || objects.some((o, i) => o.sha !== ids[i] && !ids[i]!.startsWith('refs/'))) throw new LeaseRemoteError(`${where}: git cat-file in the lease store ${store} answered other objects than those asked for`);
+      return objects;
+    } catch (error) {
+      if (error instanceof GitTimeoutError) throw new LeaseRemoteError(`${where} (${redactUrl(url)}) did not answer within ${Math.round(timeoutMs / 1000)} s`);
+      throw error;
+    }
+  };
   const local = async (args: string[], input?: string): Promise<string> => {
     const result = await git(args, input === undefined ? {} : { input });
     if (result.exitCode !== 0) throw new LeaseRemoteError(`${where}: git ${args[0]} failed in the lease store ${store}: ${firstLine(result.stderr)}`);
@@ -181,7 +195,7 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
     }
     const listing = await local(['ls-tree', '-r', '-t', '-z', '--full-tree', seenRef]);
     const folderTrees = new Map<string, string>();
-    const leaseBlobs = new Map<string, string>(); // blob id → its path in the table
+    const leaseBlobs = new Map<string, string[]>(); // blob id → its paths in the table (a copy under another name is another path)
     const folders = new Map<string, Map<string, TreeEntry>>();
     const foreign: string[] = [];
     let headerBlob: string | null = null;
@@ -204,14 +218,19 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
         folder.set(parts[2]!, { mode, type, sha });
         folders.set(parts[1]!, folder);
         // A gitlink, a link or a folder where a lease file goes is not a lease either.
-        if (type === 'blob' && mode !== '120000') leaseBlobs.set(sha, file);
+        if (type === 'blob' && mode !== '120000') leaseBlobs.set(sha, [...(leaseBlobs.get(sha) ?? []), file]);
         else if (type !== 'tree') foreign.push(file);
       } else foreign.push(file);
     }
-    const wanted = [...leaseBlobs.keys()].filter((sha) => !blobCache.has(sha));
-    const batch = await git(['cat-file', '--batch'], { input: [seenRef, ...(headerBlob ? [headerBlob] : []), ...wanted].join('\n') + '\n' });
-    if (batch.exitCode !== 0) throw new LeaseRemoteError(`${where}: git cat-file failed in the lease store ${store}: ${firstLine(batch.stderr)}`);
-    const objects = parseBatch(batch.stdout);
+    let wanted = [...leaseBlobs.keys()].filter((sha) => !blobCache.has(sha));
+    // A lease file is a few hundred bytes: a bigger blob (a push of 200 MB) is no lease, and is never read.
+    if (wanted.length > 0) {
+      const sizes = (await local(['cat-file', '--batch-check=%(objectname) %(objectsize)'], `${wanted.join('\n')}\n`)).split('\n');
+      const big = new Set(sizes.map((line) => line.split(' ')).filter(([, size]) => !(Number(size) <= MAX_LEASE_BYTES)).map(([sha]) => sha));
+      for (const sha of big) blobCache.set(sha!, 'not a lease');
+      wanted = wanted.filter((sha) => !big.has(sha));
+    }
+    const objects = await catBatch([seenRef, ...(headerBlob ? [headerBlob] : []), ...wanted]);
     const commit = objects[0]?.sha ?? null;
     if (commit === null || objects[0]!.type !== 'commit') throw new LeaseRemoteError(`${where}: the fetched table is not a commit`);
     let epoch = 0;
@@ -229,11 +248,14 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
     }
     if (blobCache.size > 50_000) blobCache.clear();
     const leases = new Map<string, TableLease>();
-    for (const [sha, file] of leaseBlobs) {
+    // Each path judged on its own: a lease at its own place counts, whatever other paths share its blob.
+    for (const [sha, files] of leaseBlobs) {
       const lease = blobCache.get(sha);
-      const name = path.posix.basename(file);
-      if (typeof lease === 'object' && name === `${lease.id}.json` && fanOutOf(lease.id) === file.split('/')[1]) leases.set(lease.id, lease);
-      else foreign.push(file);
+      for (const file of files) {
+        const name = path.posix.basename(file);
+        if (typeof lease === 'object' && name === `${lease.id}.json` && fanOutOf(lease.id) === file.split('/')[1]) leases.set(lease.id, lease);
+        else foreign.push(file);
+      }
     }
     return { commit, epoch, leases, folders, foreign, folderTrees };
   };
@@ -416,9 +438,11 @@ function answer<T>(result: T | ((epoch: number) => T), epoch: number): T {
   return typeof result === 'function' ? (result as (epoch: number) => T)(epoch) : result;
 }
 
-function parseBatch(out: string): { sha: string; type: string; content: string }[] {
-  // NOTE: lease files and commits are ASCII JSON and text; sizes are bytes, so the text is read as bytes.
-  const buffer = Buffer.from(out, 'utf8');
+/** The largest blob read as a lease file (waves writes a few hundred bytes). */
+const MAX_LEASE_BYTES = 16 * 1024;
+
+function parseBatch(buffer: Buffer): { sha: string; type: string; content: string }[] {
+  // Sizes are bytes: the output is sliced as bytes, and only each object's own bytes become its text.
   const objects: { sha: string; type: string; content: string }[] = [];
   let at = 0;
   while (at < buffer.length) {
