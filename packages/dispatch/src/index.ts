@@ -20,7 +20,7 @@ export type { CodexSandbox, CommandRule, PresetPermissionInput } from './agents/
 export { DEFAULT_SETUP_TIMEOUT, lockfileSetup } from './runs/worktree-setup.js';
 export { validateTemplate, VALUE_FLAGS } from './agents/template-rule.js';
 export type { AgentTemplate, CommandValues, Placeholder } from './agents/agent-command.js';
-export { DEFAULT_PROMPT_TEMPLATE, inferredFenceNote, quoteBody, renderPrompt } from './prompt/render-prompt.js';
+export { DEFAULT_PROMPT_TEMPLATE, inferredFenceNote, INVISIBLE, quoteBody, renderPrompt, showInvisible } from './prompt/render-prompt.js';
 export type { PromptContext } from './prompt/render-prompt.js';
 export { buildDispatch, buildIssueDispatch, modelFor, packagesOfPaths, renderVerify } from './build-dispatch.js';
 export type { DispatchOptions, IssueDispatch, WaveDispatch, WorktreeCommand } from './build-dispatch.js';

@@ -4,14 +4,19 @@
  * breaks) and bidirectional marks are shown as visible escapes, so a title cannot rewrite the
  * screen, open a hyperlink, reorder what a reader sees or start a new line where it should not.
  */
-const UNSAFE_CLASS = '\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069\\ufeff';
+const UNSAFE_CLASS = '\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u2069\\ufe00-\\ufe0f\\ufeff';
+/** Characters outside the first plane that show as nothing: the Unicode tag characters (which a model reads as ASCII) and the variation selectors' supplement. */
+const INVISIBLE_ASTRAL = '[\\u{e0000}-\\u{e0fff}]';
 
-/** Every character `safeText` escapes: C0 (line breaks included), DEL, C1, bidirectional marks, separators, BOM. */
-export const UNSAFE_CHARACTERS = new RegExp(`[${UNSAFE_CLASS}]`, 'g');
+/** Every character `safeText` escapes: C0 (line breaks included), DEL, C1, bidirectional and zero-width marks, separators, BOM, tag characters. */
+export const UNSAFE_CHARACTERS = new RegExp(`[${UNSAFE_CLASS}]|${INVISIBLE_ASTRAL}`, 'gu');
 /** The same but the line feed: what must never reach stdout raw, whatever the renderer. */
-const UNSAFE_BUT_LINE_FEED = new RegExp(`[${UNSAFE_CLASS.replace('\\u0000-\\u001f', '\\u0000-\\u0009\\u000b-\\u001f')}]`, 'g');
+const UNSAFE_BUT_LINE_FEED = new RegExp(`[${UNSAFE_CLASS.replace('\\u0000-\\u001f', '\\u0000-\\u0009\\u000b-\\u001f')}]|${INVISIBLE_ASTRAL}`, 'gu');
 
-const escape = (ch: string) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
+const escape = (ch: string) => {
+  const code = ch.codePointAt(0)!;
+  return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+};
 
 export function safeText(text: string, maxLength = Infinity): string {
   const visible = text.replace(UNSAFE_CHARACTERS, escape);
@@ -25,5 +30,6 @@ export function safeText(text: string, maxLength = Infinity): string {
  * bidirectional marks and U+2028 raw); in text, the escape `safeText` would have written.
  */
 export function escapeControls(text: string): string {
-  return text.replace(UNSAFE_BUT_LINE_FEED, escape);
+  // Each UTF-16 unit as `\uXXXX` (a tag character as its surrogate pair): inside a JSON string the same value.
+  return text.replace(UNSAFE_BUT_LINE_FEED, (ch) => [...Array(ch.length).keys()].map((i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''));
 }

@@ -17,6 +17,7 @@ import { extractMentions, InputError, isPullRequest, labelRank, parseIssues, ran
 import { apiHost, DEFAULT_API_TIMEOUT_MS, GITHUB_API } from './api-url.js';
 import { checkAnswers, endpointOf, readIssue, readIssuesPage, readLabels, readMilestones } from './github-answers.js';
 import { describeFailure } from './github-failure.js';
+import { safeText } from '../render/safe-text.js';
 import { fetchWithTimeout } from './github-fetch.js';
 import { isRepoSlug, REPO_SLUG_HINT, splitRepoSlug } from './repo-slug.js';
 
@@ -120,7 +121,7 @@ export function createOctokit(options: Omit<ClientOptions, 'repo'>): Octokit {
       state.gaveUp = `GitHub ${kind} rate limit at ${host}: still limited after ${retries} wait(s); giving up`;
       return false;
     }
-    options.warn(`GitHub ${kind} rate limit on ${request.method} ${request.url}: waiting ${retryAfter} s (retry ${retryCount + 1} of ${retries})`);
+    options.warn(`GitHub ${kind} rate limit on ${request.method} ${safeText(String(request.url), 300)}: waiting ${retryAfter} s (retry ${retryCount + 1} of ${retries})`);
     return true;
   };
   const octokit = new Octokit({
@@ -272,7 +273,14 @@ export async function readGithubBacklog(options: GithubSourceOptions): Promise<G
     for (const issue of selected) {
       for (const dep of extractMentions(issue.title, issue.body, { repoSlug: options.repo }).dependsOn) if (!read.has(dep)) missing.add(dep);
     }
-    for (const number of [...missing].sort((a, b) => a - b)) {
+    // Each issue names at most MAX_DEPENDENCIES (extract-mentions.ts); the look-ups of one command
+    // are bounded too: a backlog's text decides how many requests go out with the token.
+    const wanted = [...missing].sort((a, b) => a - b);
+    if (wanted.length > MAX_DEPENDENCY_LOOKUPS) {
+      options.warn(`the selected issues name ${wanted.length} dependencies that were not read; only the first ${MAX_DEPENDENCY_LOOKUPS} are looked up (the others are not in the backlog, and count as done)`);
+      wanted.length = MAX_DEPENDENCY_LOOKUPS;
+    }
+    for (const number of wanted) {
       requests++;
       const record = await readOne(octokit, host, owner, name, number);
       if (record) read.set(number, record);
@@ -282,6 +290,9 @@ export async function readGithubBacklog(options: GithubSourceOptions): Promise<G
     throw failure(error, options, octokit);
   }
 }
+
+/** The most dependencies one command looks up, one request each. */
+export const MAX_DEPENDENCY_LOOKUPS = 200;
 
 /** The issues read, as the backlog; `warn` (the last call only) hears of text cut to GitHub's limits. */
 function parsedIssues(read: Map<number, IssueRecord>, warn?: (message: string) => void): BacklogIssue[] {

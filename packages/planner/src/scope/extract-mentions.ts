@@ -346,15 +346,28 @@ const DEPENDENCY = /\b(?:depends\s+(?:up)?on|blocked\s+(?:by|on)|after|requires|
 const ISSUE_REF = /^(?:#(\d+)|https?:\/\/[^\s/]+\/([^\s/]+\/[^\s/]+)\/issues\/(\d+)|([\w.-]+\/[\w.-]+)#(\d+))/;
 const REF_SEPARATOR = /^(?:\s*(?:,|&|and|or|\+)\s*|\s+)/i;
 
+/** The most dependencies one issue names (GitHub's tracked-by relations are far fewer): more are not looked up. */
+export const MAX_DEPENDENCIES = 50;
+/** How far past a keyword its references are read: a list of MAX_DEPENDENCIES short references fits. */
+const REF_WINDOW = 2_000;
+
+/** An issue number: a positive safe integer (`#0`, `#99999999999999999999` name no issue). */
+function issueNumber(digits: string | undefined): number | null {
+  if (digits === undefined || digits.length > 15) return null;
+  const n = Number(digits);
+  return Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
 function issueRefsAt(text: string, start: number, repoSlug: string | null): number[] {
   const refs: number[] = [];
-  let rest = text.slice(start);
-  for (;;) {
-    const ref = ISSUE_REF.exec(rest);
+  // A window, never the rest of the line: each match below is then bounded, and `after.after.…`
+  // (a keyword at every word of a 65,536-character line) costs a window per word, not the line.
+  let rest = text.slice(start, start + REF_WINDOW);
+  while (refs.length < MAX_DEPENDENCIES) {
+    const ref = ISSUE_REF.exec(rest.slice(0, 300));
     if (!ref) break;
-    if (ref[1]) refs.push(Number(ref[1]));
-    else if (ref[2] && (!repoSlug || ref[2].toLowerCase() === repoSlug.toLowerCase())) refs.push(Number(ref[3]));
-    else if (ref[4] && repoSlug && ref[4].toLowerCase() === repoSlug.toLowerCase()) refs.push(Number(ref[5]));
+    const n = ref[1] ? issueNumber(ref[1]) : ref[2] && (!repoSlug || ref[2].toLowerCase() === repoSlug.toLowerCase()) ? issueNumber(ref[3]) : ref[4] && repoSlug && ref[4].toLowerCase() === repoSlug.toLowerCase() ? issueNumber(ref[5]) : null;
+    if (n !== null) refs.push(n);
     rest = rest.slice(ref[0].length);
     const sep = REF_SEPARATOR.exec(rest);
     if (!sep) break;
@@ -440,16 +453,16 @@ export function extractMentions(title: string, body: string, options: ExtractOpt
     // Dependencies and parent.
     DEPENDENCY.lastIndex = 0;
     let dep: RegExpExecArray | null;
-    while ((dep = DEPENDENCY.exec(line)) !== null) {
-      for (const ref of issueRefsAt(line, dep.index + dep[0].length, repoSlug)) dependsOn.add(ref);
+    while (dependsOn.size < MAX_DEPENDENCIES && (dep = DEPENDENCY.exec(line)) !== null) {
+      for (const ref of issueRefsAt(line, dep.index + dep[0].length, repoSlug)) if (dependsOn.size < MAX_DEPENDENCIES) dependsOn.add(ref);
     }
-    if (section === 'dependencies' && isBullet) {
+    if (section === 'dependencies' && isBullet && dependsOn.size < MAX_DEPENDENCIES) {
       const start = line.replace(BULLET, '');
-      for (const ref of issueRefsAt(start, 0, repoSlug)) dependsOn.add(ref);
+      for (const ref of issueRefsAt(start, 0, repoSlug)) if (dependsOn.size < MAX_DEPENDENCIES) dependsOn.add(ref);
     }
     if (parent === null) {
       const part = /\b(?:part\s+of|parent(?:\s+issue)?\s*:|sub-?issue\s+of)\s*#(\d+)/i.exec(line);
-      if (part) parent = Number(part[1]);
+      if (part) parent = issueNumber(part[1]);
     }
   }
 

@@ -48,26 +48,51 @@ function count(text: string, char: string): number {
   return n;
 }
 
-/** Drops closing brackets that close nothing inside the token (`(see a/b.ts)` → `a/b.ts`; `app/[id]` stays). */
+/** Drops closing brackets that close nothing inside the token (`(see a/b.ts)` → `a/b.ts`; `app/[id]` stays). Linear: counted once. */
 function balance(token: string): string {
-  let t = token;
-  while ((t.endsWith(')') && count(t, ')') > count(t, '(')) || (t.endsWith(']') && count(t, ']') > count(t, '['))) t = t.slice(0, -1);
-  return t;
+  let round = count(token, ')') - count(token, '(');
+  let square = count(token, ']') - count(token, '[');
+  let end = token.length;
+  for (;;) {
+    const last = token[end - 1];
+    if (last === ')' && round > 0) round--;
+    else if (last === ']' && square > 0) square--;
+    else break;
+    end--;
+  }
+  return token.slice(0, end);
+}
+
+/** Takes off trailing quotes, closers, emphasis and punctuation (`"`, `'`, `}`, `>`, `*`, `_`, `,`, `;`, `!`, `?`, `~~`): one pass from the end. */
+function trimTrailingJunk(token: string): string {
+  let end = token.length;
+  for (;;) {
+    const c = token[end - 1];
+    if (c !== undefined && `"'}>*_,;!?`.includes(c)) end--;
+    else if (c === '~' && token[end - 2] === '~') end -= 2;
+    else break;
+  }
+  return token.slice(0, end);
 }
 
 /** Underscores that open markdown emphasis (`__x__`, `_x_`): only when the token closes it too (`__tests__/x.ts` keeps its name). */
 function emphasisUnderscores(token: string): string {
   const open = /^_+/.exec(token)?.[0] ?? '';
   if (open === '') return token;
-  const close = /_+[)\]"'}>*,;:!?.]*$/.exec(token)?.[0] ?? '';
-  return close.startsWith(open) ? token.slice(open.length) : token;
+  // The token's last run of underscores, after which only closers and punctuation follow (one pass from the end).
+  let end = token.length;
+  while (end > 0 && `)]"'}>*,;:!?.`.includes(token[end - 1]!)) end--;
+  let start = end;
+  while (start > 0 && token[start - 1] === '_') start--;
+  return end - start >= open.length ? token.slice(open.length) : token;
 }
 
 export function trimToken(token: string): string {
-  let t = balance(emphasisUnderscores(token.replace(LEADING_JUNK, '')).replace(/(?:["'}>*_,;!?]|~~)+$/, ''));
+  const t = balance(trimTrailingJunk(emphasisUnderscores(token.replace(LEADING_JUNK, ''))));
   // A sentence-ending period or colon, but not `./` or a lone `..`.
-  while (t.length > 1 && (t.endsWith('.') || t.endsWith(':')) && !t.endsWith('..')) t = t.slice(0, -1);
-  return balance(t.replace(/(?:["'}>*_,;!?]|~~)+$/, ''));
+  let end = t.length;
+  while (end > 1 && (t[end - 1] === '.' || t[end - 1] === ':') && !(t[end - 1] === '.' && t[end - 2] === '.')) end--;
+  return balance(trimTrailingJunk(t.slice(0, end)));
 }
 
 export type PathCheck =
