@@ -32,6 +32,21 @@ afterEach(async () => {
 });
 
 describe('waves plan --repo against a fake GitHub API', () => {
+  it('looks up a bounded number of dependencies an issue names, and only issue numbers (red team 4)', async () => {
+    const list = Array.from({ length: 9_000 }, (_, i) => `#${10_000 + i}`).join(', ');
+    const issues: FakeIssue[] = [1, 2, 3, 4, 5].map((n) => ({ number: n, title: `Issue ${n}`, body: `Depends on ${list}\nBlocked by #0 and #99999999999999999999999.`, labels: [], created_at: `2026-11-0${n}T00:00:00Z` }));
+    server = await new FakeGithub({ owner: 'acme', repo: 'shop', issues, token: TOKEN }).start();
+    const result = await waves(['plan', '--repo', 'acme/shop', '--api-url', server.url, '--root', SHOP, '--top', '5', '--json'], { GITHUB_TOKEN: TOKEN });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const lookups = server.requests.filter((r) => /\/issues\/[^/?]+$/.test(r.url));
+    // 50 an issue, and the five issues name the same 50: 50 look-ups, none of #0 or a number past 2^53.
+    expect(lookups.length).toBe(50);
+    expect(lookups.some((r) => /\/issues\/(?:0|1e|Infinity|99999)/.test(r.url))).toBe(false);
+    const plan = JSON.parse(result.stdout);
+    const entries = [...plan.waves.flatMap((w: { issues: unknown[] }) => w.issues), ...plan.triage, ...plan.deferred, ...plan.subdivide, ...plan.held] as { number: number; dependsOn?: number[] }[];
+    for (const entry of entries) expect((entry.dependsOn ?? []).length).toBeLessThanOrEqual(50);
+  }, 120_000);
+
   it('gives the same plan as the same issues in a file, through pagination, pull requests, a 502 and a secondary rate limit', async () => {
     server = await new FakeGithub({
       owner: 'acme',
