@@ -21,6 +21,17 @@ describe('parseIssues at intake', () => {
     expect(plain.ok && plain.notes).toBeUndefined();
   });
 
+  it('validates only the labels it keeps: past 100, the rest are never read — a label of the wrong shape there is no error, and unknown fields are dropped (red team 4)', () => {
+    const labels: unknown[] = [...Array.from({ length: 100 }, (_, i) => `l${i}`), 42, { nope: true }, ...Array.from({ length: 1_000_000 }, () => 'a')];
+    const parsed = parseIssues([item({ labels, extra: { deep: 'x'.repeat(10) } })]);
+    expect(parsed.ok, JSON.stringify(parsed.problems)).toBe(true);
+    expect(parsed.value![0]!.labels).toHaveLength(100);
+    expect(parsed.ok && parsed.notes).toEqual(["issue #1: labels to 100 of 1000102 cut (GitHub's limits)"]);
+    expect(parsed.value![0]).not.toHaveProperty('extra');
+    // Within the first 100, a label of the wrong shape is still an error, by its path.
+    expect(parseIssues([item({ labels: ['a', 42] })]).problems?.[0]?.path).toBe('$[0].labels[1]');
+  });
+
   it('takes open and closed in any case, and nothing else, naming the path', () => {
     expect(parseIssues([item({ state: 'Closed' }), item({ number: 2, state: 'open' }), item({ number: 3, state: null })]).value!.map((i) => i.state)).toEqual(['closed', 'open', 'open']);
     const bad = parseIssues([item(), item({ number: 2, state: 'WHATEVER' })]);

@@ -10,7 +10,7 @@ import { problemsOf, type Parsed } from './schema-errors.js';
  */
 const IssueText = z.string().transform((text) => text.replaceAll('\u0000', ''));
 
-const LabelSchema = z.union([IssueText, z.looseObject({ name: IssueText })]);
+const LabelSchema = z.union([IssueText, z.object({ name: IssueText })]);
 
 /** Spaces and control characters (C0, C1, line and paragraph separators, bidirectional marks). */
 const UNSAFE_IN_URL = /[\s\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/;
@@ -42,7 +42,7 @@ const CreatedAtSchema = z.iso.datetime({ offset: true, message: 'expected an ISO
  * One item of the issues file: what `gh issue list --json number,title,body,labels,state,createdAt,url`
  * prints, and also the REST shape (`created_at`, `html_url`, `pull_request`). Unknown fields are ignored.
  */
-export const IssueRecordSchema = z.looseObject({
+const IssueRecordShape = z.object({
   number: z.number().int().positive(),
   title: IssueText,
   body: IssueText.nullish(),
@@ -56,7 +56,21 @@ export const IssueRecordSchema = z.looseObject({
   /** Present on pull requests in the REST API: such items are skipped. */
   pull_request: z.unknown().optional(),
   isPullRequest: z.boolean().nullish(),
+  /** How many labels the issue carried, when more than `MAX_LABELS` (only so many are read). */
+  labelsTotal: z.number().int().nonnegative().optional(),
 });
+
+/**
+ * An issue as read: past GitHub's 100 labels, only the first 100 are validated and kept (seven
+ * million labels in one 28 MB answer took 2.7 GB to validate, item by item, several times);
+ * unknown fields are dropped, never copied.
+ */
+export const IssueRecordSchema = z.preprocess((value) => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const labels = (value as { labels?: unknown }).labels;
+  if (!Array.isArray(labels) || labels.length <= MAX_LABELS) return value;
+  return { ...(value as object), labels: labels.slice(0, MAX_LABELS), labelsTotal: labels.length };
+}, IssueRecordShape);
 
 export const IssuesFileSchema = z.array(IssueRecordSchema);
 
@@ -110,7 +124,7 @@ function toBacklogIssue(record: IssueRecord, notes: string[]): BacklogIssue {
   const cut = [
     title !== record.title ? `title to ${MAX_TITLE_CHARS} characters` : '',
     body !== (record.body ?? '') ? `body to ${MAX_BODY_CHARS} characters` : '',
-    names.length > MAX_LABELS ? `labels to ${MAX_LABELS} of ${names.length}` : '',
+    (record.labelsTotal ?? names.length) > MAX_LABELS ? `labels to ${MAX_LABELS} of ${record.labelsTotal ?? names.length}` : '',
     labels.some((name, i) => name !== names[i]) ? `label names to ${MAX_LABEL_CHARS} characters` : '',
   ].filter(Boolean);
   if (cut.length > 0) notes.push(`issue #${record.number}: ${cut.join(' and ')} cut (GitHub's limits)`);
