@@ -193,6 +193,18 @@ describe('waves stop', () => {
     expect(await t.leases()).toEqual([]);
   }, 60_000);
 
+  it('ends a detached dispatch only once every supervisor has written itself into its record: a reap right after reaps nothing (red team 4)', async () => {
+    const t = setUp({ default: { hang: true } });
+    const dispatched = await t.run(['dispatch', '--from-issues', 'backlog.json', '--agent', 'fake', '--wave-size', '2', '--detach'], { WAVES_TEST_SUPERVISOR_BOOT_DELAY_MS: '1500' });
+    expect(dispatched.exitCode, dispatched.stderr).toBe(0);
+    expect(t.records().every((r) => r.supervisorPid !== null && alive(r.supervisorPid)), JSON.stringify(t.records().map((r) => [r.id, r.status, r.supervisorPid]))).toBe(true);
+    const reaped = await t.run(['status', '--reap']);
+    expect(reaped.stderr).not.toMatch(/reaped/);
+    expect(t.records().every((r) => r.status === 'starting' || r.status === 'running')).toBe(true);
+    expect((await t.leases()).length).toBeGreaterThan(0);
+    expect((await t.run(['stop', '--all'])).exitCode).toBe(0);
+  }, 60_000);
+
   it('finds the leases of a dispatch killed (-9) right after it took them: the run shows stale, and status --reap releases them', async () => {
     const t = setUp({});
     const pause = path.join(shared.side, `pause-${count}`);

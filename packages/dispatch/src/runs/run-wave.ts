@@ -449,6 +449,19 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
         if (record) emit({ type: 'ended', number, record });
       }
     }
+    // Detached, the dispatch ends now: not before each supervisor has written itself into its
+    // record. A starting record whose dispatch is gone and which names no supervisor is stale, and
+    // a `status --reap` in that window would settle a run that is just starting, and free its leases.
+    if (options.detach && !cancelled) {
+      const until = Date.now() + DETACH_SETTLE_MS;
+      for (const entry of running.values()) {
+        while (Date.now() < until && entry.child.exitCode === null && entry.child.signalCode === null) {
+          const now = await readTrustedRecord(entry.recordFile).catch(() => null);
+          if (now === null || now.supervisorPid !== null || (TERMINAL as readonly string[]).includes(now.status)) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
+    }
   } finally {
     if (watchdog) clearInterval(watchdog);
   }
@@ -459,6 +472,9 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
   }
   return { records: final, skipped, cancelled };
 }
+
+/** How long a detached dispatch waits, at most, for its supervisors to write themselves into their records. */
+const DETACH_SETTLE_MS = 15_000;
 
 interface Started {
   child: ChildProcess;

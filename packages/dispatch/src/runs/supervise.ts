@@ -127,6 +127,9 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     } catch (error) {
       note(`no pid file: ${(error as Error).message.split('\n')[0]}`);
     }
+    // For tests only: a supervisor slow to boot (a loaded machine), to show a detached dispatch waits for it.
+    const bootDelay = Number(process.env.WAVES_TEST_SUPERVISOR_BOOT_DELAY_MS ?? 0);
+    if (bootDelay > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(bootDelay, 10_000)));
     await save({ supervisorPid: process.pid });
     // The leases are watched before the agent starts, and checked: an agent is never started on a
     // lease already lost, and a loss as it starts (the journal emptied at once) is seen.
