@@ -168,4 +168,52 @@ printf 'touch {scratch}/judge-ran\\necho "Test Files 1 passed"\\nexit 0\\n' > no
       expect(w.status).toBe('needs_person');
     }, 60_000);
   });
+
+  it.runIf(process.platform === 'linux')('never reaps a run one of whose processes still runs after its agent killed its supervisor and left: waves stop stops it', async () => {
+    t = await hostileSetup({
+      script: `
+if [ "$1" = 101 ]; then
+  setsid sh -c 'while :; do echo "// x" >> packages/api/src/routes/checkout.ts; sleep 0.2; done' >/dev/null 2>&1 < /dev/null &
+  echo $! > {scratch}/writer
+  kill -9 $PPID
+fi
+exit 0
+`,
+    });
+    expect((await t.dispatch('--top', '1', '--detach')).exitCode).toBe(0);
+    const writerFile = path.join(t.scratch, 'writer');
+    const deadline = Date.now() + 20_000;
+    while (!existsSync(writerFile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const writer = Number(readFileSync(writerFile, 'utf8'));
+    try {
+      // Its supervisor and agent gone: stale, but not to be reaped.
+      let reaped = await t.waves('status', '--reap');
+      for (let i = 0; i < 50 && !/not reaped/.test(reaped.stderr); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        reaped = await t.waves('status', '--reap');
+      }
+      expect(reaped.stderr).toMatch(new RegExp(`#101\\) has lost its supervisor and agent, but its process\\(es\\) [\\d, ]*\\b${writer}\\b[\\d, ]* still run: not reaped; waves stop --run resolve-101-\\S+ stops them`));
+      expect(reaped.stderr).not.toMatch(/reaped resolve-101/);
+      expect((await t.waves('lease', 'list', '--json')).stdout).toContain('packages/api/src/routes/checkout.ts');
+      const stopped = await t.waves('stop', '--all');
+      expect(stopped.exitCode, stopped.stderr).toBe(0);
+      expect(stopped.stdout).toMatch(/stopped resolve-101-\S+ \(#101\): cancelled/);
+      let gone = false;
+      for (let i = 0; i < 50 && !gone; i++) {
+        try {
+          process.kill(writer, 0);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        } catch {
+          gone = true;
+        }
+      }
+      expect(gone).toBe(true);
+    } finally {
+      try {
+        process.kill(writer, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  }, 90_000);
 });

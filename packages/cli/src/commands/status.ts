@@ -11,6 +11,7 @@ import path from 'node:path';
 import {
   committedBranchProblem,
   isRunning,
+  isSameProcess,
   isStopped,
   LeaseRemoteError,
   leasesByRun,
@@ -28,6 +29,7 @@ import {
   writeRecord,
   type LeaseBackend,
   type LeaseStore,
+  type RunRecord,
 } from '@waves/dispatch';
 import { parseCommandArgs, renderFlags, type FlagSpecs } from '../args.js';
 import { configuredLeases } from '../config/lease-store.js';
@@ -59,6 +61,13 @@ releases them once no process of that run is left (Linux: none carries its WAVES
 Options:
 ${renderFlags(STATUS_FLAGS)}
 `;
+
+/** The live processes of a run its record cannot show as its agent: marked with its id, or tracked (sealed), by pid and start time. */
+function stillRunning(record: RunRecord): number[] {
+  const marked = markedProcesses(record.id) ?? [];
+  const tracked = (record.tracked?.pids ?? []).filter((p) => isSameProcess({ pid: p.pid, start: p.start })).map((p) => p.pid);
+  return [...new Set([...marked, ...tracked])].sort((a, b) => a - b);
+}
 
 export async function runStatus(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs('status', STATUS_FLAGS, argv);
@@ -94,7 +103,13 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
   for (const { file, record } of ordered) {
     let view = viewStatus(record);
     let current = record;
-    if (view === 'stale' && values.reap && !unsealed.has(file)) {
+    // A run whose supervisor and agent are gone may still have processes of its own (a daemon its
+    // agent started, marked with the run's id or found by the tracker): those still write in its
+    // lanes, so its leases stay until `waves stop` has stopped them.
+    const lingering = view === 'stale' && values.reap && !unsealed.has(file) ? stillRunning(record) : [];
+    if (lingering.length > 0) {
+      io.stderr(`waves: ${record.id} (#${record.issue.number}) has lost its supervisor and agent, but its process(es) ${lingering.join(', ')} still run: not reaped; waves stop --run ${record.id} stops them\n`);
+    } else if (view === 'stale' && values.reap && !unsealed.has(file)) {
       current = { ...record, status: 'failed', reason: 'stale: its processes were gone before it settled (reaped)', endedAt: io.now().toISOString() };
       await writeRecord(file, current);
       const own = backendOf(leaseStoreOf(record));
