@@ -11,12 +11,25 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { byIssue, hostileSetup, type Hostile } from '../helpers/hostile-setup.js';
+import { sealFileOf } from '@waves/dispatch';
 
 let t: Hostile | null = null;
 afterEach(async () => {
   await t?.dispose();
   t = null;
 });
+
+/** What a harvest writes in waves' state before it moves the branch: the commit it is about to put there. */
+const noteIntent = async (h: Hostile, n: number, sha: string) => {
+  const before = process.env.WAVES_STATE_DIR;
+  process.env.WAVES_STATE_DIR = h.env.WAVES_STATE_DIR;
+  try {
+    writeFileSync(`${await sealFileOf(h.recordFile(n))}.harvest.commit`, `${sha}\n`);
+  } finally {
+    if (before === undefined) delete process.env.WAVES_STATE_DIR;
+    else process.env.WAVES_STATE_DIR = before;
+  }
+};
 
 const GIT_AS_AGENT = 'git -c user.name=agent -c user.email=agent@example.invalid';
 const commitAll = async (h: Hostile, message: string) => {
@@ -204,12 +217,29 @@ fi
     await t.git(wt, 'add', 'packages/web/src/index.ts');
     await t.git(wt, '-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qm', 'feat(web): Show the discount line in the cart view (#102)', '-m', `Waves-Run: ${t.runId(102)}`);
     const left = (await t.git(wt, 'rev-parse', 'HEAD')).trim();
+    // The harvest noted the commit in its state before it moved the branch.
+    await noteIntent(t, 102, left);
     const { report } = await t.harvest('--commit');
     const w = byIssue(report, 102).witness!;
     expect(w.status).toBe('clean');
     expect(w.commit?.sha).toBe(left);
     expect(w.notes.join(' ')).toMatch(/adopted/);
     expect((await t.git(t.root, 'rev-list', '--count', `${base}..waves/issue-102`)).trim()).toBe('1');
+  }, 120_000);
+
+  it("never adopts a commit the agent made itself with its run's trailer: only the one a harvest noted before it moved the branch (red team 4)", async () => {
+    t = await hostileSetup({
+      script: `if [ "$1" = 102 ]; then echo "// fix" >> packages/web/src/index.ts; git add packages/web/src/index.ts; git -c user.name='Trusted Maintainer' -c user.email=maint@example.invalid commit -q --date=2020-01-01T00:00:00Z -m 'fix(web): reviewed by security team (#102)' -m "Waves-Run: $WAVES_RUN"; fi`,
+    });
+    expect((await t.dispatch('--worktree')).exitCode).toBe(0);
+    const agents = (await t.git(t.worktree(102), 'rev-parse', 'HEAD')).trim();
+    const { report } = await t.harvest('--commit');
+    const w = byIssue(report, 102).witness!;
+    expect(w.notes.join(' ')).not.toMatch(/adopted/);
+    expect(w.commit).toBeNull();
+    expect(w.notes.join(' ')).toMatch(/nothing left to commit: the in-fence changes are already committed on the branch/);
+    // The status does not show the agent's commit as waves' own either.
+    expect((await t.waves('status')).stdout).not.toContain(`committed ${agents.slice(0, 10)}`);
   }, 120_000);
 
   it('gives the worktree\'s index the adopted commit\'s entries: a harvest killed after moving the branch had not reached it', async () => {
@@ -225,6 +255,7 @@ fi
     await run('add', 'packages/web/src/index.ts', 'packages/web/src/new.ts');
     const tree = await run('write-tree');
     const sha = await run('commit-tree', tree, '-p', 'HEAD', '-m', 'feat(web): Show the discount line in the cart view (#102)', '-m', `Waves-Run: ${t.runId(102)}`);
+    await noteIntent(t, 102, sha);
     await run('update-ref', 'HEAD', sha);
     expect(await t.git(wt, 'status', '--porcelain')).not.toBe('');
     const { report } = await t.harvest('--commit');
@@ -257,6 +288,7 @@ fi
     await t.git(t.root, 'add', 'packages/web/src/index.ts');
     await t.git(t.root, '-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qm', 'feat(web): Show the discount line in the cart view (#102)', '-m', `Waves-Run: ${t.runId(102)}`);
     const left = (await t.git(t.root, 'rev-parse', 'HEAD')).trim();
+    await noteIntent(t, 102, left);
     const { report } = await t.harvest('--commit', '--run', t.runId(102));
     const w = byIssue(report, 102).witness!;
     expect(w.reasons).toEqual([]);

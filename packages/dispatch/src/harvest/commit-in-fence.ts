@@ -9,7 +9,7 @@
  * this run that a harvest killed right after making it left on the branch (its trailer, its tree
  * the verified one) is adopted, not made again.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execaGit } from '@waves/planner';
@@ -79,6 +79,8 @@ export async function commitInFence(
   type: string | null,
   signoff: boolean,
   signing: readonly string[] = [],
+  /** A file in waves' state where the commit about to go on the branch is noted first: only that one is ever adopted. */
+  intent: string | null = null,
 ): Promise<CommitOutcome> {
   if (record.worktree) {
     const branch = await currentBranch(cwd);
@@ -110,7 +112,10 @@ export async function commitInFence(
       if (previous !== null && previous !== (record.start?.head ?? null)) {
         const message = (await git(cwd, ['log', '-1', '--format=%B', previous])).trim();
         const paths = await committedPaths(cwd, previous);
-        if (hasTrailer(message, trailer) && paths.length > 0 && paths.every((p) => inFence(fence, p))) {
+        // Only the commit a harvest noted before it moved the branch: an agent knows its run's id,
+        // and can write the trailer on a commit of its own (its subject, author and date).
+        const noted = intent === null ? null : ((await readFile(intent, 'utf8').catch(() => '')).trim() || null);
+        if (noted === previous && hasTrailer(message, trailer) && paths.length > 0 && paths.every((p) => inFence(fence, p))) {
           // The killed harvest moved the branch but may not have reached the index: it gets the
           // committed entries now, or a plain `git commit` in the worktree would undo the work.
           await git(cwd, ['update-index', '-z', '--index-info'], indexInfo(entries, previous.length, new Set(paths)));
@@ -127,6 +132,8 @@ export async function commitInFence(
     // Hooks are off (GIT_OPTIONS) and so is signing, unless the trusted config signs: then with
     // its program, pinned (`signing`), and -S since commit-tree does not read commit.gpgSign.
     const sha = (await git(cwd, [...signing, 'commit-tree', ...(signing.length > 0 ? ['-S'] : []), ...(previous ? ['-p', previous] : []), '-F', '-', tree], message)).trim();
+    // Noted before the branch moves: a harvest killed right after is adopted by the next, by this sha alone.
+    if (intent !== null) await writeFile(intent, `${sha}\n`, { mode: 0o600 });
     // From the commit it was built on only: a branch moved meanwhile is not overwritten.
     await git(cwd, ['update-ref', '-m', `waves harvest: ${record.id}`, 'HEAD', sha, previous ?? '0'.repeat(sha.length)]);
     // The commit must hold exactly what was meant, as git says: else the branch goes back.

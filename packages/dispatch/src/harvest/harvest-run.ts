@@ -284,7 +284,7 @@ export async function harvestRun(file: string, options: HarvestOptions): Promise
       const blocked = await gitInputProblem(sealed.worktree ? sealed.worktree.path : options.root, [], { deep: true });
       if (blocked !== null) witness = emptyWitness(record, options, [...distrust, `nothing was diffed, reverted, verified or committed: ${blocked}`]);
       else try {
-        witness = await witnessRun(sealed, options, distrust);
+        witness = await witnessRun(sealed, options, distrust, `${await sealFileOf(file)}.harvest.commit`);
       } catch (error) {
         if (error instanceof GitError || error instanceof RevertError || error instanceof TreeRaceError) return { kind: 'failed', record, why: firstLine(error) };
         if (isFileSystemError(error)) return { kind: 'failed', record, why: `a file-system error while witnessing it (did something change its work tree meanwhile?): ${firstLine(error)}` };
@@ -369,7 +369,12 @@ async function ignoredWrites(record: RunRecord, cwd: string, base: string | null
   return `verification not run: the run wrote ignored file(s) verification could run or load (in the shared work tree they may be yours, so waves leaves them): ${list(runnable)} — check them, then harvest again`;
 }
 
-async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: readonly string[]): Promise<Witness> {
+/**
+ * `intent`: where the harvest notes the commit it is about to put on the branch (beside the seal,
+ * in waves' state): only that one is adopted by a later harvest of the run, never a commit its
+ * agent made with its trailer.
+ */
+async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: readonly string[], intent: string): Promise<Witness> {
   const reasons: string[] = [...distrust];
   const notes: string[] = [];
   const scope = record.scope;
@@ -651,7 +656,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   if (options.commit && (running = lingering()).length > 0 && !reasons.some((r) => r.startsWith('not reverted: a process'))) reasons.push(`not committed: ${stillRunning(running)}`);
   let commit: Witness['commit'] = null;
   if (options.commit && reasons.length === 0 && held !== null) {
-    const outcome = await commitInFence(record, cwd, held, fence, options.commitType, options.signoff ?? false, options.commitSigning ?? []);
+    const outcome = await commitInFence(record, cwd, held, fence, options.commitType, options.signoff ?? false, options.commitSigning ?? [], intent);
     if (outcome.kind === 'committed') {
       commit = outcome.commit;
       if (outcome.adopted) notes.push(`adopted ${outcome.commit.sha.slice(0, 10)}: a commit of this run (its Waves-Run trailer) holding exactly what was verified, left by a harvest stopped before it wrote its witness`);
