@@ -80,6 +80,8 @@ describe('waves.config.json', () => {
     ['a wrong type, naming the key path', { lanes: { payments: { paths: 'src/payments' } } }, /^waves: config waves\.config\.json: lanes\.payments\.paths: .*array/],
     ['an out-of-range threshold', { hubThreshold: 2 }, /hubThreshold: .*1/],
     ['an unknown hub rule', { hubs: 'always' }, /hubs: .*"off".*"fan-in".*"transitive"/],
+    ['a serial glob whose match would backtrack for hours (red team 4)', { serial: [`${'*a'.repeat(16)}b`] }, /^waves: config waves\.config\.json: serial\[0\]: more than 2 `\*` in one path segment/],
+    ['a lane glob likewise', { lanes: { x: { paths: ['src/**/**/**/**/x'] } } }, /^waves: config waves\.config\.json: lanes\.x\.paths\[0\]: more than 3 `\*\*` segments$/],
     ['a routing that can reach a manual-only tier', { routing: { tiers: { default: { model: 'cheap' }, review: { model: 'expensive', manualOnly: true } }, categories: { hard: 'review' } } }, /routing\.categories\.hard: routes to the manual-only tier "review"/],
   ];
   for (const [name, config, message] of bad) {

@@ -142,7 +142,7 @@ export { auditFence, fenceWithCompanions, inFence, isRootFile, touchedPaths } fr
 export type { ChangedPath, ChangeKind, FenceAudit } from './harvest/audit-fence.js';
 export { finishAccuracy, SCOPE_SOURCES, scopeAccuracy, sumAccuracy } from './harvest/scope-accuracy.js';
 export type { Accuracy, AccuracySums, PredictedLeaf, RunAccuracy, Tally } from './harvest/scope-accuracy.js';
-export { globMatcher, isGlob } from './paths/globs.js';
+export { GlobError, globMatcher, globProblem, isGlob, normalisePattern } from './paths/globs.js';
 
 // Scope inference (issues that name no files): evidence, index, candidates, fences.
 export { gluedName, holedMatch, inferCandidates, INFER_WEIGHTS, MAX_CANDIDATES, messageTokens } from './infer/infer-candidates.js';

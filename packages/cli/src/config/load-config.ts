@@ -3,7 +3,7 @@
  * planning keys into planner options. Errors name the file, the key path and what was expected.
  */
 import path from 'node:path';
-import { ConfigError, jsonPath, parseJsonText, readRegularFile, type PlanOptionsInput } from '@waves/planner';
+import { ConfigError, globProblem, jsonPath, normalisePattern, parseJsonText, readRegularFile, type PlanOptionsInput } from '@waves/planner';
 import type { z } from 'zod';
 import { nearest } from '../args.js';
 import { CONFIG_FILE, ConfigSchema, type WavesConfig } from './config-schema.js';
@@ -76,6 +76,12 @@ export async function loadConfig(root: string, explicit: string | undefined, cwd
   if (!parsed.success) {
     const [first, ...rest] = parsed.error.issues;
     throw new ConfigError(`config ${describeProblem(shown, first!)}${rest.length > 0 ? ` (and ${rest.length} more problem(s))` : ''}`);
+  }
+  // Globs are matched against every path an issue names: one that backtracks (globProblem) is refused here.
+  const globs = [...(parsed.data.serial ?? []).map((g, i) => [`serial[${i}]`, g] as const), ...Object.entries(parsed.data.lanes ?? {}).flatMap(([name, lane]) => (lane.paths ?? []).map((g, i) => [`lanes.${name}.paths[${i}]`, g] as const))];
+  for (const [where, glob] of globs) {
+    const problem = globProblem(normalisePattern(glob));
+    if (problem !== null) throw new ConfigError(`config ${shown}: ${where}: ${problem}`);
   }
   return { config: parsed.data, file, explicit: explicit !== undefined, shown };
 }

@@ -3,7 +3,7 @@
  * (`pnpm-workspace.yaml`, `package.json` `workspaces`), with no `node_modules` needed.
  */
 import { parse as parseYaml } from 'yaml';
-import { globMatcher } from '../paths/globs.js';
+import { globMatcher, globProblem } from '../paths/globs.js';
 import { parentDir } from '../paths/repo-paths.js';
 import type { RepoPath, WorkspacePackage } from '../types.js';
 import { repoFileReader, type RepoFileReader } from './read-repo-file.js';
@@ -79,7 +79,12 @@ export async function readWorkspace(root: string, files: readonly RepoPath[]): P
       problems.push({ path: 'pnpm-workspace.yaml', message: (error as Error).message });
     }
   }
-  const globs = workspaceGlobs(rootManifest, pnpmYaml);
+  // A glob that could take hours to match (the repository's text: see globProblem) is skipped, named.
+  const globs = workspaceGlobs(rootManifest, pnpmYaml).filter((g) => {
+    const problem = globProblem(g.startsWith('!') ? g.slice(1) : g);
+    if (problem !== null) problems.push({ path: pnpmYaml !== null ? 'pnpm-workspace.yaml' : 'package.json', message: `its workspace glob ${JSON.stringify(g.length > 80 ? `${g.slice(0, 79)}…` : g)} is not read: ${problem}` });
+    return problem === null;
+  });
   const include = globs.filter((g) => !g.startsWith('!')).map(globMatcher);
   const exclude = globs.filter((g) => g.startsWith('!')).map((g) => globMatcher(g.slice(1)));
   const dirs = files
