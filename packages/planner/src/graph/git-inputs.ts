@@ -50,16 +50,32 @@ async function gitDirsOf(root: string): Promise<{ gitDir: string; common: string
 /** The files a config file includes (`path = …` in any section: include and includeIf alike), as git resolves them. */
 function includedPaths(configFile: string, text: string): string[] {
   const found: string[] = [];
-  for (const line of text.split('\n')) {
-    const match = /^\s*path\s*=\s*(.*?)\s*$/i.exec(line);
-    if (!match) continue;
-    let value = match[1]!.replace(/\s*[#;].*$/, '');
+  for (const raw of text.split('\n')) {
+    // Read by hand, in one pass: a regular expression here ran in quadratic time on a line of
+    // 150,000 blanks (85 s, before any git and in every command).
+    const line = raw.trim();
+    if (line.slice(0, 4).toLowerCase() !== 'path') continue;
+    const rest = line.slice(4).trimStart();
+    if (!rest.startsWith('=')) continue;
+    let value = withoutComment(rest.slice(1)).trim();
     if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1).replace(/\\(.)/g, '$1');
     if (value === '') continue;
     if (value.startsWith('~/')) value = path.join(homedir(), value.slice(2));
     found.push(path.resolve(path.dirname(configFile), value));
   }
   return found;
+}
+
+/** A config value up to its comment (`#` or `;` outside double quotes). */
+function withoutComment(value: string): string {
+  let quoted = false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i];
+    if (c === '\\') i++;
+    else if (c === '"') quoted = !quoted;
+    else if (!quoted && (c === '#' || c === ';')) return value.slice(0, i);
+  }
+  return value;
 }
 
 const IGNORE_AND_ATTRIBUTES = new Set(['.gitignore', '.gitattributes']);
