@@ -1,4 +1,4 @@
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -57,6 +57,19 @@ describe('the graph cache', () => {
     await repo.write({ 'src/d.ts': "import { a } from './a';\nimport type { T } from './types';\nexport const d = a;\n" });
     const stats = await expectSameAsCold(repo.root);
     expect(stats).toMatchObject({ cache: 'rebuilt', scanned: 1, resolved: 2 });
+  });
+
+  it('reads a tracked link by what it leads to: its target, changed and committed, is scanned anew (red team 4)', async () => {
+    repo = await TempRepo.create({ ...BASE, 'shared/impl.ts': 'export const impl = 1;\n' });
+    await symlink('../shared/impl.ts', path.join(repo.root, 'src/link.ts'));
+    await repo.git('add', '-A');
+    await repo.git('-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qm', 'link');
+    await build(repo.root);
+    await repo.write({ 'shared/impl.ts': "import { c } from '../src/c/index.js';\nexport const impl = c;\n" });
+    await repo.git('add', '-A');
+    await repo.git('-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qm', 'impl imports c');
+    await expectSameAsCold(repo.root);
+    expect((await build(repo.root)).graph.edges).toContain('src/link.ts -> src/c/index.ts (static)');
   });
 
   it('resolves a missing import once its file is added, and drops the edge of a deleted file', async () => {

@@ -55,8 +55,10 @@ async function listGit(root: string): Promise<RepoListing> {
   for (const { mode, object, file } of staged) {
     if (mode === '160000' || gone.has(file)) continue; // submodules, deleted files
     files.add(file);
+    // A link's blob is its target's path, not what waves reads through it: a link is known by the
+    // content it leads to (hashed when read), or the imports of a changed target stayed cached.
     if (mode === '120000') links.push(file);
-    if (!changed.has(file)) blobIds.set(file, object);
+    else if (!changed.has(file)) blobIds.set(file, object);
   }
   const untracked = splitZ(others.stdout);
   for (const file of untracked) files.add(file);
