@@ -72,6 +72,19 @@ describe('the graph cache', () => {
     expect((await build(repo.root)).graph.edges).toContain('src/link.ts -> src/c/index.ts (static)');
   });
 
+  it('reads sources checked out as UTF-16 (working-tree-encoding), as TypeScript does: their imports are seen (red team 4)', async () => {
+    repo = await TempRepo.create(BASE);
+    await repo.write({ '.gitattributes': '*.ts working-tree-encoding=UTF-16LE-BOM\n' });
+    await repo.git('add', '.gitattributes');
+    await repo.git('-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qm', 'utf-16');
+    // Checked out afresh: git writes the work tree files in UTF-16 with a byte-order mark.
+    await rm(path.join(repo.root, 'src'), { recursive: true, force: true });
+    await repo.git('checkout', '--', 'src');
+    expect((await readFile(path.join(repo.root, 'src/a.ts'))).subarray(0, 2)).toEqual(Buffer.from([0xff, 0xfe]));
+    const { graph } = await build(repo.root, false);
+    expect(graph.edges).toEqual(expect.arrayContaining(['src/a.ts -> src/b.ts (static)', 'src/b.ts -> src/c/index.ts (static)']));
+  });
+
   it('resolves a missing import once its file is added, and drops the edge of a deleted file', async () => {
     repo = await TempRepo.create(BASE);
     const before = await build(repo.root);

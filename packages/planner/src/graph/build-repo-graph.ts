@@ -14,7 +14,7 @@ import type { FileNodeAttributes, FileSymbols, ImportKind, RepoGraph, RepoPath, 
 import { contentId, EXTERNAL, isContentOf, GRAPH_CACHE_TOOL, GRAPH_CACHE_VERSION, readGraphCache, UNRESOLVED, writeGraphCache, type CachedFile, type GraphCache } from './graph-cache.js';
 import { listRepoFiles } from './list-files.js';
 import { MAX_SOURCE_BYTES, repoFileReader } from './read-repo-file.js';
-import { readRegularFileSync } from './read-regular-file.js';
+import { decodeSource, readRegularFileSync } from './read-regular-file.js';
 import { isJsonModule, isSourceFile } from './graph-files.js';
 import { ModuleResolver, type Resolved } from './module-resolver.js';
 import { readWorkspace, type WorkspaceMember } from './read-workspace.js';
@@ -241,7 +241,7 @@ function readSymbols(at: {
       // swapped for a link out of the repository, a skip-worktree file whose tree git does not
       // compare — none of it is kept under that id.
       if (read.ok && isContentOf(read.content, entry.id)) {
-        const text = read.content.toString('utf8');
+        const text = decodeSource(read.content);
         if (packed === undefined) {
           const scanned = scanSymbols(text);
           packed = packEntry(scanned.names, scanned.literals, scanned.words);
@@ -301,7 +301,7 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
       if (read.reason) skipped.set(file, read.reason);
       return null;
     }
-    if (isSourceFile(file)) texts.set(file, read.content.toString('utf8'));
+    if (isSourceFile(file)) texts.set(file, decodeSource(read.content));
     return contentId(read.content);
   };
   const ids = new Map<RepoPath, string>();

@@ -174,3 +174,21 @@ export async function readRegularFile(file: string, options: RegularReadOptions)
   const read = await readRegularBytes(file, options);
   return read.ok ? { ok: true, text: Buffer.from(read.content.buffer, read.content.byteOffset, read.content.byteLength).toString('utf8') } : read;
 }
+
+/**
+ * A source file's text as TypeScript reads it: UTF-8, its byte-order mark dropped, or UTF-16
+ * (little or big endian) when its byte-order mark says so — a repository whose `.gitattributes`
+ * sets `working-tree-encoding=UTF-16LE-BOM` checks its sources out so, and read as UTF-8 they
+ * held no import at all.
+ */
+export function decodeSource(bytes: Uint8Array): string {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (buffer.length >= 2 && buffer[0] === 0xff && buffer[1] === 0xfe) return buffer.subarray(2).toString('utf16le');
+  if (buffer.length >= 2 && buffer[0] === 0xfe && buffer[1] === 0xff) {
+    const swapped = Buffer.from(buffer.subarray(2, 2 + ((buffer.length - 2) & ~1)));
+    swapped.swap16();
+    return swapped.toString('utf16le');
+  }
+  const text = buffer.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ImportKind, RepoPath } from '../types.js';
 import { repoFileReader } from './read-repo-file.js';
+import { decodeSource } from './read-regular-file.js';
 import { scanImports } from './scan-imports.js';
 import { scanSymbols } from './scan-symbols.js';
 import { packEntry, type SymbolsEntry } from './symbols-cache.js';
@@ -53,7 +54,7 @@ export function scanJobs(root: string, jobs: readonly ScanJob[], maxSourceBytes?
     if (text === undefined) {
       const read = reader.read(job.file);
       if (!read.ok) return read.reason ? { file: job.file, imports: null, skipped: read.reason } : { file: job.file, imports: null };
-      text = read.content.toString('utf8');
+      text = decodeSource(read.content);
     }
     const symbols = scanSymbols(text, { words });
     return { file: job.file, imports: scanImports(text).map(({ specifier, kind }) => [specifier, kind] as [string, ImportKind]), symbols: packEntry(symbols.names, symbols.literals, symbols.words) };
