@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -83,6 +84,17 @@ describe('the graph cache', () => {
     expect((await readFile(path.join(repo.root, 'src/a.ts'))).subarray(0, 2)).toEqual(Buffer.from([0xff, 0xfe]));
     const { graph } = await build(repo.root, false);
     expect(graph.edges).toEqual(expect.arrayContaining(['src/a.ts -> src/b.ts (static)', 'src/b.ts -> src/c/index.ts (static)']));
+  });
+
+  it('names, as skipped, a file whose name is not valid UTF-8: never lost in silence, never two such names taken for one (red team 4)', async () => {
+    repo = await TempRepo.create(BASE);
+    for (const byte of [0xff, 0xfe]) writeFileSync(Buffer.concat([Buffer.from(`${repo.root}/src/w`), Buffer.from([byte]), Buffer.from('.ts')]), "import { b } from './b';\n");
+    await repo.git('add', '-A');
+    await repo.git('-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qm', 'raw names');
+    const graph = await buildRepoGraph(repo.root, { cache: false });
+    const skipped = (graph.getAttribute('skipped') ?? []).filter((s) => s.reason.includes('not valid UTF-8'));
+    expect(skipped.map((s) => s.file)).toEqual(['src/w\ufffd.ts']);
+    expect(graph.nodes().some((n) => n.includes('\ufffd'))).toBe(false);
   });
 
   it('resolves a missing import once its file is added, and drops the edge of a deleted file', async () => {

@@ -31,6 +31,8 @@ export interface BuildRepoGraphOptions extends ScanOptions {
   files?: readonly RepoPath[];
   /** Git blob ids of files whose content matches them (default: from the listing). */
   blobIds?: ReadonlyMap<RepoPath, string>;
+  /** Files the listing could not name (not valid UTF-8): reported as skipped. */
+  unnamed?: readonly string[];
   /** Its workspace packages with their manifests (default: read from its configuration). */
   members?: readonly WorkspaceMember[];
   /** Manifests the workspace could not read (with `members`; read here otherwise): reported as skipped. */
@@ -271,10 +273,12 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
   const absRoot = path.resolve(root);
   let files = options.files;
   let blobIds = options.blobIds;
+  let unnamed = options.unnamed ?? [];
   if (!files) {
     const listing = await listRepoFiles(absRoot);
     files = listing.files;
     blobIds ??= listing.blobIds;
+    unnamed = listing.unnamed ?? [];
   }
   const workspace = options.members ? { members: options.members, problems: options.workspaceProblems ?? [] } : await readWorkspace(absRoot, files);
   const members = workspace.members;
@@ -292,6 +296,7 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
   const skipped = new Map<RepoPath, string>();
   // A manifest that is not JSON (or nests too deep to parse): its package is not one of the workspace's.
   for (const problem of workspace.problems) skipped.set(problem.path, `not read as a manifest: ${problem.message.split('\n')[0]!.slice(0, 200)}`);
+  for (const name of unnamed.slice(0, 1000)) skipped.set(name, 'its name is not valid UTF-8: waves can neither read nor name it (rename it)');
   const texts = new Map<RepoPath, string>();
   const idOf = (file: RepoPath): string | null => {
     const blob = blobIds?.get(file);

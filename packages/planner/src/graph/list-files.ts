@@ -22,15 +22,45 @@ export interface RepoListing {
   blobIds: Map<RepoPath, string>;
   /** Symbolic links, tracked (mode 120000) or not, where they lead not yet judged. */
   links?: RepoPath[];
+  /** Files whose names are not valid UTF-8, as shown (U+FFFD for what cannot be read): left out of `files`. */
+  unnamed?: string[];
 }
 
 function splitZ(stdout: string): string[] {
   return stdout.split('\0').filter((s) => s.length > 0);
 }
 
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Git's NUL-separated output as text, entry by entry: an entry that is not valid UTF-8 (a file
+ * name of raw bytes) goes to `bad`, shown with U+FFFD, never into the list — decoded lossily, two
+ * such names became one, and the file, opened by a name it does not have, lost its imports unseen.
+ */
+function splitZBytes(stdout: Uint8Array, bad: string[]): string[] {
+  const bytes = Buffer.from(stdout.buffer, stdout.byteOffset, stdout.byteLength);
+  const out: string[] = [];
+  let at = 0;
+  while (at < bytes.length) {
+    let end = bytes.indexOf(0, at);
+    if (end < 0) end = bytes.length;
+    if (end > at) {
+      const entry = bytes.subarray(at, end);
+      try {
+        out.push(STRICT_UTF8.decode(entry));
+      } catch {
+        bad.push(entry.toString('utf8'));
+      }
+    }
+    at = end + 1;
+  }
+  return out;
+}
+
 async function listGit(root: string): Promise<RepoListing> {
   // Hooks and fsmonitor off (git-options.ts): the listing runs in the person's repository, at plan, dispatch and harvest.
-  const git = (args: string[]) => execaGit([...SAFE_GIT_CONFIG, '-c', 'core.quotepath=off', ...args], { cwd: root, stdin: 'ignore', maxBuffer: 1024 * 1024 * 1024, stripFinalNewline: false });
+  const git = (args: string[]) => execaGit([...SAFE_GIT_CONFIG, '-c', 'core.quotepath=off', ...args], { cwd: root, stdin: 'ignore', maxBuffer: 1024 * 1024 * 1024, stripFinalNewline: false, encoding: 'buffer' });
+  const unnamed: string[] = [];
   // One pass over the index (tags: H cached, R deleted, C modified) and one over the work tree.
   const [tracked, others, head] = await Promise.all([
     git(['ls-files', '-z', '-t', '--stage', '--cached', '--deleted', '--modified']),
@@ -40,7 +70,7 @@ async function listGit(root: string): Promise<RepoListing> {
   const gone = new Set<RepoPath>();
   const changed = new Set<RepoPath>();
   const staged: { mode: string; object: string; file: RepoPath }[] = [];
-  for (const entry of splitZ(tracked.stdout)) {
+  for (const entry of splitZBytes(tracked.stdout, unnamed)) {
     // <tag> <mode> <object> <stage>\t<path>
     const tab = entry.indexOf('\t');
     const [tag, mode, object] = entry.slice(0, tab).split(' ') as [string, string, string];
@@ -60,7 +90,7 @@ async function listGit(root: string): Promise<RepoListing> {
     if (mode === '120000') links.push(file);
     else if (!changed.has(file)) blobIds.set(file, object);
   }
-  const untracked = splitZ(others.stdout);
+  const untracked = splitZBytes(others.stdout, unnamed);
   for (const file of untracked) files.add(file);
   // Untracked links too (a tool or an earlier agent left one): git lists them as files.
   links.push(...(await symbolicLinks(root, untracked)));
@@ -72,6 +102,7 @@ async function listGit(root: string): Promise<RepoListing> {
     git: true,
     blobIds,
     links,
+    ...(unnamed.length > 0 ? { unnamed: [...new Set(unnamed.map((entry) => entry.slice(entry.indexOf('\t') + 1)))].sort() } : {}),
   };
 }
 

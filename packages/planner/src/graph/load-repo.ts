@@ -88,6 +88,7 @@ export async function loadRepo(root: string, options: LoadRepoOptions = {}): Pro
     },
     files: listing.files,
     blobIds: listing.blobIds,
+    ...(listing.unnamed ? { unnamed: listing.unnamed } : {}),
     members: workspace.members,
     workspaceProblems: workspace.problems,
     cache: options.cache ?? true,
