@@ -115,6 +115,7 @@ describe('a promisor remote', () => {
     const { execa } = await import('execa');
     await execa('sh', ['-c', promisorAct('.git', marker, program)], { cwd: t.root });
     writeFileSync(path.join(t.scratch, 'agent.sh'), `echo "// $1" >> README.md\n`);
+    expect((await t.waves('trust', '--yes')).exitCode).toBe(0);
     const result = await t.dispatch('--worktree');
     expect(`${result.stdout}\n${result.stderr}`).toMatch(/#101.*git worktree add failed: .*(transport|lazy fetching|unable to read)/);
     expect(ran(marker)).toBe('');

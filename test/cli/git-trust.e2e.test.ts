@@ -210,7 +210,7 @@ echo "// $1" >> README.md
     expect((await t.harvest()).exitCode).toBe(0);
   }, 120_000);
 
-  it("keeps working with the person's own filter and signing program, set before waves first met the repository", async () => {
+  it("asks the person to look at a filter and signing program the repository's own config names when waves first meets it, then works with them", async () => {
     t = await hostileSetup({ script: '' });
     const filter = markerProgram(t.scratch, 'lfsish');
     const gpgMarker = path.join(t.scratch, 'gpg-ran');
@@ -224,6 +224,12 @@ echo "// $1" >> README.md
     await t.git(t.root, 'config', 'commit.gpgsign', 'true');
     writeFileSync(path.join(t.root, '.git', 'info', 'attributes'), '*.ts filter=lfsish\n');
     writeFileSync(path.join(t.scratch, 'agent.sh'), agentScript(''));
+    // The repository's own config names programs: waves, meeting it for the first time, asks the person to look.
+    const first = await t.waves('plan', '--from-issues', 'backlog.json');
+    expect(first.exitCode).toBe(2);
+    expect(first.stderr.trim()).toMatch(/^waves: this repository's own git config names a program: .* \(and \d+ more\); waves runs no git command in a repository it meets for the first time until you have looked: waves trust shows the settings and records them$/);
+    expect(ran(filter.marker)).toBe('');
+    expect((await t.waves('trust', '--yes')).exitCode).toBe(0);
     expect((await t.waves('plan', '--from-issues', 'backlog.json')).exitCode).toBe(0);
     expect((await t.dispatch('--worktree')).exitCode).toBe(0);
     const { exitCode, report, stderr } = await t.harvest('--commit');

@@ -23,7 +23,7 @@ import { ConfigError, execaGit, gitInputProblem, readRegularFile, SAFE_GIT_CONFI
 import { sealedNames, stateDir } from '../runs/record-seal.js';
 import { RUNS_DIR } from '../runs/run-record.js';
 import { commonDirOf, worktreeFilesProblem } from '../runs/worktree-check.js';
-import { parseConfigList, programChanges, programConfig, signingOptions, trustedConfigOf, type ProgramChange, type ProgramConfig, type TrustedConfig } from './program-config.js';
+import { configKeyOf, parseConfigList, programChanges, programConfig, signingOptions, trustedConfigOf, type ProgramChange, type ProgramConfig, type TrustedConfig } from './program-config.js';
 
 
 /** A watched git setting that the person has not trusted. Exit code 2, nothing run. */
@@ -222,6 +222,18 @@ export async function checkGitTrust(root: string, now: Date = new Date(), option
     if (await agentsHaveRun(root, gitDir)) {
       throw new GitTrustError(
         `no trusted git config is recorded for this repository, and agents of waves have run in it: its git config may name programs an agent planted. waves trust shows them and records them once you have looked`,
+      );
+    }
+    // What the person's own config (system, global) names is theirs; what the repository's own
+    // config names (.git/config, a worktree's, what they include) came with the repository — a
+    // tarball, a copied folder — as much as from the person: git would run it from waves' very
+    // first listing, so the person looks first.
+    const own = configs.flatMap(({ config }) => [...config].filter(([, s]) => s.scope === 'local' || s.scope === 'worktree'));
+    if (own.length > 0) {
+      const [key, setting] = own[0]!;
+      throw new GitTrustError(
+        `this repository's own git config names a program: ${configKeyOf(key)}=${shown(setting.value)} in ${originOf(setting.origin, root)}${own.length > 1 ? ` (and ${own.length - 1} more)` : ''}; ` +
+          `waves runs no git command in a repository it meets for the first time until you have looked: waves trust shows the settings and records them`,
       );
     }
     // A dry run writes nothing: the dispatch that starts agents takes the baseline.

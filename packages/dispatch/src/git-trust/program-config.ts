@@ -47,7 +47,7 @@ export interface GitConfigEntry {
 }
 
 /** The settings that count, with where each was read: one per key, the one in effect (git reads the last). */
-export type ProgramConfig = Map<string, { value: string | null; origin: string }>;
+export type ProgramConfig = Map<string, { value: string | null; origin: string; scope?: string }>;
 
 /** What the person trusts: every value each watched key may have (one per work tree it was read in). */
 export type TrustedConfig = Record<string, (string | null)[]>;
@@ -119,7 +119,7 @@ export function programConfig(entries: readonly GitConfigEntry[]): ProgramConfig
     if (entry.scope === 'command' || !namesProgram(entry.key)) continue;
     const mapKey = MULTI_VALUED.test(entry.key) ? `${entry.key}${SEPARATOR}${entry.value ?? ''}` : entry.key;
     config.delete(mapKey);
-    config.set(mapKey, { value: entry.value, origin: entry.origin });
+    config.set(mapKey, { value: entry.value, origin: entry.origin, scope: entry.scope });
   }
   return config;
 }
