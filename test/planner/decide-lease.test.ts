@@ -88,7 +88,7 @@ describe('decideLeases: the one lease rule', () => {
     expect(decideLeases(own, ['packages/c/src/new.ts'], 'run-1', rules(1, { extension: true }))).toEqual({ status: 'granted' });
     // Any file at the top of the repository is a root file, present or new, with a tree or without:
     // not only the built-in globs (a Makefile, a Dockerfile, an install script, the README).
-    for (const file of ['Makefile', 'Dockerfile', 'install.sh', 'README.md', 'backlog.json']) {
+    for (const file of ['Dockerfile', 'install.sh', 'README.md', 'backlog.json', 'LICENSE']) {
       expect(decideLeases(own, [file], 'run-1', rules(1, { extension: true })), file).toMatchObject({ status: 'refused', reason: 'root', lane: file });
       expect(decideLeases(own, [file], 'run-1', { graph: null, tree: null, contentionDepth: 1, serial: [], extension: true }), file).toMatchObject({ status: 'refused', reason: 'root' });
     }
@@ -112,6 +112,10 @@ describe('decideLeases: the one lease rule', () => {
       '.GIT/config', 'packages/c/.git/config', 'packages/c/.git/hooks/pre-commit',
       // Config files tools load, test workspaces, other agents' rules.
       'babel.config.json', 'packages/c/jest.config.json', 'vitest.workspace.ts', '.cursorrules', '.windsurfrules', '.clinerules/rules.md', '.windsurf/rules/x.md',
+      // More agents' instructions and hooks, task runners and hook managers, environment files (red team 4).
+      'packages/c/AGENT.md', 'packages/c/.rules', 'packages/c/mise.toml', '.kiro/hooks/x.kiro.hook', 'QWEN.md', '.kilocode/rules.md', '.amazonq/rules/x.md',
+      'packages/c/Makefile', 'justfile', 'Taskfile.yml', '.pre-commit-config.yaml', 'lefthook.yml', 'packages/c/project.json', 'turbo.json', 'deno.json', 'bunfig.toml',
+      'packages/c/conftest.py', '.env', 'packages/c/.env.local', '.idea/workspace.xml', '.zed/settings.json',
     ];
     for (const file of control) {
       expect(isControlFile(file), file).toBe(true);

@@ -40,10 +40,33 @@ const CONTROL_NAMES = new Set([
   '.continuerules',
   '.goosehints',
   '.aider.conf.yml',
+  'agent.md',
+  'qwen.md',
+  '.rules',
+  // Task runners and hook managers a person or an agent runs in the tree.
+  'mise.toml',
+  '.mise.toml',
+  'justfile',
+  '.justfile',
+  'taskfile.yml',
+  'taskfile.yaml',
+  'makefile',
+  'gnumakefile',
+  '.pre-commit-config.yaml',
+  'lefthook.yml',
+  'lefthook.yaml',
+  '.lefthook.yml',
+  'project.json',
+  'turbo.json',
+  'nx.json',
+  'deno.json',
+  'deno.jsonc',
+  'bunfig.toml',
+  'conftest.py',
 ]);
 
 /** Folders (at any depth, any case) whose every file a tool runs or obeys — `.git` among them: a nested repository's config and hooks. */
-const CONTROL_DIRS = new Set(['.git', '.husky', '.githooks', '.claude', '.opencode', '.github', '.vscode', '.devcontainer', '.yarn', '.cursor', '.codex', '.gemini', '.windsurf', '.clinerules', '.roo', '.continue', '.junie']);
+const CONTROL_DIRS = new Set(['.git', '.husky', '.githooks', '.claude', '.opencode', '.github', '.vscode', '.devcontainer', '.yarn', '.cursor', '.codex', '.gemini', '.windsurf', '.clinerules', '.roo', '.continue', '.junie', '.kiro', '.kilocode', '.amazonq', '.idea', '.zed', '.mise', '.qwen']);
 
 /**
  * Patterns of names (lower-cased): rc files (`.npmrc`, `.yarnrc.yml`, `.eslintrc.cjs`), config
@@ -56,6 +79,8 @@ const CONTROL_PATTERNS: readonly RegExp[] = [
   /\.workspace\.((c|m)?[jt]s|json)$/,
   /^tsconfig(\..+)?\.json$/,
   /^jsconfig(\..+)?\.json$/,
+  // Environment files tools load (`.env`, `.env.local`, `.env.test`).
+  /^\.env(\..+)?$/,
 ];
 
 /** Whether a repository path is a control file or folder (see above): its name, or a folder on its way, in any case. */
