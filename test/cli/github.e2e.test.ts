@@ -32,6 +32,19 @@ afterEach(async () => {
 });
 
 describe('waves plan --repo against a fake GitHub API', () => {
+  it('prints no part of the token when a server echoes it in a message cut to a short line (red team 4)', async () => {
+    const long = 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdef';
+    for (const pad of [0, 60, 120]) {
+      server = await new FakeGithub({ owner: 'acme', repo: 'shop', issues: [], token: long, faults: [{ match: '/labels', status: 422, message: `${'-'.repeat(pad)}bad request with token ${long}` }] }).start();
+      const result = await waves(['plan', '--repo', 'acme/shop', '--api-url', server.url, '--root', SHOP], { GITHUB_TOKEN: long });
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toMatch(/GitHub API failed \(422\)/);
+      expect(result.stderr, `pad ${pad}`).not.toContain(long.slice(0, 12));
+      await server.stop();
+      server = undefined;
+    }
+  }, 60_000);
+
   it('looks up a bounded number of dependencies an issue names, and only issue numbers (red team 4)', async () => {
     const list = Array.from({ length: 9_000 }, (_, i) => `#${10_000 + i}`).join(', ');
     const issues: FakeIssue[] = [1, 2, 3, 4, 5].map((n) => ({ number: n, title: `Issue ${n}`, body: `Depends on ${list}\nBlocked by #0 and #99999999999999999999999.`, labels: [], created_at: `2026-11-0${n}T00:00:00Z` }));

@@ -58,10 +58,27 @@ function secretsOf(env: CliIo['env']): string[] {
     .filter((v): v is string => typeof v === 'string' && v.length >= 4);
 }
 
+/**
+ * `text` with `secret` replaced by [REDACTED] — and any part of it: a server's message that echoes
+ * the token is cut to a short line before it is printed, and a cut inside the token left most of it
+ * (72 of 101 characters). Any run of eight characters or more that starts the secret goes too.
+ */
+export function redactSecret(text: string, secret: string): string {
+  let out = text.split(secret).join('[REDACTED]');
+  if (secret.length < 12) return out;
+  const head = secret.slice(0, 8);
+  for (let at = out.indexOf(head); at >= 0; at = out.indexOf(head, at + '[REDACTED]'.length)) {
+    let n = head.length;
+    while (at + n < out.length && n < secret.length && out[at + n] === secret[n]) n++;
+    out = `${out.slice(0, at)}[REDACTED]${out.slice(at + n)}`;
+  }
+  return out;
+}
+
 function redacting(io: CliIo): CliIo {
   const secrets = secretsOf(io.env);
   if (secrets.length === 0) return io;
-  const scrub = (text: string) => secrets.reduce((out, secret) => out.split(secret).join('[REDACTED]'), text);
+  const scrub = (text: string) => secrets.reduce(redactSecret, text);
   return { ...io, stdout: (text) => io.stdout(scrub(text)), stderr: (text) => io.stderr(scrub(text)) };
 }
 
