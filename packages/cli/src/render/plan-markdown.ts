@@ -8,15 +8,24 @@ import type { Plan } from '@waves/planner';
 
 /** Text for a GitHub markdown table cell. */
 export function markdownCell(text: string): string {
-  return text
-    .replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, ' ')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/\|/g, '&#124;')
-    .replace(/@/g, '&#64;')
-    .replace(/([\\`*_[\]~])/g, '\\$1')
-    .trim();
+  return (
+    text
+      .replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, ' ')
+      .replace(/&/g, '&amp;')
+      // Before any entity is written (each holds a `#`): GitHub makes `#12` and `org/repo#12` issue references.
+      .replace(/#/g, '&#35;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/\|/g, '&#124;')
+      .replace(/@/g, '&#64;')
+      .replace(/([\\`*_[\]~])/g, '\\$1')
+      // GitHub links these without any markup: a URL, a `www.` name, `GH-12` — a title would put a
+      // live link, or a cross-reference on another repository's issue, into the plan's comment.
+      .replace(/:\/\//g, '&#58;//')
+      .replace(/\b(www)\./gi, '$1&#46;')
+      .replace(/\b(GH)-(?=\d)/gi, '$1&#45;')
+      .trim()
+  );
 }
 
 function code(path: string): string {
