@@ -14,7 +14,7 @@
  * A file absent, a regular file or a folder is fine (git reads a folder as nothing); anything
  * else is named. Links are followed, as git follows them.
  */
-import { opendir, readdir, stat } from 'node:fs/promises';
+import { lstat, opendir, readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { readRegularFile } from './read-regular-file.js';
@@ -23,9 +23,9 @@ const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 const MAX_INCLUDE_DEPTH = 10;
 
 /** What a path is when it is none of: absent, a regular file, a folder. */
-async function blockingKind(file: string): Promise<string | null> {
-  const info = await stat(file).catch(() => null);
-  if (info === null || info.isFile() || info.isDirectory()) return null;
+async function blockingKind(file: string, follow = true): Promise<string | null> {
+  const info = await (follow ? stat(file) : lstat(file)).catch(() => null);
+  if (info === null || info.isFile() || info.isDirectory() || info.isSymbolicLink()) return null;
   if (info.isFIFO()) return 'a FIFO';
   if (info.isSocket()) return 'a socket';
   if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
@@ -96,7 +96,7 @@ async function walkProblem(dir: string, budget: { left: number }): Promise<{ fil
       if (entry.isDirectory()) {
         if (!NOT_WALKED.has(entry.name)) stack.push(full);
       } else if (IGNORE_AND_ATTRIBUTES.has(entry.name) && !entry.isFile()) {
-        const kind = await blockingKind(full);
+        const kind = await blockingKind(full, false);
         if (kind !== null) return { file: full, kind };
       }
     }
@@ -128,7 +128,8 @@ export async function gitInputProblem(root: string, dirs: readonly string[] = []
   for (const folder of folders) {
     for (const name of ['.gitignore', '.gitattributes']) {
       const file = path.join(root, folder, name);
-      const kind = await blockingKind(file);
+      // git opens these with O_NOFOLLOW (2.32 and later): a link there — to /dev/null, a FIFO — is never read.
+      const kind = await blockingKind(file, false);
       if (kind !== null) return say(file, kind, `its ${name === '.gitignore' ? 'ignore rules' : 'attributes'}`);
     }
   }
