@@ -160,6 +160,13 @@ describe('a live fence', () => {
     ]);
     expect(results[2]!.message).toMatch(/symbolic link/);
     expect((await readJournal(run.journal)).events).toEqual([]);
+    // A backslash is a character of a name on POSIX: that one file at the top, never packages/core/src/money.ts (red team 4).
+    if (path.sep === '/') {
+      const [odd] = await run.keeper.check(['packages\\core\\src\\money.ts'], 'watcher');
+      expect([odd!.status, odd!.reason]).toEqual(['refused', 'invalid']);
+      expect(odd!.message).toMatch(/backslash/);
+      expect((await readJournal(run.journal)).events).toEqual([]);
+    }
     await run.keeper.close();
   });
 

@@ -34,6 +34,9 @@ export async function resolveFencePath(tree: string, text: string): Promise<Fenc
     }
   }
   if (relative === null) return invalid('outside the work tree of the run');
+  // On POSIX a backslash is a character of a name, not a separator: `packages\\core\\x.ts` is one
+  // file at the top, and leasing `packages/core/x.ts` for it would grant a file nobody wrote.
+  if (path.sep === '/' && relative.includes('\\')) return invalid('a file name holding a backslash (one name, not a path): waves leases no such file');
   // The kernel resolves `..` after the link before it (`L/../x` is x beside L's target), where
   // path.resolve drops the link: a path spelled with `..` is walked as the kernel walks it.
   if (text.split(/[\\/]/).includes('..')) {
