@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { byIssue, hostileSetup, type Hostile } from '../helpers/hostile-setup.js';
+import { waves } from '../helpers/example-repo.js';
 
 let t: Hostile | null = null;
 afterEach(async () => {
@@ -216,4 +217,37 @@ exit 0
       }
     }
   }, 90_000);
+
+  it.runIf(process.platform === 'linux')('stops, before it verifies, the verification a harvest killed with -9 left running, and names it', async () => {
+    t = await hostileSetup({ script: 'echo "// fix" >> packages/api/src/routes/checkout.ts', verify: [['sh', '-c', 'if [ -e {scratch}/slow ]; then exit 0; fi; echo $$ > {scratch}/slow; exec sleep 60']] });
+    // `{scratch}` is the agent script's placeholder only: the verification names the folder itself.
+    const config = path.join(t.root, 'waves.config.json');
+    writeFileSync(config, readFileSync(config, 'utf8').replaceAll('{scratch}', t.scratch));
+    await t.git(t.root, '-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qam', 'verify');
+    expect((await t.dispatch('--worktree', '--top', '1')).exitCode).toBe(0);
+    const first = waves(['harvest', '--commit'], t.root, t.env);
+    const slow = path.join(t.scratch, 'slow');
+    const deadline = Date.now() + 30_000;
+    while (!existsSync(slow) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const leftover = Number(readFileSync(slow, 'utf8'));
+    first.kill('SIGKILL');
+    await first.catch(() => undefined);
+    // A zombie (reaped by nobody) is no process any more.
+    const alive = (pid: number) => {
+      try {
+        return !/^\d+ \(.*\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    expect(alive(leftover)).toBe(true);
+    try {
+      const second = await t.harvest('--commit');
+      const w = byIssue(second.report, 101).witness!;
+      expect(w.notes.join(' ')).toMatch(new RegExp(`stopped 1 process\\(es\\) an earlier harvest's verification left running \\(that harvest was killed\\): ${leftover}`));
+      expect(alive(leftover)).toBe(false);
+    } finally {
+      if (alive(leftover)) process.kill(leftover, 'SIGKILL');
+    }
+  }, 120_000);
 });

@@ -38,6 +38,7 @@ import { renderVerify } from '../build-dispatch.js';
 import { refuseForeignLock, takeLock } from '../leases/lease-journal.js';
 import { openLeaseBackend } from '../leases/open-lease-backend.js';
 import { processStart } from '../runs/process-table.js';
+import { processesMarkedUnder } from '../runs/kill-tree.js';
 import { rewrittenFields, sealFileOf } from '../runs/record-seal.js';
 import { liveProcessesOf } from '../runs/run-processes.js';
 import { runLeasesOf } from '../runs/run-leases.js';
@@ -369,6 +370,24 @@ async function ignoredWrites(record: RunRecord, cwd: string, base: string | null
   return `verification not run: the run wrote ignored file(s) verification could run or load (in the shared work tree they may be yours, so waves leaves them): ${list(runnable)} — check them, then harvest again`;
 }
 
+/** Stops the processes marked as a verification of this issue still running in its work tree (SIGTERM, the grace, SIGKILL); their pids. */
+async function stopLeftoverVerification(prefix: string, cwd: string, graceMs = 5_000): Promise<number[]> {
+  const found = processesMarkedUnder(prefix, cwd);
+  if (found.length === 0) return [];
+  const signal = (sig: NodeJS.Signals) => found.forEach((pid) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+      // gone
+    }
+  });
+  signal('SIGTERM');
+  const until = Date.now() + graceMs;
+  while (Date.now() < until && processesMarkedUnder(prefix, cwd).length > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (processesMarkedUnder(prefix, cwd).length > 0) signal('SIGKILL');
+  return found;
+}
+
 /**
  * `intent`: where the harvest notes the commit it is about to put on the branch (beside the seal,
  * in waves' state): only that one is adopted by a later harvest of the run, never a commit its
@@ -621,6 +640,10 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   } else if (audit.inFence.length > 0) {
     const inFencePaths = audit.inFence.flatMap(touchedPaths);
     if (options.commit && unreadable.hardLinked.length === 0 && unreadable.oversized.length === 0) held = await holdFiles(cwd, inFencePaths, true);
+    // A harvest killed while it verified left its verification running (a watch mode, a server):
+    // stopped before this one starts, and named.
+    const leftover = await stopLeftoverVerification(`verify-${record.issue.number}-`, await realpath(cwd).catch(() => cwd), options.graceMs);
+    if (leftover.length > 0) notes.push(`stopped ${leftover.length} process(es) an earlier harvest's verification left running (that harvest was killed): ${leftover.join(', ')}`);
     const log = path.join(options.runsDir, `verify-${record.issue.number}-${stamp(options.now())}.log`);
     const commands = verification.commands.map((argv) => renderVerify(argv, declared, options.packagesOf(declared)));
     verify.push(

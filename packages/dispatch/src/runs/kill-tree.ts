@@ -14,7 +14,7 @@
  * and the marker behind: the supervisor's own while it runs, or one resumed from the sealed
  * record's `tracked`. It looks again at each look here, so a process forked meanwhile is found too.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { markerEntry, RUN_MARKER } from './agent-env.js';
 import { commandLine, environHas, listProcesses, ownProcessGroup } from './process-table.js';
@@ -61,6 +61,28 @@ export function groupRefusal(pgid: number, runId: string | null): string | null 
     if (entry === null || !environHas(member.pid, entry)) return `its process ${member.pid} does not carry ${entry ?? 'a WAVES_RUN marker'}`;
   }
   return null;
+}
+
+/**
+ * The live processes whose marker starts with `prefix` and whose working folder is `cwd` (waves
+ * itself left out): what an earlier harvest's verification left when that harvest was killed.
+ * Empty where /proc cannot tell.
+ */
+export function processesMarkedUnder(prefix: string, cwd: string): number[] {
+  const table = listProcesses();
+  if (table === null) return [];
+  const entry = `${markerEntry('')}${prefix}`;
+  return table
+    .filter((p) => {
+      if (p.pid <= 1 || p.pid === process.pid) return false;
+      try {
+        if (!readFileSync(`/proc/${p.pid}/environ`, 'latin1').split('\0').some((e) => e.startsWith(entry))) return false;
+        return readlinkSync(`/proc/${p.pid}/cwd`) === cwd;
+      } catch {
+        return false;
+      }
+    })
+    .map((p) => p.pid);
 }
 
 /** The live processes carrying a run's marker (waves itself left out), or null where that cannot be known (no /proc). */
