@@ -5,7 +5,7 @@
  * of megabytes. Each ends `waves plan` at once with one line in waves' words, exit 1.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
@@ -156,4 +156,39 @@ describe('answers asking again cannot mend', () => {
       expect(server.requests(), what).toBeLessThanOrEqual(what === 'a redirect loop' ? 21 : what.startsWith('a valid page') ? 2 : 1);
     }, 60_000);
   }
+
+  it('takes malformed HTTP, a redirect carrying credentials and a next-page link to file: for what they are, at once, never as a host unreachable (red team 4)', async () => {
+    // A raw server: two different Content-Length headers, which no HTTP client can read.
+    let count = 0;
+    const raw = createNetServer((socket) => {
+      count++;
+      socket.on('data', () => {
+        socket.end('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\ncontent-length: 5\r\n\r\n[]');
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    try {
+      const result = await plan(`http://127.0.0.1:${(raw.address() as AddressInfo).port}`);
+      expect(result.exitCode).toBe(1);
+      expect(oneLine(result.stderr)).toMatch(/answered malformed HTTP \(HPE_[A-Z_]+\); is it a GitHub API\?$/);
+      expect(count).toBe(1);
+    } finally {
+      raw.close();
+    }
+    const creds = await serve((_req, res, base) => {
+      res.writeHead(302, { location: base.replace('http://', 'http://u:p@') + '/x' });
+      res.end();
+    });
+    const redirected = await plan(creds.url);
+    expect(redirected.exitCode).toBe(1);
+    expect(oneLine(redirected.stderr)).toMatch(/leads to a URL with a user name or password in it; refused$/);
+    expect(creds.requests()).toBe(1);
+    const file = await serve((req, res) => {
+      if (req.url?.startsWith('/repos/acme/shop/labels')) return json(res, 200, []);
+      json(res, 200, [issue(1)], { link: '<file:///etc/passwd>; rel="next"' });
+    });
+    const linked = await plan(file.url);
+    expect(linked.exitCode).toBe(1);
+    expect(oneLine(linked.stderr)).toMatch(/a next-page link leads to a file: URL; refused before sending/);
+  }, 60_000);
 });

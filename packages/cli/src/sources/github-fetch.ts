@@ -107,7 +107,16 @@ function finalFailure(error: unknown, input: Parameters<Fetch>[0], init: Request
   if (says(/URL scheme must be a HTTP\(S\) scheme/i)) {
     return new NotRetriedError(`GitHub API at ${host}: ${endpoint} redirects to a URL that is not http(s); refused`);
   }
-  if (says(/includes credentials/i)) return new NotRetriedError(`GitHub API at ${host}: ${endpoint} leads to a URL with a user name or password in it; refused`);
+  if (says(/includes credentials/i) || (says(/cross origin not allowed/i) && says(/cors/i))) {
+    return new NotRetriedError(`GitHub API at ${host}: ${endpoint} leads to a URL with a user name or password in it; refused`);
+  }
+  // The host answered, but not in HTTP any client can read: asking again gets the same answer.
+  const parser = chain.map((c) => c.code).find((code): code is string => typeof code === 'string' && code.startsWith('HPE_'));
+  if (parser !== undefined) return new NotRetriedError(`GitHub API at ${host}: ${endpoint} answered malformed HTTP (${parser}); is it a GitHub API?`);
+  if (has((c) => c.code === 'ERR_ASSERTION') || says(/invalid status code|status code must be/i)) {
+    return new NotRetriedError(`GitHub API at ${host}: ${endpoint} answered with no valid HTTP status; is it a GitHub API?`);
+  }
+  if (says(/too many content-encodings/i)) return new NotRetriedError(`GitHub API at ${host}: ${endpoint} answered a body encoded more than 5 times over; not read`);
   return null;
 }
 

@@ -101,7 +101,9 @@ function keepToApiOrigin(octokit: Octokit, apiUrl: string | undefined): void {
       throw new WavesError(`GitHub API at ${api.host}: a next-page link carries a user name or password; refused before sending`);
     }
     if (target.origin !== api.origin) {
-      throw new WavesError(`GitHub API at ${api.host}: a next-page link leads to ${target.origin}, another host; refused before sending (the token goes only to ${api.origin})`);
+      // A `file:` or `data:` URL has no origin ("null"): named by its scheme.
+      const elsewhere = target.origin === 'null' ? `a ${target.protocol} URL` : `${target.origin}, another host`;
+      throw new WavesError(`GitHub API at ${api.host}: a next-page link leads to ${safeText(elsewhere, 200)}; refused before sending (the token goes only to ${api.origin})`);
     }
   });
 }
