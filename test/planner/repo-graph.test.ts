@@ -65,6 +65,21 @@ describe('scanImports', () => {
     expect(scanImports(text).map((i) => i.specifier)).toEqual(['react', './later', './after-export', './multi']);
   });
 
+  it('reads a `/` after the condition of if, while, for or with as a regular expression, and after any other `)` as a division (red team 4)', () => {
+    const text = [
+      'if (s) /`/.test(s);',
+      "import { b } from './b';",
+      'while (x) /`/.exec(x);',
+      "import { c } from './c';",
+      'const half = (n) / 2; const q = f(a) / g(b) / 2;',
+      "import { d } from './d';",
+      'if ((a) / 2 > 1) x();',
+      "import { e } from './e';",
+      '// a backtick ` in a comment',
+    ].join('\n');
+    expect(scanImports(text).map((i) => i.specifier)).toEqual(['./b', './c', './d', './e']);
+  });
+
   it('ignores imports in comments and strings, properties named like keywords and import.meta', () => {
     const text = [
       "// import a from './no-line-comment';",

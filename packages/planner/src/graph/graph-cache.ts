@@ -13,7 +13,7 @@ import { sweepCacheTemps } from './cache-temps.js';
 import { readRegularFile } from './read-regular-file.js';
 
 /** Bump when scanning or resolution changes what a cached entry means. */
-export const GRAPH_CACHE_VERSION = 11; // 4: files read only inside the repository, regular and at most 2 MB; 5: JSON imports resolve to their files; 6: tsconfig extends chains read only inside the repository or from packages; 7: declared names and message literals of each file (scope inference); 8: up to 256 literals (16,000 characters) a file; 9: whole template literals with their holes; 10: names and literals moved to the symbols cache (symbols-cache.ts), read only for inference; 11: every config an extends chain reads is in the key, whatever its name (config/base.json)
+export const GRAPH_CACHE_VERSION = 12; // 4: files read only inside the repository, regular and at most 2 MB; 5: JSON imports resolve to their files; 6: tsconfig extends chains read only inside the repository or from packages; 7: declared names and message literals of each file (scope inference); 8: up to 256 literals (16,000 characters) a file; 9: whole template literals with their holes; 10: names and literals moved to the symbols cache (symbols-cache.ts), read only for inference; 11: every config an extends chain reads is in the key, whatever its name (config/base.json); 12: a `/` after the condition of if/while/for/with starts a regular expression, and UTF-16 sources are decoded
 
 /** Who wrote a cache: a cache of another tool or version is never read. */
 export const GRAPH_CACHE_TOOL = `waves-graph-${GRAPH_CACHE_VERSION}`;

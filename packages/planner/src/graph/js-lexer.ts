@@ -58,6 +58,11 @@ function isIdentPart(c: number): boolean {
   return c < 128 ? (CLASS[c]! & (IDENT | DIGIT)) !== 0 : c !== 0xa0 && c !== 0xfeff && c !== 0x2028 && c !== 0x2029;
 }
 
+/** Keywords whose parenthesised condition a statement follows: a `/` after its `)` starts a regular expression. */
+const CONDITION_KEYWORDS = new Set(['if', 'while', 'for', 'with']);
+/** Open parentheses tracked (a file of a million `(` is not worth a million entries). */
+const MAX_PARENS = 4096;
+
 /** Keywords after which a `/` starts a regular expression rather than a division. */
 const REGEX_AFTER = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await']);
 
@@ -84,6 +89,10 @@ export class Lexer {
   template: string | null = null;
   /** Brace depth: 0 at the top level of the file. */
   depth = 0;
+  /** For each `(` open: whether it holds the condition of `if`, `while`, `for` or `with`. */
+  private readonly parens: boolean[] = [];
+  /** Whether the last `)` closed such a condition. */
+  private closedCondition = false;
 
   /** Files named by triple-slash reference directives, in order. */
   readonly references: string[] = [];
@@ -128,7 +137,8 @@ export class Lexer {
       case Tok.Ident:
         return this.prevEnd - this.prevStart <= 10 && REGEX_AFTER.has(this.text.slice(this.prevStart, this.prevEnd));
       case Tok.Punct:
-        return this.prevChar !== RPAREN && this.prevChar !== RBRACKET && this.prevChar !== RBRACE;
+        if (this.prevChar === RPAREN) return this.closedCondition;
+        return this.prevChar !== RBRACKET && this.prevChar !== RBRACE;
       default:
         return false;
     }
@@ -198,6 +208,12 @@ export class Lexer {
       } else {
         if (c === LBRACE) this.depth++;
         else if (c === RBRACE) this.depth--;
+        else if (c === LPAREN) {
+          // Whether this `(` holds the condition of `if`/`while`/`for`/`with`: after its `)` a `/`
+          // starts a regular expression (`if (s) /`/.test(s)`), not a division — read as one, the
+          // regex's backtick opened a template literal that swallowed the imports after it.
+          if (this.parens.length < MAX_PARENS) this.parens.push(this.prevType === Tok.Ident && this.prevEnd - this.prevStart <= 5 && CONDITION_KEYWORDS.has(this.text.slice(this.prevStart, this.prevEnd)));
+        } else if (c === RPAREN) this.closedCondition = this.parens.pop() ?? false;
         else if (c === DOT && text.charCodeAt(i + 1) === DOT && text.charCodeAt(i + 2) === DOT) i += 2;
         i++;
         this.type = Tok.Punct;
