@@ -204,6 +204,8 @@ describe('waves backtest, end to end', () => {
       await dirty.git('config', 'filter.stray.clean', 'cat');
       await dirty.write({ 'a.ts': 'export const a = 2;\n' });
       await dirty.git('-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qam', 'a (#2)');
+      // The person set the filter in the repository's own config: they trust it once.
+      await execa('node', [BIN, 'trust', '--yes', '--root', dirty.root], { reject: false, stdin: 'ignore' });
       const result = await waves(['--root', dirty.root, '--last', '1']);
       expect(result.exitCode).toBe(2);
       expect(result.stderr.trim()).toMatch(/^waves: the base [0-9a-f]{12} does not check out clean: stray\.txt differ\(s\) from the commit once checked out/);
@@ -222,6 +224,7 @@ describe('waves backtest, end to end', () => {
       await slow.git('config', 'filter.slow.clean', 'cat');
       await slow.write({ 'a.ts': 'export const a = 2;\n' });
       await slow.git('-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qam', 'a (#2)');
+      await execa('node', [BIN, 'trust', '--yes', '--root', slow.root], { reject: false, stdin: 'ignore' });
       // Its own process group, as a terminal's foreground job: Ctrl-C reaches waves and the git it runs.
       const child = execa('node', [BIN, 'backtest', '--root', slow.root, '--last', '1'], { reject: false, stdin: 'ignore', detached: true });
       pid = child.pid;

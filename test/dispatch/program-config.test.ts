@@ -29,7 +29,7 @@ describe('the git settings that name a program', () => {
       ['local', 'file:.git/config', 'filter.lfs.clean', 'evil'],
       ['command', 'command line:', 'commit.gpgsign', 'false'],
     )));
-    expect([...config]).toEqual([['filter.lfs.clean', { value: 'evil', origin: 'file:.git/config' }]]);
+    expect([...config]).toEqual([['filter.lfs.clean', { value: 'evil', origin: 'file:.git/config', scope: 'local' }]]);
   });
 });
 
