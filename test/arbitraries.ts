@@ -196,3 +196,15 @@ export function historyArb(repo: RandomRepo): fc.Arbitrary<RandomHistory> {
     })),
   );
 }
+
+/**
+ * Keys of a package's `exports` map over a tiny alphabet, so that prefixes, suffixes and keys of
+ * one length collide often: some exact, most with one `*`, some with two (which Node ignores).
+ */
+export const exportsKeysArb: fc.Arbitrary<string[]> = fc.uniqueArray(
+  fc.string({ unit: fc.constantFrom('a', 'b', '/', '*'), maxLength: 6 }).map((rest) => `./${rest}`),
+  { maxLength: 12 },
+);
+
+/** A subpath of a package as an import names it, over the alphabet of `exportsKeysArb`. */
+export const exportsSubpathArb: fc.Arbitrary<string> = fc.string({ unit: fc.constantFrom('a', 'b', '/'), maxLength: 8 }).map((rest) => `./${rest}`);

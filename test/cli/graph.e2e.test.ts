@@ -46,6 +46,30 @@ describe('waves graph, end to end', () => {
     }
   });
 
+  it('reads a manifest of 20,000 exports patterns in part and resolves 20,000 imports through the first 4,096, saying so cold and warm', async () => {
+    const exports: Record<string, string> = {};
+    for (let i = 0; i < 20_000; i++) exports[`./m${i}/*`] = `./impl/m${i}/*.ts`;
+    const files: Record<string, string> = {
+      'package.json': '{ "name": "root", "private": true, "workspaces": ["packages/*"] }\n',
+      'packages/p/package.json': JSON.stringify({ name: 'p', exports }),
+      'src/q.ts': Array.from({ length: 20_000 }, (_, i) => `import "p/m${i}/x";\n`).join(''),
+    };
+    for (let i = 0; i < 4100; i++) files[`packages/p/impl/m${i}/x.ts`] = '';
+    const repo = await TempRepo.create(files);
+    try {
+      const warning = 'waves: skipped packages/p/package.json: read in part: its exports hold 20,000 `*` patterns, past the first 4,096 ignored';
+      for (const run of ['cold', 'warm']) {
+        const result = await execa('node', [BIN, 'graph', '--json'], { cwd: repo.root, reject: false, stdin: 'ignore' });
+        expect(result.exitCode, `${run}: ${result.stderr}`).toBe(0);
+        expect(result.stderr.trim(), run).toBe(warning);
+        const report = GraphReportSchema.parse(JSON.parse(result.stdout));
+        expect([report.imports, report.unresolved.length], run).toEqual([4096, 20_000 - 4096]);
+      }
+    } finally {
+      await repo.dispose();
+    }
+  }, 120_000);
+
   it('skips a tracked link to /dev/zero, and says so in the report and on stderr, as waves plan does', async () => {
     const repo = await TempRepo.create({ 'src/a.ts': "import './zero';\n", 'issues.json': JSON.stringify([{ number: 1, title: 'a', body: '`src/a.ts`' }]) });
     try {

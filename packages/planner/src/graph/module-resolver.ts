@@ -24,7 +24,7 @@ import type { ts } from 'ts-morph';
 import { baseName, parentDir } from '../paths/repo-paths.js';
 import type { RepoPath } from '../types.js';
 import { isJsonModule, isSourceFile } from './graph-files.js';
-import { CONDITIONS, exportTargets, mappedTargets, packageName } from './package-exports.js';
+import { CONDITIONS, exportsMap, exportsSettle, exportTargets, mappedTargets, packageName, patternNotes } from './package-exports.js';
 import { repoFileReader, type RepoFileReader } from './read-repo-file.js';
 import { ChainRefusal, ExtendsGuard, GuardedTsconfigCache } from './tsconfig-chain.js';
 import type { PackageManifest, WorkspaceMember } from './read-workspace.js';
@@ -74,6 +74,9 @@ export interface ModuleResolverOptions {
   members: readonly WorkspaceMember[];
 }
 
+/** `@scope/pkg` → `.`; `@scope/pkg/x` → `./x`: the key of `exports` that names it. */
+const subpathOf = (specifier: string, name: string) => (specifier === name ? '.' : `.${specifier.slice(name.length)}`);
+
 export class ModuleResolver {
   private readonly root: string;
   private readonly reader: RepoFileReader;
@@ -88,6 +91,7 @@ export class ModuleResolver {
   private readonly tsconfigCache: GuardedTsconfigCache;
   private readonly workspaceCache = new Map<string, RepoPath | null>();
   private readonly manifestCache = new Map<RepoPath, PackageManifest | null>();
+  private readonly notedMaps = new WeakSet<object>();
   private readonly defaultContext: ConfigContext;
   private host: ts.ModuleResolutionHost | undefined;
   /**
@@ -96,7 +100,10 @@ export class ModuleResolver {
    * the key's manifests and `tsconfig*.json` do not cover.
    */
   readonly extraConfigReads = new Map<string, string>();
-  /** Tsconfigs skipped because their extends chain named a file waves refuses to read, with why. */
+  /**
+   * Tsconfigs skipped because their extends chain named a file waves refuses to read, and
+   * manifests read only in part (`patternNotes`), with why.
+   */
   readonly skippedConfigs = new Map<RepoPath, string>();
   /** How many specifiers went to TypeScript (for the benchmarks). */
   fallbacks = 0;
@@ -252,7 +259,9 @@ export class ModuleResolver {
     if (member && name !== null) {
       const workspace = this.resolveWorkspace(specifier, context.customConditions);
       if (workspace !== null) return { kind: 'file', path: workspace };
-      return this.workspaceFile(specifier, name, member.dir);
+      const file = this.workspaceFile(specifier, name, member.dir);
+      if (file === null && exportsSettle(member.manifest, subpathOf(specifier, name))) return UNRESOLVED;
+      return file;
     }
     return this.looksInternal(specifier, context) ? UNRESOLVED : EXTERNAL;
   }
@@ -333,6 +342,7 @@ export class ModuleResolver {
       if (!this.fileSet.has(dir === '' ? 'package.json' : `${dir}/package.json`)) continue;
       const imports = this.manifest(dir)?.imports;
       if (!imports || typeof imports !== 'object') return UNRESOLVED;
+      this.notePatterns(dir, imports as Record<string, unknown>, 'imports');
       for (const target of mappedTargets(imports as Record<string, unknown>, specifier, [...context.customConditions, ...CONDITIONS])) {
         if (!target.startsWith('./')) return EXTERNAL; // mapped to a package
         const entry = path.posix.normalize(`${dir === '' ? '' : `${dir}/`}${target}`);
@@ -505,7 +515,9 @@ export class ModuleResolver {
     const name = packageName(specifier);
     const member = name === null ? undefined : this.members.get(name);
     if (member && name !== null) {
-      const subpath = specifier === name ? '.' : `.${specifier.slice(name.length)}`;
+      const subpath = subpathOf(specifier, name);
+      const map = exportsMap(member.manifest);
+      if (map !== null) this.notePatterns(member.dir, map, 'exports');
       for (const target of exportTargets(member.manifest, subpath, conditions)) {
         found = this.probeSource(member.dir, target);
         if (found) break;
@@ -513,6 +525,17 @@ export class ModuleResolver {
     }
     this.workspaceCache.set(key, found);
     return found;
+  }
+
+  /** A manifest whose `exports` or `imports` waves reads only in part is reported (once a map). */
+  private notePatterns(dir: RepoPath, map: Record<string, unknown>, field: 'exports' | 'imports'): void {
+    if (this.notedMaps.has(map)) return;
+    this.notedMaps.add(map);
+    const notes = patternNotes(map, field);
+    if (notes.length === 0) return;
+    const file = dir === '' ? 'package.json' : `${dir}/package.json`;
+    const before = this.skippedConfigs.get(file);
+    this.skippedConfigs.set(file, before === undefined ? notes.join('; ') : `${before}; ${notes.join('; ')}`);
   }
 
   private probeSource(pkgDir: RepoPath, target: string): RepoPath | null {

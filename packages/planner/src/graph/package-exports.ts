@@ -2,12 +2,21 @@
  * What a package manifest says about its module specifiers: the package name of a specifier, and
  * the targets of a subpath through `exports` (exact keys, `*` patterns, conditions) or of `#x`
  * through `imports`, as Node and TypeScript read them. Pure functions of the manifest.
+ *
+ * A manifest is the repository's word, and a hostile one may hold tens of thousands of patterns
+ * that thousands of distinct imports are matched against. So each map's patterns are read once
+ * (kept beside the map, in a WeakMap), indexed by their literal prefix, and each answer kept per
+ * key: the cost is one sort per map and one look-up per prefix length per key, never a sort per
+ * key. Past `MAX_PATTERN_KEYS` patterns the rest are ignored, and said so (`patternNotes`).
  */
 import { MAX_JSON_DEPTH } from './json-depth.js';
 import type { PackageManifest } from './read-workspace.js';
 
 /** Conditions tried after a tsconfig's `customConditions`, most source-like first. */
 export const CONDITIONS = ['source', 'types', 'typings', 'import', 'module', 'node', 'default', 'require', 'development', 'browser'];
+
+/** The `*` patterns of one `exports` or `imports` map honoured; no real package comes near it. */
+export const MAX_PATTERN_KEYS = 4096;
 
 /** `@scope/name/sub` → `@scope/name`; `name/sub` → `name`; relative or odd specifiers → null. */
 export function packageName(specifier: string): string | null {
@@ -29,29 +38,147 @@ function conditionTargets(value: unknown, out: string[], conditions: readonly st
   }
 }
 
-/** Targets of a key in an `exports` or `imports` map: the exact key, else the longest matching `*` pattern. */
-export function mappedTargets(map: Record<string, unknown>, key: string, conditions: readonly string[]): string[] {
-  const out: string[] = [];
-  if (Object.hasOwn(map, key)) {
-    conditionTargets(map[key], out, conditions);
-    return out;
+interface Pattern {
+  key: string;
+  prefix: string;
+  suffix: string;
+}
+
+/** A map's patterns, read once: by literal prefix, and the answers given so far. */
+interface PatternTable {
+  /** Patterns by their prefix, the longest key first (then in the manifest's order). */
+  byPrefix: Map<string, Pattern[]>;
+  /** The lengths of those prefixes, longest first: Node tries the longest prefix first. */
+  prefixLengths: number[];
+  /** Patterns past `MAX_PATTERN_KEYS`, ignored. */
+  ignored: number;
+  /** Whether the map has a folder mapping (a key ending in `/`, deprecated). */
+  folderKeys: boolean;
+  /** How many keys the map has, patterns or not. */
+  keys: number;
+  /** Answers by conditions, then key. */
+  answers: Map<string, Map<string, readonly string[]>>;
+}
+
+const tables = new WeakMap<object, PatternTable>();
+
+function patternTable(map: Record<string, unknown>): PatternTable {
+  let table = tables.get(map);
+  if (table) return table;
+  const keys = Object.keys(map);
+  table = { byPrefix: new Map(), prefixLengths: [], ignored: 0, folderKeys: false, keys: keys.length, answers: new Map() };
+  let honoured = 0;
+  for (const key of keys) {
+    if (key.endsWith('/')) table.folderKeys = true;
+    const star = key.indexOf('*');
+    // Node and TypeScript read a key with exactly one `*` as a pattern, and ignore one with more.
+    if (star < 0 || key.indexOf('*', star + 1) >= 0) continue;
+    if (honoured === MAX_PATTERN_KEYS) {
+      table.ignored++;
+      continue;
+    }
+    honoured++;
+    const prefix = key.slice(0, star);
+    const group = table.byPrefix.get(prefix);
+    const pattern = { key, prefix, suffix: key.slice(star + 1) };
+    if (group) group.push(pattern);
+    else table.byPrefix.set(prefix, [pattern]);
   }
-  const patterns = Object.keys(map)
-    .filter((k) => k.includes('*'))
-    .sort((a, b) => b.indexOf('*') - a.indexOf('*') || b.length - a.length);
-  for (const pattern of patterns) {
-    const star = pattern.indexOf('*');
-    const prefix = pattern.slice(0, star);
-    const suffix = pattern.slice(star + 1);
-    if (key.startsWith(prefix) && key.endsWith(suffix) && key.length >= prefix.length + suffix.length) {
-      const match = key.slice(prefix.length, key.length - suffix.length);
-      const targets: string[] = [];
-      conditionTargets(map[pattern], targets, conditions);
-      out.push(...targets.map((t) => t.split('*').join(match)));
-      break;
+  // Stable: keys of one length stay in the manifest's order, as a full sort would leave them.
+  for (const group of table.byPrefix.values()) group.sort((a, b) => b.key.length - a.key.length);
+  table.prefixLengths = [...new Set([...table.byPrefix.keys()].map((p) => p.length))].sort((a, b) => b - a);
+  tables.set(map, table);
+  return table;
+}
+
+/** The pattern Node picks for `key`: the longest prefix, then the longest key; null when none matches. */
+function matchPattern(table: PatternTable, key: string): { pattern: Pattern; match: string } | null {
+  for (const length of table.prefixLengths) {
+    if (length > key.length) continue;
+    const group = table.byPrefix.get(key.slice(0, length));
+    if (!group) continue;
+    for (const pattern of group) {
+      if (key.length >= length + pattern.suffix.length && key.endsWith(pattern.suffix)) {
+        return { pattern, match: key.slice(length, key.length - pattern.suffix.length) };
+      }
     }
   }
+  return null;
+}
+
+/**
+ * Targets of a key in an `exports` or `imports` map: the exact key, else the longest matching `*`
+ * pattern. The array is shared by every caller that asks the same: read it, never change it.
+ */
+export function mappedTargets(map: Record<string, unknown>, key: string, conditions: readonly string[]): readonly string[] {
+  const table = patternTable(map);
+  const byConditions = JSON.stringify(conditions);
+  let answers = table.answers.get(byConditions);
+  if (!answers) table.answers.set(byConditions, (answers = new Map()));
+  const known = answers.get(key);
+  if (known) return known;
+  const out: string[] = [];
+  if (Object.hasOwn(map, key)) conditionTargets(map[key], out, conditions);
+  else {
+    const found = matchPattern(table, key);
+    if (found) {
+      const targets: string[] = [];
+      conditionTargets(map[found.pattern.key], targets, conditions);
+      for (const t of targets) out.push(t.split('*').join(found.match));
+    }
+  }
+  answers.set(key, out);
   return out;
+}
+
+/**
+ * What waves left unread of a map's patterns, as reasons to report with its manifest (none for a
+ * map it read whole). `field` names the map: `exports` or `imports`.
+ */
+export function patternNotes(map: Record<string, unknown>, field: 'exports' | 'imports'): string[] {
+  const { ignored } = patternTable(map);
+  if (ignored === 0) return [];
+  return [`read in part: its ${field} hold ${(MAX_PATTERN_KEYS + ignored).toLocaleString('en-US')} \`*\` patterns, past the first ${MAX_PATTERN_KEYS.toLocaleString('en-US')} ignored`];
+}
+
+/** The `exports` of a manifest as a map of subpaths (sugar such as `"exports": "./x.js"` is `{".": …}`), made once per manifest. */
+const exportMaps = new WeakMap<PackageManifest, Record<string, unknown> | null>();
+
+export function exportsMap(manifest: PackageManifest): Record<string, unknown> | null {
+  if (exportMaps.has(manifest)) return exportMaps.get(manifest)!;
+  const exports = manifest.exports;
+  let map: Record<string, unknown> | null = null;
+  if (exports !== undefined && exports !== null) {
+    map =
+      typeof exports === 'string' || Array.isArray(exports) || (typeof exports === 'object' && !Object.keys(exports).some((k) => k.startsWith('.')))
+        ? { '.': exports }
+        : (exports as Record<string, unknown>);
+  }
+  exportMaps.set(manifest, map);
+  return map;
+}
+
+/**
+ * A map with more keys than this is read by waves alone: TypeScript walks every key, and sorts
+ * every pattern, again for each specifier it is asked (4,096 patterns × 20,000 imports of a
+ * package from inside it took 42 s). No real workspace package comes near it.
+ */
+export const MAX_FALLBACK_KEYS = 256;
+
+/**
+ * Whether waves' reading of the package's `exports` is the answer for `subpath`, so that no other
+ * resolver need be asked when it names no file: the map names subpaths and neither a key nor a
+ * pattern matches it (Node and TypeScript refuse it then), or the map is too large to hand to
+ * TypeScript (`MAX_FALLBACK_KEYS`), or waves read it only in part.
+ */
+export function exportsSettle(manifest: PackageManifest, subpath: string): boolean {
+  const map = exportsMap(manifest);
+  if (map === null) return false;
+  const table = patternTable(map);
+  if (table.ignored > 0 || table.keys > MAX_FALLBACK_KEYS) return true;
+  // TypeScript still reads folder mappings (`"./x/": "./x/"`), which waves does not.
+  if (Object.hasOwn(map, subpath) || table.folderKeys) return false;
+  return matchPattern(table, subpath) === null;
 }
 
 /**
@@ -61,15 +188,8 @@ export function mappedTargets(map: Record<string, unknown>, key: string, conditi
  */
 export function exportTargets(manifest: PackageManifest, subpath: string, customConditions: readonly string[] = []): string[] {
   const out: string[] = [];
-  const conditions = [...customConditions, ...CONDITIONS];
-  const exports = manifest.exports;
-  if (exports !== undefined && exports !== null) {
-    const map =
-      typeof exports === 'string' || Array.isArray(exports) || (typeof exports === 'object' && !Object.keys(exports).some((k) => k.startsWith('.')))
-        ? { '.': exports }
-        : (exports as Record<string, unknown>);
-    out.push(...mappedTargets(map, subpath, conditions));
-  }
+  const map = exportsMap(manifest);
+  if (map !== null) out.push(...mappedTargets(map, subpath, customConditions.length === 0 ? CONDITIONS : [...customConditions, ...CONDITIONS]));
   if (subpath === '.') {
     for (const field of ['source', 'types', 'typings', 'module', 'main'] as const) {
       const value = manifest[field];

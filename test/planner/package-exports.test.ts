@@ -1,0 +1,85 @@
+/**
+ * A workspace package's `exports` and `imports`, as the resolver reads them from a hostile manifest:
+ * patterns read once per manifest, at most `MAX_PATTERN_KEYS` of them, and the pattern Node picks.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ModuleResolver, type WorkspaceMember } from '@waves/planner';
+import { exportsKeysArb, exportsSubpathArb } from '../arbitraries.js';
+
+const ROOT = '/nonexistent-waves-root';
+
+function resolver(exports: Record<string, unknown>, files: string[]): ModuleResolver {
+  const members: WorkspaceMember[] = [{ name: 'p', dir: 'packages/p', manifest: { name: 'p', exports } }];
+  return new ModuleResolver({ root: ROOT, files: ['src/q.ts', 'packages/p/package.json', ...files], members });
+}
+
+/** The pattern Node picks (PATTERN_KEY_COMPARE): one `*`, the longest prefix, then the longest key, first written first. */
+function nodePick(keys: readonly string[], subpath: string): { index: number; match: string | null } | null {
+  const exact = keys.indexOf(subpath);
+  if (exact >= 0) return { index: exact, match: null };
+  let best: { index: number; match: string } | null = null;
+  keys.forEach((key, index) => {
+    const star = key.indexOf('*');
+    if (star < 0 || key.lastIndexOf('*') !== star) return;
+    const prefix = key.slice(0, star);
+    const suffix = key.slice(star + 1);
+    if (!subpath.startsWith(prefix) || !subpath.endsWith(suffix) || subpath.length < prefix.length + suffix.length) return;
+    const current = best ? keys[best.index]! : null;
+    if (current === null || star > current.indexOf('*') || (star === current.indexOf('*') && key.length > current.length)) {
+      best = { index, match: subpath.slice(prefix.length, subpath.length - suffix.length) };
+    }
+  });
+  return best;
+}
+
+describe('exports patterns of a workspace package', () => {
+  it('resolves 20,000 imports of a package through 4,000 patterns to their files', () => {
+    const exports: Record<string, string> = {};
+    for (let i = 0; i < 4000; i++) exports[`./m${i}/*`] = `./impl/m${i}/*.ts`;
+    const files = Array.from({ length: 20_000 }, (_, i) => `packages/p/impl/m${i % 4000}/f${i}.ts`);
+    const r = resolver(exports, files);
+    for (let i = 0; i < 20_000; i++) expect(r.resolve(`p/m${i % 4000}/f${i}`, 'src/q.ts')).toEqual({ kind: 'file', path: files[i] });
+    expect(r.skippedConfigs.size).toBe(0);
+  });
+
+  it('honours the first 4,096 patterns of a manifest of 20,000, and names it as read in part', () => {
+    const exports: Record<string, string> = {};
+    for (let i = 0; i < 20_000; i++) exports[`./m${i}/*`] = `./impl/m${i}/*.ts`;
+    const files = Array.from({ length: 20_000 }, (_, i) => `packages/p/impl/m${i}/x.ts`);
+    const r = resolver(exports, files);
+    const kinds = files.map((_, i) => r.resolve(`p/m${i}/x`, 'src/q.ts').kind);
+    expect(kinds.slice(0, 4096).every((k) => k === 'file')).toBe(true);
+    expect(kinds.slice(4096).every((k) => k === 'unresolved')).toBe(true);
+    expect(Object.fromEntries(r.skippedConfigs)).toEqual({ 'packages/p/package.json': 'read in part: its exports hold 20,000 `*` patterns, past the first 4,096 ignored' });
+    // TypeScript would read the whole map again for every specifier: it is not asked.
+    expect(r.fallbacks).toBe(0);
+  });
+
+  it('asks TypeScript nothing about a package whose large exports name no file for a subpath', () => {
+    const exports: Record<string, string> = { './*': './nothing/*' };
+    for (let i = 0; i < 300; i++) exports[`./m${i}`] = `./src/m${i}.ts`;
+    const r = resolver(exports, ['packages/p/src/q.ts']);
+    for (let i = 0; i < 1000; i++) expect(r.resolve(`p/z${i}`, 'packages/p/src/q.ts')).toEqual({ kind: 'unresolved' });
+    expect(r.fallbacks).toBe(0);
+  });
+
+  it('should always pick the pattern Node picks: the longest prefix, then the longest key; a key with two `*` never', () => {
+    fc.assert(
+      fc.property(exportsKeysArb, exportsSubpathArb, (keys, subpath) => {
+        // Every key's target, filled in for this subpath, is a file: which one resolves tells the key picked.
+        const exports: Record<string, string> = {};
+        const files: string[] = [];
+        keys.forEach((key, i) => {
+          exports[key] = `./src/t${i}-*.ts`;
+          const pick = nodePick([key], subpath);
+          if (pick) files.push(`packages/p/src/t${i}-${pick.match ?? '*'}.ts`);
+        });
+        const expected = nodePick(keys, subpath);
+        const got = resolver(exports, files).resolve(`p${subpath.slice(1)}`, 'src/q.ts');
+        if (expected === null) expect(got.kind).not.toBe('file');
+        else expect(got).toEqual({ kind: 'file', path: `packages/p/src/t${expected.index}-${expected.match ?? '*'}.ts` });
+      }),
+    );
+  });
+});
