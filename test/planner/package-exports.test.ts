@@ -2,6 +2,9 @@
  * A workspace package's `exports` and `imports`, as the resolver reads them from a hostile manifest:
  * patterns read once per manifest, at most `MAX_PATTERN_KEYS` of them, and the pattern Node picks.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ModuleResolver, type WorkspaceMember } from '@waves/planner';
@@ -81,5 +84,45 @@ describe('exports patterns of a workspace package', () => {
         else expect(got).toEqual({ kind: 'file', path: `packages/p/src/t${expected.index}-${expected.match ?? '*'}.ts` });
       }),
     );
+  });
+});
+
+describe('exports targets of a workspace package', () => {
+  const HUGE = { './*': `./${'*'.repeat(1_000_000)}` };
+
+  it('ignores a target with a million `*` as malformed, and names the manifest as read in part', () => {
+    const r = resolver(HUGE, []);
+    expect(r.resolve(`p/${'a'.repeat(600)}`, 'src/q.ts')).toEqual({ kind: 'unresolved' });
+    expect(Object.fromEntries(r.skippedConfigs)).toEqual({ 'packages/p/package.json': 'read in part: 1 exports target(s) with more than 16 `*` ignored' });
+  });
+
+  it('substitutes every `*` of a target with a few, as Node does', () => {
+    const r = resolver({ './*': './src/*/*.ts' }, ['packages/p/src/x/x.ts']);
+    expect(r.resolve('p/x', 'src/q.ts')).toEqual({ kind: 'file', path: 'packages/p/src/x/x.ts' });
+    expect(r.skippedConfigs.size).toBe(0);
+  });
+
+  it('never builds a target longer than 4 KB', () => {
+    const stars = `./impl/${'*'.repeat(16)}.ts`;
+    const r = resolver({ './*': stars }, [`packages/p/impl/${'a'.repeat(16)}.ts`, `packages/p/impl/${'a'.repeat(300 * 16)}.ts`]);
+    expect(r.resolve('p/a', 'src/q.ts')).toEqual({ kind: 'file', path: `packages/p/impl/${'a'.repeat(16)}.ts` });
+    expect(r.resolve(`p/${'a'.repeat(300)}`, 'src/q.ts')).toEqual({ kind: 'unresolved' });
+  });
+
+  it('hides a manifest with a malformed target from TypeScript, which would build it', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'waves-stars-'));
+    try {
+      mkdirSync(path.join(root, 'src'));
+      writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: 'p', exports: HUGE, imports: { '#*': HUGE['./*'] } }));
+      writeFileSync(path.join(root, 'src/q.ts'), '');
+      const members: WorkspaceMember[] = [{ name: 'p', dir: '', manifest: { name: 'p', exports: HUGE } }];
+      const r = new ModuleResolver({ root, files: ['package.json', 'src/q.ts'], members });
+      // A self-reference and a package import, as TypeScript alone resolves them.
+      expect(r.resolveWithTypeScript(`p/${'a'.repeat(600)}`, 'src/q.ts')).toEqual({ kind: 'unresolved' });
+      expect(r.resolveWithTypeScript(`#${'a'.repeat(600)}`, 'src/q.ts')).toEqual({ kind: 'unresolved' });
+      expect(r.skippedConfigs.get('package.json')).toMatch(/exports target\(s\) with more than 16 `\*` ignored; read in part: 1 imports target/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -24,7 +24,7 @@ import type { ts } from 'ts-morph';
 import { baseName, parentDir } from '../paths/repo-paths.js';
 import type { RepoPath } from '../types.js';
 import { isJsonModule, isSourceFile } from './graph-files.js';
-import { CONDITIONS, exportsMap, exportsSettle, exportTargets, mappedTargets, packageName, patternNotes } from './package-exports.js';
+import { CONDITIONS, exportsMap, exportsSettle, exportTargets, hasMalformedTargets, mappedTargets, packageName, patternNotes } from './package-exports.js';
 import { repoFileReader, type RepoFileReader } from './read-repo-file.js';
 import { ChainRefusal, ExtendsGuard, GuardedTsconfigCache } from './tsconfig-chain.js';
 import type { PackageManifest, WorkspaceMember } from './read-workspace.js';
@@ -406,7 +406,7 @@ export class ModuleResolver {
         const rel = this.toRel(abs);
         return rel !== null && this.dirSet.has(rel);
       },
-      readFile: (abs) => this.readListedFile(abs),
+      readFile: (abs) => (this.hiddenFromTypeScript(abs) ? undefined : this.readListedFile(abs)),
       realpath: (p) => p,
       getCurrentDirectory: () => this.root,
       useCaseSensitiveFileNames: true,
@@ -451,6 +451,29 @@ export class ModuleResolver {
     return this.makeTsContext(parsed.options);
   }
 
+  /**
+   * A listed manifest with a malformed pattern target is none to TypeScript, which would build the
+   * target whatever its `*` (package-exports.ts); it is reported as read in part.
+   */
+  private hiddenFromTypeScript(abs: string): boolean {
+    if (path.basename(abs) !== 'package.json') return false;
+    const rel = this.toRel(abs);
+    const manifest = rel === null ? null : this.manifest(parentDir(rel));
+    if (rel === null || manifest === null) return false;
+    let hidden = false;
+    const exports = exportsMap(manifest);
+    if (exports !== null && hasMalformedTargets(exports)) {
+      this.notePatterns(parentDir(rel), exports, 'exports');
+      hidden = true;
+    }
+    const imports = manifest.imports;
+    if (imports && typeof imports === 'object' && hasMalformedTargets(imports as Record<string, unknown>)) {
+      this.notePatterns(parentDir(rel), imports as Record<string, unknown>, 'imports');
+      hidden = true;
+    }
+    return hidden;
+  }
+
   /** Reads a listed file (package manifests during resolution). */
   private readListedFile(abs: string): string | undefined {
     if (this.readCache.has(abs)) return this.readCache.get(abs);
@@ -481,6 +504,7 @@ export class ModuleResolver {
     }
     let real = abs;
     if (!existsSync(abs)) real = this.workspaceConfigPath(abs) ?? abs;
+    if (this.hiddenFromTypeScript(real)) return undefined;
     // Only what the chain may read (tsconfig-chain.ts): never a device, a FIFO or a file out of the repository.
     const read = this.extendsGuard.read(real);
     if (!read.ok && !read.missing) return read.refusal;

@@ -18,6 +18,16 @@ export const CONDITIONS = ['source', 'types', 'typings', 'import', 'module', 'no
 /** The `*` patterns of one `exports` or `imports` map honoured; no real package comes near it. */
 export const MAX_PATTERN_KEYS = 4096;
 
+/**
+ * A pattern's target substitutes its one match for each `*` it holds: a target with more than this
+ * is malformed and ignored — a million `*` and a subpath of 600 characters built a string past V8's
+ * limit. Node allows any number; no real package writes more than a couple.
+ */
+export const MAX_TARGET_STARS = 16;
+
+/** The longest target a pattern may produce (Linux's PATH_MAX): a longer one names no file, and is not built. */
+export const MAX_TARGET_LENGTH = 4096;
+
 /** `@scope/name/sub` → `@scope/name`; `name/sub` → `name`; relative or odd specifiers → null. */
 export function packageName(specifier: string): string | null {
   if (specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('#')) return null;
@@ -52,6 +62,8 @@ interface PatternTable {
   prefixLengths: number[];
   /** Patterns past `MAX_PATTERN_KEYS`, ignored. */
   ignored: number;
+  /** Targets of honoured patterns with more than `MAX_TARGET_STARS` `*`, ignored. */
+  malformed: number;
   /** Whether the map has a folder mapping (a key ending in `/`, deprecated). */
   folderKeys: boolean;
   /** How many keys the map has, patterns or not. */
@@ -66,7 +78,7 @@ function patternTable(map: Record<string, unknown>): PatternTable {
   let table = tables.get(map);
   if (table) return table;
   const keys = Object.keys(map);
-  table = { byPrefix: new Map(), prefixLengths: [], ignored: 0, folderKeys: false, keys: keys.length, answers: new Map() };
+  table = { byPrefix: new Map(), prefixLengths: [], ignored: 0, malformed: 0, folderKeys: false, keys: keys.length, answers: new Map() };
   let honoured = 0;
   for (const key of keys) {
     if (key.endsWith('/')) table.folderKeys = true;
@@ -78,6 +90,10 @@ function patternTable(map: Record<string, unknown>): PatternTable {
       continue;
     }
     honoured++;
+    // Every target of the pattern, whatever the conditions: their `*` are counted once, here.
+    const targets: string[] = [];
+    conditionTargets(map[key], targets, []);
+    for (const target of targets) if (starsIn(target) > MAX_TARGET_STARS) table.malformed++;
     const prefix = key.slice(0, star);
     const group = table.byPrefix.get(prefix);
     const pattern = { key, prefix, suffix: key.slice(star + 1) };
@@ -89,6 +105,13 @@ function patternTable(map: Record<string, unknown>): PatternTable {
   table.prefixLengths = [...new Set([...table.byPrefix.keys()].map((p) => p.length))].sort((a, b) => b - a);
   tables.set(map, table);
   return table;
+}
+
+/** How many `*` a target holds, counted no further than past `MAX_TARGET_STARS`. */
+function starsIn(target: string): number {
+  let stars = 0;
+  for (let at = target.indexOf('*'); at >= 0 && stars <= MAX_TARGET_STARS; at = target.indexOf('*', at + 1)) stars++;
+  return stars;
 }
 
 /** The pattern Node picks for `key`: the longest prefix, then the longest key; null when none matches. */
@@ -124,7 +147,12 @@ export function mappedTargets(map: Record<string, unknown>, key: string, conditi
     if (found) {
       const targets: string[] = [];
       conditionTargets(map[found.pattern.key], targets, conditions);
-      for (const t of targets) out.push(t.split('*').join(found.match));
+      for (const t of targets) {
+        const stars = starsIn(t);
+        // Measured before it is built: a malformed or overlong target is no file.
+        if (stars > MAX_TARGET_STARS || t.length + stars * (found.match.length - 1) > MAX_TARGET_LENGTH) continue;
+        out.push(t.split('*').join(found.match));
+      }
     }
   }
   answers.set(key, out);
@@ -136,9 +164,17 @@ export function mappedTargets(map: Record<string, unknown>, key: string, conditi
  * map it read whole). `field` names the map: `exports` or `imports`.
  */
 export function patternNotes(map: Record<string, unknown>, field: 'exports' | 'imports'): string[] {
-  const { ignored } = patternTable(map);
-  if (ignored === 0) return [];
-  return [`read in part: its ${field} hold ${(MAX_PATTERN_KEYS + ignored).toLocaleString('en-US')} \`*\` patterns, past the first ${MAX_PATTERN_KEYS.toLocaleString('en-US')} ignored`];
+  const { ignored, malformed } = patternTable(map);
+  const notes: string[] = [];
+  const n = (count: number) => count.toLocaleString('en-US');
+  if (ignored > 0) notes.push(`read in part: its ${field} hold ${n(MAX_PATTERN_KEYS + ignored)} \`*\` patterns, past the first ${n(MAX_PATTERN_KEYS)} ignored`);
+  if (malformed > 0) notes.push(`read in part: ${n(malformed)} ${field} target(s) with more than ${MAX_TARGET_STARS} \`*\` ignored`);
+  return notes;
+}
+
+/** Whether a map holds what TypeScript must never be handed: a target it would substitute a match into a million times. */
+export function hasMalformedTargets(map: Record<string, unknown>): boolean {
+  return patternTable(map).malformed > 0;
 }
 
 /** The `exports` of a manifest as a map of subpaths (sugar such as `"exports": "./x.js"` is `{".": …}`), made once per manifest. */
@@ -169,13 +205,14 @@ export const MAX_FALLBACK_KEYS = 256;
  * Whether waves' reading of the package's `exports` is the answer for `subpath`, so that no other
  * resolver need be asked when it names no file: the map names subpaths and neither a key nor a
  * pattern matches it (Node and TypeScript refuse it then), or the map is too large to hand to
- * TypeScript (`MAX_FALLBACK_KEYS`), or waves read it only in part.
+ * TypeScript (`MAX_FALLBACK_KEYS`), or waves read it only in part (patterns past the cap, or
+ * malformed targets TypeScript would build).
  */
 export function exportsSettle(manifest: PackageManifest, subpath: string): boolean {
   const map = exportsMap(manifest);
   if (map === null) return false;
   const table = patternTable(map);
-  if (table.ignored > 0 || table.keys > MAX_FALLBACK_KEYS) return true;
+  if (table.ignored > 0 || table.malformed > 0 || table.keys > MAX_FALLBACK_KEYS) return true;
   // TypeScript still reads folder mappings (`"./x/": "./x/"`), which waves does not.
   if (Object.hasOwn(map, subpath) || table.folderKeys) return false;
   return matchPattern(table, subpath) === null;
