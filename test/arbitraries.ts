@@ -208,3 +208,12 @@ export const exportsKeysArb: fc.Arbitrary<string[]> = fc.uniqueArray(
 
 /** A subpath of a package as an import names it, over the alphabet of `exportsKeysArb`. */
 export const exportsSubpathArb: fc.Arbitrary<string> = fc.string({ unit: fc.constantFrom('a', 'b', '/'), maxLength: 8 }).map((rest) => `./${rest}`);
+
+/** A bare specifier of one to three short segments, over the alphabet of `pathsKeysArb`. */
+export const bareSpecifierArb: fc.Arbitrary<string> = fc.array(fc.constantFrom('a', 'b', 'ab'), { minLength: 1, maxLength: 3 }).map((segments) => segments.join('/'));
+
+/** Keys of a tsconfig's `paths` whose prefixes and suffixes collide often: some exact, most with one `*`, some with two. */
+export const pathsKeysArb: fc.Arbitrary<string[]> = fc.uniqueArray(
+  fc.array(fc.constantFrom('a', 'b', '*', 'a*', '*b'), { minLength: 1, maxLength: 3 }).map((segments) => segments.join('/')),
+  { maxLength: 10 },
+);

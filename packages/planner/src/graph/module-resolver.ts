@@ -18,13 +18,14 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { createPathsMatcher, parseTsconfig, type PathsMatcher } from 'get-tsconfig';
+import { parseTsconfig } from 'get-tsconfig';
 import { nestsDeeperThan } from './json-depth.js';
 import type { ts } from 'ts-morph';
 import { baseName, parentDir } from '../paths/repo-paths.js';
 import type { RepoPath } from '../types.js';
 import { isJsonModule, isSourceFile } from './graph-files.js';
 import { CONDITIONS, exportsMap, exportsSettle, exportTargets, hasMalformedTargets, mappedTargets, packageName, patternNotes } from './package-exports.js';
+import { MAX_PATHS_ENTRIES, pathsMatcher, type PathsMatcher } from './paths-matcher.js';
 import { repoFileReader, type RepoFileReader } from './read-repo-file.js';
 import { ChainRefusal, ExtendsGuard, GuardedTsconfigCache } from './tsconfig-chain.js';
 import type { PackageManifest, WorkspaceMember } from './read-workspace.js';
@@ -175,9 +176,13 @@ export class ModuleResolver {
         if (read && typeof value === 'string') this.extraConfigReads.set(read[1]!, value);
       }
       const options = config.compilerOptions ?? {};
+      // `paths` without `baseUrl` lie under the tsconfig that wrote them, which get-tsconfig keeps under a symbol.
+      const implicit = Object.getOwnPropertySymbols(options).find((key) => key.description === 'implicitBaseUrl');
+      const implicitBase = implicit === undefined ? undefined : (options as Record<symbol, unknown>)[implicit];
+      const base = path.resolve(path.dirname(abs), options.baseUrl || (typeof implicitBase === 'string' ? implicitBase : '') || '.');
       context = {
         configPath: abs,
-        matcher: createPathsMatcher({ path: abs, config }),
+        matcher: options.baseUrl || options.paths ? this.pathsMatcher(configRel, { base, baseUrl: Boolean(options.baseUrl), paths: options.paths }) : null,
         customConditions: (options as { customConditions?: string[] }).customConditions ?? [],
         rootDirs: Array.isArray(options.rootDirs) && options.rootDirs.length > 0,
         bareCache: new Map(),
@@ -194,7 +199,7 @@ export class ModuleResolver {
       const base = options.baseUrl ?? (options as { pathsBasePath?: string }).pathsBasePath ?? path.dirname(abs);
       context = {
         configPath: abs,
-        matcher: options.paths || options.baseUrl ? createPathsMatcher({ path: path.join(base, 'tsconfig.json'), config: { compilerOptions: { baseUrl: '.', paths: options.paths ?? {} } } }) : null,
+        matcher: options.paths || options.baseUrl ? this.pathsMatcher(configRel, { base, baseUrl: true, paths: options.paths ?? {} }) : null,
         customConditions: options.customConditions ?? [],
         rootDirs: (options.rootDirs?.length ?? 0) > 0,
         bareCache: new Map(),
@@ -203,6 +208,16 @@ export class ModuleResolver {
     }
     this.configByDir.set(dir, context);
     return context;
+  }
+
+  /** The matcher of a tsconfig's `paths`; one whose entries waves reads only in part is reported. */
+  private pathsMatcher(configRel: RepoPath, options: Parameters<typeof pathsMatcher>[0]): PathsMatcher {
+    const matcher = pathsMatcher(options);
+    if (matcher.ignored > 0) {
+      const n = (count: number) => count.toLocaleString('en-US');
+      this.skippedConfigs.set(configRel, `read in part: its paths hold ${n(MAX_PATHS_ENTRIES + matcher.ignored)} entries, past the first ${n(MAX_PATHS_ENTRIES)} ignored`);
+    }
+    return matcher;
   }
 
   /** A tsconfig whose extends chain waves refused to read counts as none, and is reported. */
@@ -448,6 +463,9 @@ export class ModuleResolver {
     const read = api.readConfigFile(abs, readFile);
     if (read.error || !read.config) return this.makeTsContext({});
     const parsed = api.parseJsonConfigFileContent(read.config, parseHost, path.dirname(abs), { ignoreDeprecations: '6.0' }, abs);
+    // TypeScript walks every `paths` entry for each specifier it is asked: it sees those waves honours.
+    const paths = parsed.options.paths;
+    if (paths && Object.keys(paths).length > MAX_PATHS_ENTRIES) parsed.options.paths = Object.fromEntries(Object.entries(paths).slice(0, MAX_PATHS_ENTRIES));
     return this.makeTsContext(parsed.options);
   }
 
