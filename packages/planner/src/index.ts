@@ -71,7 +71,7 @@ export { checkPathToken } from './scope/path-token.js';
 export { parseGithubFileUrl } from './scope/github-file-url.js';
 export type { IssueMentions, PathMention, RootMention } from './scope/extract-mentions.js';
 export { createRepoTree } from './scope/repo-tree.js';
-export { baseName, containsPath, parentDir } from './paths/repo-paths.js';
+export { baseName, containsPath, normalisePattern, parentDir } from './paths/repo-paths.js';
 export type { RepoTree } from './scope/repo-tree.js';
 export { categoryFromLabel, laneFromLabel, resolveLaneName } from './scope/resolve-lane.js';
 export { isControlFile } from './scope/control-files.js';
@@ -113,7 +113,7 @@ export type { GitRunOptions, GitRunResult } from './graph/git-run.js';
 export { gitInputProblem } from './graph/git-inputs.js';
 export type { RepoListing } from './graph/list-files.js';
 export { readWorkspace } from './graph/read-workspace.js';
-export type { Workspace, WorkspaceMember } from './graph/read-workspace.js';
+export type { Workspace, WorkspaceMember, WorkspaceProblem } from './graph/read-workspace.js';
 export { ModuleResolver } from './graph/module-resolver.js';
 export { isJsonModule, isSourceFile } from './graph/graph-files.js';
 export { packageName } from './graph/package-exports.js';
@@ -142,7 +142,7 @@ export { auditFence, fenceWithCompanions, inFence, isRootFile, touchedPaths } fr
 export type { ChangedPath, ChangeKind, FenceAudit } from './harvest/audit-fence.js';
 export { finishAccuracy, SCOPE_SOURCES, scopeAccuracy, sumAccuracy } from './harvest/scope-accuracy.js';
 export type { Accuracy, AccuracySums, PredictedLeaf, RunAccuracy, Tally } from './harvest/scope-accuracy.js';
-export { GlobError, globMatcher, globProblem, isGlob, normalisePattern } from './paths/globs.js';
+export { GlobError, globMatcher, globProblem, isGlob } from './paths/globs.js';
 
 // Scope inference (issues that name no files): evidence, index, candidates, fences.
 export { gluedName, holedMatch, inferCandidates, INFER_WEIGHTS, MAX_CANDIDATES, messageTokens } from './infer/infer-candidates.js';

@@ -17,7 +17,7 @@
  * An issue without candidates is a miss. Pure.
  */
 import type { IssueNumber, RepoPath } from '../types.js';
-import { containsPath } from '../paths/repo-paths.js';
+import { containsPath, withoutTrailingSlashes } from '../paths/repo-paths.js';
 import { isCodeFile, isTestFile, type ChangedFile, type HistoryCommit } from './backlog-from-commits.js';
 
 /** The files a localisation is judged against (see above), sorted. */
@@ -57,7 +57,7 @@ export function pathsAtBase(commits: readonly HistoryCommit[], isFileAtBase: (pa
 
 /** A fence lane as a plan lists it (`src/`, `src/a.ts`, `/` or `./` for the root) as a repository path. */
 export function fencePath(label: string): RepoPath {
-  let path = label.replace(/\/+$/, '');
+  let path = withoutTrailingSlashes(label);
   while (path.startsWith('./')) path = path.slice(2);
   return path === '.' ? '' : path;
 }

@@ -17,7 +17,7 @@ import { MAX_SOURCE_BYTES, repoFileReader } from './read-repo-file.js';
 import { decodeSource, readRegularFileSync } from './read-regular-file.js';
 import { isJsonModule, isSourceFile } from './graph-files.js';
 import { ModuleResolver, type Resolved } from './module-resolver.js';
-import { readWorkspace, type WorkspaceMember } from './read-workspace.js';
+import { readWorkspace, type WorkspaceMember, type WorkspaceProblem } from './read-workspace.js';
 import { scanFiles, type ScanJob, type ScanOptions } from './scan-pool.js';
 import { scanSymbols } from './scan-symbols.js';
 import { packEntry, readSymbolsCache, unpackEntry, writeSymbolsCache, type SymbolsEntries } from './symbols-cache.js';
@@ -36,7 +36,7 @@ export interface BuildRepoGraphOptions extends ScanOptions {
   /** Its workspace packages with their manifests (default: read from its configuration). */
   members?: readonly WorkspaceMember[];
   /** Manifests the workspace could not read (with `members`; read here otherwise): reported as skipped. */
-  workspaceProblems?: readonly { path: RepoPath; message: string }[];
+  workspaceProblems?: readonly WorkspaceProblem[];
   /** Use and update the cache under `<root>/.waves/cache/` (default true); `'read-only'` uses it without writing. */
   cache?: boolean | 'read-only';
   /**
@@ -295,7 +295,7 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
   const reader = repoFileReader(absRoot, options.maxSourceBytes);
   const skipped = new Map<RepoPath, string>();
   // A manifest that is not JSON (or nests too deep to parse): its package is not one of the workspace's.
-  for (const problem of workspace.problems) skipped.set(problem.path, `not read as a manifest: ${problem.message.split('\n')[0]!.slice(0, 200)}`);
+  for (const problem of workspace.problems) skipped.set(problem.path, `${problem.readInPart ? '' : 'not read as a manifest: '}${problem.message.split('\n')[0]!.slice(0, 200)}`);
   for (const name of unnamed.slice(0, 1000)) skipped.set(name, 'its name is not valid UTF-8: waves can neither read nor name it (rename it)');
   const texts = new Map<RepoPath, string>();
   const idOf = (file: RepoPath): string | null => {

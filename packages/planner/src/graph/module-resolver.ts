@@ -21,7 +21,7 @@ import path from 'node:path';
 import { parseTsconfig } from 'get-tsconfig';
 import { nestsDeeperThan } from './json-depth.js';
 import type { ts } from 'ts-morph';
-import { baseName, parentDir } from '../paths/repo-paths.js';
+import { baseName, parentDir, withoutLeadingDotSlash, withoutTrailingSlashes } from '../paths/repo-paths.js';
 import type { RepoPath } from '../types.js';
 import { isJsonModule, isSourceFile } from './graph-files.js';
 import { CONDITIONS, exportsMap, exportsSettle, exportTargets, hasMalformedTargets, mappedTargets, packageName, patternNotes } from './package-exports.js';
@@ -239,7 +239,7 @@ export class ModuleResolver {
       if (specifier.startsWith('/') || context.rootDirs) return this.viaTypeScript(specifier, from, context);
       const target = path.posix.normalize(path.posix.join(parentDir(from) || '.', specifier));
       if (target === '..' || target.startsWith('../')) return UNRESOLVED;
-      const found = this.probe(target === '.' ? '' : target.replace(/\/+$/, ''), specifier.endsWith('/'));
+      const found = this.probe(target === '.' ? '' : withoutTrailingSlashes(target), specifier.endsWith('/'));
       if (found === 'defer') return this.viaTypeScript(specifier, from, context);
       // A stylesheet or image is no part of the graph — unless it is code (`./styles.css` → `styles.css.ts`).
       return asset && found.kind !== 'file' ? EXTERNAL : found;
@@ -322,7 +322,7 @@ export class ModuleResolver {
         for (const field of ['types', 'typings', 'main'] as const) {
           const value = manifest[field];
           if (typeof value !== 'string') continue;
-          const entry = path.posix.normalize(`${prefix}${value}`).replace(/\/+$/, '');
+          const entry = withoutTrailingSlashes(path.posix.normalize(`${prefix}${value}`));
           if (entry.startsWith('../')) continue;
           const found = entry === target ? UNRESOLVED : this.probe(entry, false);
           if (found !== UNRESOLVED) return found;
@@ -581,7 +581,7 @@ export class ModuleResolver {
   }
 
   private probeSource(pkgDir: RepoPath, target: string): RepoPath | null {
-    const clean = target.replace(/^\.\/+/, '').replace(/\/+$/, '');
+    const clean = withoutTrailingSlashes(withoutLeadingDotSlash(target));
     if (clean.split('/').includes('..')) return null;
     const variants = [clean];
     if (BUILD_DIRS.test(clean)) variants.push(clean.replace(BUILD_DIRS, 'src/'), clean.replace(BUILD_DIRS, ''));

@@ -4,7 +4,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import { globMatcher, globProblem } from '../paths/globs.js';
-import { parentDir } from '../paths/repo-paths.js';
+import { normalisePattern, parentDir } from '../paths/repo-paths.js';
 import type { RepoPath, WorkspacePackage } from '../types.js';
 import { repoFileReader, type RepoFileReader } from './read-repo-file.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
@@ -30,9 +30,25 @@ export interface WorkspaceMember extends WorkspacePackage {
 export interface Workspace {
   /** Named packages, the root one (dir `""`) included when it has a name. */
   members: WorkspaceMember[];
-  /** Manifests that could not be read or parsed, by path. */
-  problems: { path: RepoPath; message: string }[];
+  /**
+   * Manifests that could not be read or parsed, by path; or, `readInPart`, configuration read
+   * with something in it ignored (the message says what).
+   */
+  problems: WorkspaceProblem[];
 }
+
+export interface WorkspaceProblem {
+  path: RepoPath;
+  message: string;
+  readInPart?: true;
+}
+
+/**
+ * The longest workspace glob waves reads: real ones are a few dozen characters, and a longer one
+ * is ignored before anything else reads it (a glob of 300,000 `/` took 67 s, then picomatch threw
+ * past its 65,536).
+ */
+export const MAX_WORKSPACE_GLOB = 4096;
 
 /** A manifest's text, read only as a regular file inside the repository (see read-repo-file.ts). */
 function readText(reader: RepoFileReader, file: RepoPath): string {
@@ -41,15 +57,22 @@ function readText(reader: RepoFileReader, file: RepoPath): string {
   return read.content.toString('utf8');
 }
 
-function workspaceGlobs(manifest: PackageManifest | null, pnpmYaml: unknown): string[] {
+function workspaceGlobs(manifest: PackageManifest | null, pnpmYaml: unknown, problems: WorkspaceProblem[]): string[] {
   const globs: string[] = [];
-  if (pnpmYaml && typeof pnpmYaml === 'object' && Array.isArray((pnpmYaml as { packages?: unknown }).packages)) {
-    for (const g of (pnpmYaml as { packages: unknown[] }).packages) if (typeof g === 'string') globs.push(g);
-  }
+  const take = (list: unknown[], file: RepoPath) => {
+    let long = 0;
+    for (const g of list) {
+      if (typeof g !== 'string') continue;
+      if (g.length > MAX_WORKSPACE_GLOB) long++;
+      else globs.push(normalisePattern(g));
+    }
+    if (long > 0) problems.push({ path: file, message: `read in part: ${long} workspace glob(s) longer than ${MAX_WORKSPACE_GLOB.toLocaleString('en-US')} characters ignored`, readInPart: true });
+  };
+  if (pnpmYaml && typeof pnpmYaml === 'object' && Array.isArray((pnpmYaml as { packages?: unknown }).packages)) take((pnpmYaml as { packages: unknown[] }).packages, 'pnpm-workspace.yaml');
   const ws = manifest?.workspaces;
   const list = Array.isArray(ws) ? ws : ws && typeof ws === 'object' && Array.isArray((ws as { packages?: unknown }).packages) ? (ws as { packages: unknown[] }).packages : [];
-  for (const g of list) if (typeof g === 'string') globs.push(g);
-  return globs.map((g) => g.trim().replace(/^\.\/+/, '').replace(/\/+$/, ''));
+  take(list, 'package.json');
+  return globs;
 }
 
 /** A manifest's JSON; one nested past `MAX_JSON_DEPTH` is refused before it is parsed (the walks of its `exports` recurse). */
@@ -80,9 +103,9 @@ export async function readWorkspace(root: string, files: readonly RepoPath[]): P
     }
   }
   // A glob that could take hours to match (the repository's text: see globProblem) is skipped, named.
-  const globs = workspaceGlobs(rootManifest, pnpmYaml).filter((g) => {
+  const globs = workspaceGlobs(rootManifest, pnpmYaml, problems).filter((g) => {
     const problem = globProblem(g.startsWith('!') ? g.slice(1) : g);
-    if (problem !== null) problems.push({ path: pnpmYaml !== null ? 'pnpm-workspace.yaml' : 'package.json', message: `its workspace glob ${JSON.stringify(g.length > 80 ? `${g.slice(0, 79)}…` : g)} is not read: ${problem}` });
+    if (problem !== null) problems.push({ path: pnpmYaml !== null ? 'pnpm-workspace.yaml' : 'package.json', message: `read in part: its workspace glob ${JSON.stringify(g.length > 80 ? `${g.slice(0, 79)}…` : g)} is not read: ${problem}`, readInPart: true });
     return problem === null;
   });
   const include = globs.filter((g) => !g.startsWith('!')).map(globMatcher);

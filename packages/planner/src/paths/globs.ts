@@ -55,7 +55,5 @@ export function globMatcher(pattern: string): (path: string) => boolean {
   return matcher;
 }
 
-/** Normalises a config path or glob: no `./`, no trailing slash. */
-export function normalisePattern(pattern: string): string {
-  return pattern.trim().replace(/^\.\/+/, '').replace(/\/+$/, '');
-}
+/** Normalises a config path or glob: no `./`, no trailing slash (linear: see repo-paths.ts). */
+export { normalisePattern } from './repo-paths.js';

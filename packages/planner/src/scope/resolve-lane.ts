@@ -1,5 +1,5 @@
 import type { RepoPath } from '../types.js';
-import { baseName, parentDir } from '../paths/repo-paths.js';
+import { baseName, normalisePattern, parentDir } from '../paths/repo-paths.js';
 import type { RepoTree } from './repo-tree.js';
 
 /** Folders that conventionally hold packages, besides the parents of the workspace packages. */
@@ -23,7 +23,7 @@ export function categoryFromLabel(label: string): string | null {
  * matches. Names are compared without case, since labels are usually lower-case.
  */
 export function resolveLaneName(name: string, tree: RepoTree): RepoPath | null {
-  const wanted = name.trim().replace(/^\.\/+/, '').replace(/\/+$/, '');
+  const wanted = normalisePattern(name);
   if (wanted === '' || wanted.split('/').some((s) => s === '..' || s === '.') || wanted.startsWith('/') || wanted.startsWith('~')) {
     return null;
   }

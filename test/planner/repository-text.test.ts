@@ -1,0 +1,72 @@
+/**
+ * Paths and globs a repository writes, trimmed in linear time: `.replace(/\/+$/, '')` is quadratic
+ * in V8 on a long run of `/` that does not end the text, and a workspace glob is capped before
+ * anything reads it.
+ */
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildRepoGraph, fencePath, listRepoFiles, normalisePattern, readWorkspace } from '@waves/planner';
+import { TempRepo } from '../helpers/temp-repo.js';
+
+const repos: TempRepo[] = [];
+afterAll(async () => {
+  for (const repo of repos) await repo.dispose();
+});
+
+/** Text over the characters the trimming cares about, in runs long and short. */
+const slashyTextArb = fc.array(fc.constantFrom('/', '//', '.', './', ' ', '\t', 'a'), { maxLength: 12 }).map((parts) => parts.join(''));
+
+describe('trimming repository paths', () => {
+  it('should always normalise a pattern as the expressions did: trimmed, no leading ./, no trailing /', () => {
+    fc.assert(
+      fc.property(slashyTextArb, (text) => {
+        expect(normalisePattern(text)).toBe(text.trim().replace(/^\.\/+/, '').replace(/\/+$/, ''));
+      }),
+    );
+  });
+
+  it('should always read a fence lane as the expressions did', () => {
+    const reference = (label: string) => {
+      let path = label.replace(/\/+$/, '');
+      while (path.startsWith('./')) path = path.slice(2);
+      return path === '.' ? '' : path;
+    };
+    fc.assert(
+      fc.property(slashyTextArb, (label) => {
+        expect(fencePath(label)).toBe(reference(label));
+      }),
+    );
+  });
+
+  it('normalises a million slashes before an x', () => {
+    expect(normalisePattern(`./${'/'.repeat(1_000_000)}x${'/'.repeat(1_000_000)}`)).toBe('x');
+  });
+});
+
+describe('workspace globs', () => {
+  it('ignores a glob past 4,096 characters, names its file, and reads the others', async () => {
+    const long = `${'/'.repeat(70_000)}x`;
+    const repo = await TempRepo.create({
+      'pnpm-workspace.yaml': `packages:\n  - "${long}"\n  - "packages/*/"\n`,
+      'package.json': JSON.stringify({ name: 'root', workspaces: [long, long, 'libs/*'] }),
+      'packages/p/package.json': '{"name":"p"}',
+      'packages/p/index.ts': 'export const p = 1;\n',
+      'libs/l/package.json': '{"name":"l"}',
+      'libs/l/index.ts': "import { p } from 'p';\nexport const l = p;\n",
+    });
+    repos.push(repo);
+    const { files } = await listRepoFiles(repo.root);
+    const workspace = await readWorkspace(repo.root, files);
+    expect(workspace.members.map((m) => m.name)).toEqual(['root', 'l', 'p']);
+    expect(workspace.problems).toEqual([
+      { path: 'pnpm-workspace.yaml', message: 'read in part: 1 workspace glob(s) longer than 4,096 characters ignored', readInPart: true },
+      { path: 'package.json', message: 'read in part: 2 workspace glob(s) longer than 4,096 characters ignored', readInPart: true },
+    ]);
+    const graph = await buildRepoGraph(repo.root, { cache: false });
+    expect(graph.hasEdge('libs/l/index.ts', 'packages/p/index.ts')).toBe(true);
+    expect(graph.getAttribute('skipped')).toEqual([
+      { file: 'package.json', reason: 'read in part: 2 workspace glob(s) longer than 4,096 characters ignored' },
+      { file: 'pnpm-workspace.yaml', reason: 'read in part: 1 workspace glob(s) longer than 4,096 characters ignored' },
+    ]);
+  });
+});
