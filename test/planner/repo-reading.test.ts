@@ -157,4 +157,48 @@ describe('tsconfig extends chains', () => {
       rmSync(store, { recursive: true, force: true });
     }
   });
+  /** A chain of `links` small files under `dir`, `t0.json` → `t1.json` → …, the last with `last`. */
+  function chainFiles(dir: string, links: number, last: unknown): Record<string, string> {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < links; i++) files[`${dir}/t${i}.json`] = JSON.stringify({ extends: `./t${i + 1}.json` });
+    files[`${dir}/t${links}.json`] = JSON.stringify(last);
+    return files;
+  }
+
+  it('skips, with its reason, a tsconfig whose extends chain is 2,000 files long, through get-tsconfig and through TypeScript; reads one of 64', async () => {
+    const alias = { compilerOptions: { paths: { '@x': ['../src/b.ts'] } } };
+    const chain = await TempRepo.create({
+      'package.json': JSON.stringify({ name: 'root', private: true, workspaces: ['packages/*'] }),
+      // Relative links: get-tsconfig reads them.
+      'long/tsconfig.json': JSON.stringify({ extends: '../c/t0.json' }),
+      'long/a.ts': "import './b';\nimport '@x';\n",
+      'long/b.ts': '',
+      ...chainFiles('c', 2000, alias),
+      // Into a workspace package that was never installed: get-tsconfig gives up, TypeScript reads it.
+      'viapkg/tsconfig.json': JSON.stringify({ extends: '@ws/config/t0.json' }),
+      'viapkg/a.ts': "import './b';\n",
+      'viapkg/b.ts': '',
+      'packages/config/package.json': JSON.stringify({ name: '@ws/config' }),
+      ...chainFiles('packages/config', 2000, {}),
+      // 63 bases and the tsconfig: 64 files, all read; the last base's alias resolves.
+      'short/tsconfig.json': JSON.stringify({ extends: '../d/t0.json' }),
+      'short/a.ts': "import '@x';\n",
+      ...chainFiles('d', 62, alias),
+      'src/b.ts': '',
+    });
+    try {
+      const graph = await buildRepoGraph(chain.root, { cache: false });
+      const skipped = Object.fromEntries(graph.getAttribute('skipped').map((s) => [s.file, s.reason]));
+      expect(skipped).toEqual({
+        'long/tsconfig.json': `its extends chain names ${path.join(chain.root, 'c/t63.json')}, past the 64 files waves follows (not read)`,
+        'viapkg/tsconfig.json': expect.stringMatching(/^its extends chain names \S+\/t\d+\.json, past the 64 files waves follows \(not read\)$/),
+      });
+      // A skipped tsconfig counts as none: relative imports still resolve, its alias does not.
+      expect(graph.outNeighbors('long/a.ts')).toEqual(['long/b.ts']);
+      expect(graph.outNeighbors('viapkg/a.ts')).toEqual(['viapkg/b.ts']);
+      expect(graph.outNeighbors('short/a.ts')).toEqual(['src/b.ts']);
+    } finally {
+      await chain.dispose();
+    }
+  });
 });

@@ -27,7 +27,7 @@ import { isJsonModule, isSourceFile } from './graph-files.js';
 import { CONDITIONS, exportsMap, exportsSettle, exportTargets, hasMalformedTargets, mappedTargets, packageName, patternNotes } from './package-exports.js';
 import { MAX_PATHS_ENTRIES, pathsMatcher, type PathsMatcher } from './paths-matcher.js';
 import { repoFileReader, type RepoFileReader } from './read-repo-file.js';
-import { ChainRefusal, ExtendsGuard, GuardedTsconfigCache } from './tsconfig-chain.js';
+import { ChainBudget, ChainRefusal, ExtendsGuard, GuardedTsconfigCache } from './tsconfig-chain.js';
 import type { PackageManifest, WorkspaceMember } from './read-workspace.js';
 import { typescript } from './typescript.js';
 
@@ -89,6 +89,7 @@ export class ModuleResolver {
   private readonly nearestCache = new Map<RepoPath, ConfigContext>();
   private readonly readCache = new Map<string, string | undefined>();
   private readonly extendsGuard: ExtendsGuard;
+  private readonly chainBudget = new ChainBudget();
   private readonly tsconfigCache: GuardedTsconfigCache;
   private readonly workspaceCache = new Map<string, RepoPath | null>();
   private readonly manifestCache = new Map<RepoPath, PackageManifest | null>();
@@ -113,7 +114,7 @@ export class ModuleResolver {
     this.root = path.resolve(options.root);
     this.reader = repoFileReader(this.root);
     this.extendsGuard = new ExtendsGuard(this.root);
-    this.tsconfigCache = new GuardedTsconfigCache(this.extendsGuard);
+    this.tsconfigCache = new GuardedTsconfigCache(this.extendsGuard, this.chainBudget);
     this.fileSet = new Set(options.files);
     for (const file of options.files) {
       let dir = parentDir(file);
@@ -166,6 +167,7 @@ export class ModuleResolver {
     if (known) return known;
     const abs = path.join(this.root, configRel);
     let context: ConfigContext;
+    this.chainBudget.begin();
     try {
       // A tsconfig that is a link out of the repository, a FIFO or huge is not read (TypeScript's path below reads nothing either).
       if (!this.reader.read(configRel).ok) throw new Error(`${configRel}: not read`);
@@ -447,6 +449,7 @@ export class ModuleResolver {
 
   /** TypeScript's reading of a tsconfig, `extends` chains included; what the guard refused goes to `refusals`. */
   private tsContext(abs: string, refusals: ChainRefusal[] = []): { options: ts.CompilerOptions; cache: ts.ModuleResolutionCache } {
+    this.chainBudget.begin();
     const api = typescript();
     const readFile = (f: string) => {
       const text = this.readConfigFile(f);
@@ -511,6 +514,12 @@ export class ModuleResolver {
    * `node_modules/<package>` that was never installed.
    */
   private readConfigFile(abs: string): string | ChainRefusal | undefined {
+    const text = this.readConfigText(abs);
+    // A file of the chain that is there counts, read now or before (tsconfig-chain.ts).
+    return typeof text === 'string' ? (this.chainBudget.take(abs) ?? text) : text;
+  }
+
+  private readConfigText(abs: string): string | ChainRefusal | undefined {
     if (this.readCache.has(abs)) return this.readCache.get(abs);
     const rel = this.toRel(abs);
     if (rel !== null && this.fileSet.has(rel)) {

@@ -10,6 +10,9 @@
  *   often a pnpm link into `node_modules/.pnpm`, or into a parent workspace's);
  * - it is a regular file of at most 2 MB (read-regular-file.ts).
  *
+ * - it is one of the first `MAX_CHAIN_FILES` files the chain names: both readers recurse once per
+ *   link, and TypeScript's overflowed the stack on a chain of 2,000 small files.
+ *
  * Anything else is a refusal with a reason: the tsconfig whose chain named it is skipped (as if it
  * were not there) and reported like any file the graph build did not read.
  *
@@ -35,6 +38,31 @@ export class ChainRefusal extends Error {
 }
 
 export type ChainRead = { ok: true; text: string } | { ok: false; missing: true } | { ok: false; missing: false; refusal: ChainRefusal };
+
+/** The most files one tsconfig's `extends` chain may name (bases of bases, arrays and packages' manifests included); real ones name a handful. */
+export const MAX_CHAIN_FILES = 64;
+
+/**
+ * The files one tsconfig's chain has read so far, counted by both readers (get-tsconfig's, through
+ * `GuardedTsconfigCache`, and TypeScript's): `begin` before each tsconfig is read. Only files that
+ * are there count: TypeScript probes many a missing one for each package it looks for.
+ */
+export class ChainBudget {
+  private readonly named = new Set<string>();
+
+  begin(): void {
+    this.named.clear();
+  }
+
+  /** A refusal once `file` (found, and read) is a new file past `MAX_CHAIN_FILES`; null before. */
+  take(file: string): ChainRefusal | null {
+    if (this.named.has(file)) return null;
+    // Past the budget a file is never taken in: asked again (TypeScript asks whether it exists, then reads it), it is refused again.
+    if (this.named.size === MAX_CHAIN_FILES) return new ChainRefusal(path.resolve(file), `past the ${MAX_CHAIN_FILES} files waves follows`);
+    this.named.add(file);
+    return null;
+  }
+}
 
 const inNodeModules = (file: string) => file.split(/[\\/]/).includes('node_modules');
 
@@ -84,13 +112,16 @@ const READ_KEY = /^readFileSync:(.*):utf8$/;
 export class GuardedTsconfigCache extends Map<string, unknown> {
   private refused: ChainRefusal | null = null;
 
-  constructor(private readonly guard: ExtendsGuard) {
+  constructor(
+    private readonly guard: ExtendsGuard,
+    private readonly budget: ChainBudget,
+  ) {
     super();
   }
 
   override get(key: string): unknown {
+    const read = READ_KEY.exec(key);
     if (!super.has(key)) {
-      const read = READ_KEY.exec(key);
       if (read) {
         const result = this.guard.read(read[1]!);
         if (result.ok) super.set(key, result.text);
@@ -101,7 +132,14 @@ export class GuardedTsconfigCache extends Map<string, unknown> {
         }
       }
     }
-    return super.get(key);
+    const value = super.get(key);
+    // A file the chain found counts, whether read now or for another tsconfig's chain before.
+    const over = read && typeof value === 'string' ? this.budget.take(read[1]!) : null;
+    if (over) {
+      this.refused = over;
+      throw over;
+    }
+    return value;
   }
 
   /** The refusal that made the last `parseTsconfig` fail, if one did (then forgotten). */
