@@ -253,6 +253,29 @@ describe('waves schema and waves init', () => {
     expect(withTests.verifyTimeout).toBe('10m');
   });
 
+  it('reads package.json as the graph does: a FIFO, a link to /dev/zero or out of the repository gives no verify, and one line', async () => {
+    const outside = await mkdtemp(path.join(tmpdir(), 'waves-outside-'));
+    try {
+      await writeFile(path.join(outside, 'package.json'), JSON.stringify({ name: 'theirs', scripts: { test: 'rm -rf ~' } }));
+      for (const [kind, make, reason] of [
+        ['outside', (file: string) => symlink(path.join(outside, 'package.json'), file), 'a symbolic link leading outside the repository'],
+        ['zero', (file: string) => symlink('/dev/zero', file), 'a symbolic link leading outside the repository'],
+        ['fifo', (file: string) => execa('mkfifo', [file]), 'not a regular file (a FIFO, socket or device)'],
+      ] as const) {
+        repo = await TempRepo.create({ 'a.ts': '', 'pnpm-lock.yaml': '' });
+        await make(path.join(repo.root, 'package.json'));
+        const result = await waves(['init', '--root', repo.root]);
+        expect(result.exitCode, `${kind}: ${result.stderr}`).toBe(0);
+        expect(result.stderr.trim(), kind).toBe(`waves: skipped package.json: ${reason} (no verify suggested)`);
+        expect(JSON.parse(await readFile(path.join(repo.root, 'waves.config.json'), 'utf8')).verify, kind).toBeUndefined();
+        await repo.dispose();
+        repo = undefined;
+      }
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
   it('never writes through a symbolic link, and keeps an existing schema file without --force', async () => {
     const outside = await mkdtemp(path.join(tmpdir(), 'waves-outside-'));
     try {

@@ -98,6 +98,7 @@ export type { PartitionProblem, PartitionResult } from './waves/partition-waves.
 // Adapters: these read the file system and run git.
 export { loadRepo, assertDirectory } from './graph/load-repo.js';
 export { megabytes, readRegularBytes, readRegularFile, readRegularFileSync } from './graph/read-regular-file.js';
+export { readRepoText } from './graph/read-repo-text.js';
 export type { RefusalKind, RegularRead, RegularReadOptions } from './graph/read-regular-file.js';
 export type { LoadRepoOptions } from './graph/load-repo.js';
 export { buildRepoGraph, assembleGraph, IMPORT_KIND_ORDER } from './graph/build-repo-graph.js';

@@ -5,8 +5,9 @@
  * made either file a link to one of the user's own files.
  */
 import { constants } from 'node:fs';
-import { access, lstat, readFile, writeFile } from 'node:fs/promises';
+import { access, lstat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { readRepoText } from '@waves/planner';
 import { parseCommandArgs, renderFlags, type FlagSpecs } from '../args.js';
 import { CONFIG_FILE, CONFIG_SCHEMA_FILE, ConfigSchema } from '../config/config-schema.js';
 import { UsageError } from '../errors.js';
@@ -44,11 +45,20 @@ export const STARTER_CONFIG = {
   defaults: { top: 10, waveSize: 4, maxWaves: 2, granularity: 'file', contentionDepth: 1 },
 };
 
-/** `<pm> test` when the root's package.json has a test script; the package manager from the lockfile. */
-async function starterVerify(root: string): Promise<string[] | null> {
+/**
+ * `<pm> test` when the root's package.json has a test script; the package manager from the lockfile.
+ * The manifest is the repository's: read as the graph reads its files (a regular file inside the
+ * repository, at most 2 MB, never blocking on a FIFO) — one that is not gives no verify, and a line.
+ */
+async function starterVerify(root: string, io: CliIo): Promise<string[] | null> {
   let manifest: { scripts?: Record<string, unknown> };
+  const read = readRepoText(root, 'package.json');
+  if (!read.ok) {
+    if (read.reason) io.stderr(`waves: skipped package.json: ${read.reason} (no verify suggested)\n`);
+    return null;
+  }
   try {
-    manifest = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as typeof manifest;
+    manifest = JSON.parse(read.text) as typeof manifest;
   } catch {
     return null;
   }
@@ -72,7 +82,7 @@ export async function runInit(argv: readonly string[], io: CliIo): Promise<numbe
     if (info?.isSymbolicLink()) throw new UsageError(`${name} at ${rootArg ?? '.'} is a symbolic link; waves init never writes through one (remove it first)`);
     if (info && !values.force) throw new UsageError(`${name} already exists at ${rootArg ?? '.'}; pass --force to overwrite it`);
   }
-  const verify = await starterVerify(root);
+  const verify = await starterVerify(root, io);
   const starter = verify ? { ...STARTER_CONFIG, verify: [verify], verifyTimeout: '10m' } : STARTER_CONFIG;
   ConfigSchema.parse(starter); // the starter always validates
   // O_NOFOLLOW: a link swapped in since the check is refused by the open, never followed;
