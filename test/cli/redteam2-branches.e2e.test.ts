@@ -277,7 +277,7 @@ fi
     // A plan between the run's end and its harvest: its supervisor removed the caches as the run ended.
     expect(await plan()).toEqual(before);
     // The runs of the wave overlap: whichever supervisor ends first finds the cache changed, and says so in its run's log.
-    const logs = [101, 102, 105].map((n) => readFileSync(JSON.parse(readFileSync(t.recordFile(n), 'utf8')).log, 'utf8')).join('\n');
+    const logs = [101, 102, 105].map((n) => readFileSync(JSON.parse(readFileSync(h.recordFile(n), 'utf8')).log, 'utf8')).join('\n');
     expect(logs).toMatch(/\.waves\/cache\/ changed while the run ran \(graph-v\d+\.json.*\): no waves process writes it then, an agent can; removed/);
     await t.harvest('--run', t.runId(102));
     expect(await plan()).toEqual(await plan('--no-cache'));

@@ -412,7 +412,7 @@ describe('extractScope on hostile text', () => {
           if (leaf.kind === 'new-file') expect(tree.isDir(leaf.path.slice(0, leaf.path.lastIndexOf('/')))).toBe(true);
         }
       }),
-      { numRuns: 500 },
+      { numRuns: Number(process.env.PROP_RUNS ?? 500) },
     );
   });
 });

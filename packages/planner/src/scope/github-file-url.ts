@@ -38,7 +38,8 @@ export function parseGithubFileUrl(url: string): { repo: string; candidates: str
   if (rest.some((s) => s.includes('/') || s === '..' || s === '.' || s.includes('\\'))) return null;
   // The ref may itself contain slashes (`feature/x`): offer every split, the one-segment ref first.
   const candidates: string[] = [];
-  for (let refLength = 1; refLength < rest.length; refLength++) candidates.push(rest.slice(refLength).join('/'));
+  // A path whose first folder starts with `~` reads as a home in every shell an agent has: never one (as in text).
+  for (let refLength = 1; refLength < rest.length; refLength++) if (!rest[refLength]!.startsWith('~')) candidates.push(rest.slice(refLength).join('/'));
   const anchor = splitAnchor(`x${parsed.hash}`);
   return { repo, candidates, directory, lines: parsed.hash ? anchor.lines : null };
 }
