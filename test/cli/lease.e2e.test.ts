@@ -39,6 +39,22 @@ describe('waves lease', () => {
     }
   });
 
+  it('refuses a holder that would hold nothing — empty, blank, a control character, too long — from --holder or leases.holder, with one line (exit 2; red team 4 D2)', async () => {
+    repo = await TempRepo.create({ 'src/a.ts': '' });
+    for (const holder of ['', '   ', 'a\nb', 'x'.repeat(201)]) {
+      const result = await waves(['lease', 'acquire', 'src/a.ts', '--holder', holder], repo.root);
+      expect(result.exitCode, JSON.stringify(holder)).toBe(2);
+      expect(result.stderr.trim().split('\n'), JSON.stringify(holder)).toEqual([expect.stringMatching(/^waves: lease: --holder .* (must not be empty|holds a control character|is longer than 200 characters)/)]);
+    }
+    await repo.write({ 'waves.config.json': JSON.stringify({ leases: { holder: '' } }) });
+    const config = await waves(['lease', 'acquire', 'src/a.ts'], repo.root);
+    expect(config.exitCode).toBe(2);
+    expect(config.stderr.trim().split('\n')).toEqual([expect.stringMatching(/leases\.holder.*must not be empty/)]);
+    expect((await waves(['lease', 'list', '--json', '--holder', 'bob'], repo.root)).exitCode).toBe(2);
+    await repo.write({ 'waves.config.json': '{}' });
+    expect((await waves(['lease', 'list', '--json'], repo.root)).stdout.trim()).toBe('[]');
+  });
+
   it('refuses every spelling of a path inside a held lease (exit 3)', async () => {
     repo = await TempRepo.create({ 'packages/payments/src/stripe.ts': '', 'packages/payments/src/refunds.ts': '' });
     expect((await waves(['lease', 'acquire', 'packages/payments', '--holder', 'alice'], repo.root)).exitCode).toBe(0);

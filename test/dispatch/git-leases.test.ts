@@ -115,6 +115,20 @@ describe('the git lease backend', () => {
     expect(after.filter((f) => f.startsWith('leases/')).sort()).toEqual([`leases/${fan}/${id}.json`]);
   });
 
+  it('never answers acquired for a lease file its readers would skip: an empty holder is refused, a run-shaped holder of issue 0 or past 2^53 holds (red team 4 D2)', async () => {
+    const { open } = await setUp();
+    const alice = open();
+    await expect(alice.acquire(['src/a'], { holder: '', ttlMs: 60_000 })).rejects.toThrow(/refused to write lease l-\S+, which its readers would skip \(holder: /);
+    expect(await remote!.history()).toEqual([]);
+    const holders = ['ci/resolve-0-20261202T000000000Z', 'ci/resolve-9007199254740993-20261202T000000000Z'];
+    for (const [i, holder] of holders.entries()) expect((await alice.acquire([`src/${i}`], { holder, ttlMs: 60_000 }))[0]).toMatchObject({ status: 'acquired' });
+    const listed = await open('other').list();
+    expect(listed.warnings).toEqual([]);
+    expect(listed.leases.map((l) => l.holder)).toEqual(holders);
+    expect((await remote!.history()).at(-1)!.leases.map((l) => [l.run, l.issue]).sort()).toEqual([['resolve-0-20261202T000000000Z', null], ['resolve-9007199254740993-20261202T000000000Z', null]]);
+    expect((await open('bob').acquire(['src/0/x.ts'], { holder: 'bob', ttlMs: 60_000 }))[0]).toMatchObject({ status: 'refused' });
+  });
+
   it('takes several paths all or nothing: a request with one held path leaves none of its others taken', async () => {
     const { open } = await setUp();
     const alice = open('alice');

@@ -80,6 +80,12 @@ describe('the lease journal', () => {
     expect((await listLeases(journal, at(2))).leases.map((l) => l.lane)).toEqual(['b']);
   });
 
+  it('never answers acquired for an event its readers would skip: an empty holder is refused before anything is written (red team 4 D2)', async () => {
+    await expect(acquireLease(journal, { lane: 'src/a', holder: '', ttlMs: 60_000, now: at(0) })).rejects.toThrow(/^lease journal .*: refused to write an event its readers would skip \(acquire event, holder: /);
+    expect((await readJournal(journal)).events).toEqual([]);
+    expect(await acquireLease(journal, { lane: 'src/a', holder: 'bob', ttlMs: 60_000, now: at(0) })).toMatchObject({ status: 'acquired' });
+  });
+
   it('skips a torn last line and a garbage line, loses nothing else, and appends on a new line', async () => {
     await acquireLease(journal, { lane: 'a', holder: 'h1', ttlMs: 60_000, now: at(0) });
     await writeFile(journal, `${await readFile(journal, 'utf8')}this is not json\n{"v":1,"op":"acquire","id":"torn","la`);

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { AGENT_PRESETS } from './agents/agent-command.js';
+import { holderProblem } from '@waves/planner';
 
 const DURATION = z.string().regex(/^\d+(?:ms|s|m|h|d)$/, 'a duration such as 30m, 1h or 2d');
 
@@ -149,7 +150,14 @@ export const PromptConfigSchema = z.strictObject({
 export const LeasesConfigSchema = z.strictObject({
   journal: z.string().optional().describe('The lease journal, relative to the root (default .waves/leases.jsonl)'),
   ttl: z.string().regex(/^\d+(?:ms|s|m|h|d)$/, 'a duration such as 30m, 1h or 2d').optional().describe('Default lease time to live'),
-  holder: z.string().optional().describe('Who this orchestrator is in the journal (default user@host)'),
+  holder: z
+    .string()
+    .superRefine((holder, ctx) => {
+      const problem = holderProblem(holder);
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional()
+    .describe('Who this orchestrator is in the journal (default user@host): not empty, at most 200 characters, no control character'),
   backend: z.enum(['journal', 'git']).optional().describe('Where leases live: journal (this machine, the default) or git (a ref on the remote, shared by every machine)'),
   remote: z.string().optional().describe('The git backend\'s remote: a remote name (default origin), or a URL or path in a config named with --config'),
   ref: z.string().optional().describe('The git backend\'s ref, under refs/waves/ (default refs/waves/leases)'),

@@ -9,6 +9,7 @@ export { CLOCK_SKEW_MS, foldLeases, lanesOverlap, LeaseEventSchema, MAX_LEASE_TT
 export { decideAcquire, decideLeases, heldLeases, leasePathOf } from './leases/decide-lease.js';
 export type { AcquireDecision, HeldLease, LeaseRefusalReason, LeaseRules, LeaseVerdict } from './leases/decide-lease.js';
 export { canonicalLane, checkLane, WHOLE_REPOSITORY } from './leases/canonical-lane.js';
+export { holderProblem, MAX_HOLDER_LENGTH } from './leases/lease-holder.js';
 export type { LaneCheck } from './leases/canonical-lane.js';
 export type { Lease, LeaseEvent } from './leases/fold-leases.js';
 export { DEFAULT_TIER, routeTier } from './classify/route-tier.js';

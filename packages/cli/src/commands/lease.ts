@@ -6,7 +6,7 @@
 import path from 'node:path';
 import Table from 'cli-table3';
 import { checkGitTrust, defaultHolder, type LeaseBackend } from '@waves/dispatch';
-import { checkLane, createRepoTree, listRepoFiles, readWorkspace, resolveLaneName, WHOLE_REPOSITORY, type Lease } from '@waves/planner';
+import { checkLane, createRepoTree, holderProblem, listRepoFiles, readWorkspace, resolveLaneName, WHOLE_REPOSITORY, type Lease } from '@waves/planner';
 import { durationOf, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { configuredLeases } from '../config/lease-store.js';
 import { loadConfig } from '../config/load-config.js';
@@ -65,7 +65,10 @@ async function journalOf(values: ReturnType<typeof parseCommandArgs>['values'], 
   const { root } = await rootFlag(values, io);
   const loaded = await loadConfig(root, stringFlag(values, 'config'), io.cwd);
   const { config } = loaded;
-  const holder = stringFlag(values, 'holder') ?? config.leases?.holder ?? defaultHolder();
+  const holderFlag = stringFlag(values, 'holder');
+  const holderFlagProblem = holderFlag === undefined ? null : holderProblem(holderFlag);
+  if (holderFlagProblem !== null) throw new UsageError(`lease: --holder ${safeText(JSON.stringify(holderFlag), 80)} ${holderFlagProblem}`);
+  const holder = holderFlag ?? config.leases?.holder ?? defaultHolder();
   const ttlFlag = stringFlag(values, 'ttl');
   const ttlMs =
     ttlFlag !== undefined ? durationOf(ttlFlag, { flag: 'ttl' }) : config.leases?.ttl !== undefined ? durationOf(config.leases.ttl, { configKey: 'leases.ttl' }) : 3_600_000;

@@ -30,7 +30,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { canonicalLane, execaGit, GitTimeoutError, SAFE_GIT_CONFIG, type Lease } from '@waves/planner';
+import { canonicalLane, execaGit, GitTimeoutError, InputError, SAFE_GIT_CONFIG, type Lease } from '@waves/planner';
 import { isLocalUrl, LOCAL_RECEIVE_PACK, redact, redactUrl, remoteUrlProblem, TRANSPORT_CONFIG } from './git-lease-remote.js';
 import { stateDir } from '../runs/record-seal.js';
 import { decideLanes, LeaseBusyError, refusalOf, LeaseRemoteError, type AcquireResult, type ChangeResult, type GcResult, type LeaseBackend, type LeaseListing } from './lease-backend.js';
@@ -271,6 +271,14 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
     for (const file of snap.foreign) {
       const [top, fan, name] = file.split('/');
       if (top === LEASES_DIR && fan !== undefined && name !== undefined && remove.has(`foreign:${file}`) && folders.get(fan)?.delete(name)) touched.add(fan);
+    }
+    // Each lease file as its readers will judge it: one they would skip holds nothing, and must never be answered `acquired`.
+    for (const lease of put) {
+      const parsed = TableLeaseSchema.safeParse(safeJson(leaseText(lease)));
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new InputError(`${where}: refused to write lease ${lease.id}, which its readers would skip (${issue ? `${issue.path.join('.') || 'lease'}: ${issue.message}` : 'invalid'})`);
+      }
     }
     // The new files: the header and each lease put, written in one hash-object.
     const texts = [`${JSON.stringify({ v: 1, epoch })}\n`, ...put.map(leaseText)];

@@ -89,7 +89,10 @@ export function toLease(lease: TableLease): Lease {
 /** The run and issue a holder names (`alice@host/resolve-101-20261129T120000123Z`), for people reading the table. */
 export function runAndIssueOf(holder: string): { run: string | null; issue: number | null } {
   const match = /\/(resolve-(\d+)-\d{8}T\d{9}Z)$/.exec(holder);
-  return match ? { run: match[1]!, issue: Number(match[2]) } : { run: null, issue: null };
+  if (!match) return { run: null, issue: null };
+  // Only an issue number the table's schema takes (a positive safe integer): #0 or one past 2^53 made the lease file foreign.
+  const issue = Number(match[2]);
+  return { run: match[1]!, issue: Number.isSafeInteger(issue) && issue > 0 ? issue : null };
 }
 
 /**

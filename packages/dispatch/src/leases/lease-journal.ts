@@ -253,13 +253,13 @@ const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT |
  */
 export async function appendEvents(file: string, events: readonly LeaseEvent[], end: JournalEnd, lock: JournalLock): Promise<void> {
   lock.assertHeld();
-  lock.writing();
   let offset = end.offset + (end.torn ? 1 : 0);
   const lines = events.map((event) => {
-    const line = `${JSON.stringify({ ...event, pos: offset })}\n`;
+    const line = `${JSON.stringify(writable(file, { ...event, pos: offset }))}\n`;
     offset += Buffer.byteLength(line);
     return line;
   });
+  lock.writing();
   const text = `${end.torn ? '\n' : ''}${lines.join('')}`;
   const bytes = Buffer.from(text);
   const handle = await openForAppend(file);
@@ -274,6 +274,18 @@ export async function appendEvents(file: string, events: readonly LeaseEvent[], 
   }
   end.offset += bytes.length;
   end.torn = false;
+}
+
+/**
+ * The event as its readers will read it, or an `InputError` before anything is written: a line
+ * they skip (an empty holder…) holds nothing, and must never be answered `acquired`.
+ */
+function writable(file: string, event: LeaseEvent): LeaseEvent {
+  const parsed = LeaseEventSchema.safeParse(event);
+  if (parsed.success) return event;
+  const issue = parsed.error.issues[0];
+  const why = issue ? `${event.op} event, ${issue.path.join('.') || 'event'}: ${issue.message}` : `${event.op} event`;
+  throw new InputError(`lease journal ${file}: refused to write an event its readers would skip (${why})`);
 }
 
 /** The journal opened for appending: never through a link (an agent's link to ~/.bashrc would get the event), never blocking on a FIFO, a regular file only. */
