@@ -102,6 +102,26 @@ describe('waves lease', () => {
     expect((await waves(['lease', 'acquire', 'src/a.ts', '--holder', 'bob'], repo.root)).exitCode).toBe(0);
   });
 
+  it('compacts a journal grown past 64 MB with waves lease gc, keeping its live lease, after every command said so in one line (red team 4 D3)', async () => {
+    repo = await TempRepo.create({ 'src/a.ts': '' });
+    const now = Date.now();
+    const line = (event: Record<string, unknown>) => `${JSON.stringify(event)}\n`;
+    const chunk = Array.from({ length: 1000 }, (_, i) => line({ v: 1, op: 'acquire', id: `l-old-${i}`, lane: 'src', holder: 'ci@build/resolve-1-20261129T120000000Z', at: new Date(now - 7_200_000).toISOString(), ttlMs: 60_000 })).join('');
+    const live = line({ v: 1, op: 'acquire', id: 'l-live', lane: 'src/a.ts', holder: 'alice', at: new Date(now).toISOString(), ttlMs: 3_600_000 });
+    await repo.write({ '.waves/leases.jsonl': live + chunk.repeat(Math.ceil((65 * 1024 * 1024) / chunk.length)) });
+    const list = await waves(['lease', 'list'], repo.root);
+    expect(list.exitCode).toBe(2);
+    expect(list.stderr.trim().split('\n')).toEqual([expect.stringMatching(/is larger than 64 MB.*; waves lease gc compacts it to its live leases$/)]);
+    const gc = await waves(['lease', 'gc'], repo.root);
+    expect(gc.exitCode, gc.stderr).toBe(0);
+    expect(gc.stdout).toMatch(/^compacted \.waves\/leases\.jsonl from 65\.\d MB to \d+ B: 1 live lease\(s\) kept$/);
+    const after = await waves(['lease', 'list', '--json'], repo.root);
+    expect(after.exitCode, after.stderr).toBe(0);
+    expect(JSON.parse(after.stdout).map((l: { id: string; holder: string }) => [l.id, l.holder])).toEqual([['l-live', 'alice']]);
+    expect((await waves(['lease', 'acquire', 'src', '--holder', 'bob'], repo.root)).exitCode).toBe(3);
+    expect((await waves(['lease', 'gc'], repo.root)).stdout).toMatch(/^nothing to compact in \.waves\/leases\.jsonl \(\d+ B, 1 live lease\(s\)\)$/);
+  });
+
   it('refuses a lease time longer than 24.8 days, from --ttl or from leases.ttl, with one line naming it (exit 2)', async () => {
     repo = await TempRepo.create({ 'src/a.ts': '' });
     const flag = await waves(['lease', 'acquire', 'src', '--ttl', '1000h'], repo.root);

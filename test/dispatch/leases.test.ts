@@ -1,10 +1,10 @@
-import { mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireLease, acquireLeases, appendEvents, journalBackend, listLeases, readJournal, releaseLease, releaseLeases, renewLease, withJournalLock } from '@waves/dispatch';
+import { acquireLease, acquireLeases, appendEvents, compactJournal, journalBackend, listLeases, readJournal, releaseLease, releaseLeases, renewLease, successorOf, withJournalLock } from '@waves/dispatch';
 import { foldLeases, lanesOverlap, LeaseEventSchema, type LeaseEvent } from '@waves/planner';
 
 const RACER = fileURLToPath(new URL('../fixtures/agents/lease-racer.mjs', import.meta.url));
@@ -273,4 +273,145 @@ describe('the lease journal', () => {
     expect(acquired).toBeGreaterThan(8);
     expect(live.size).toBe(0);
   }, 120_000);
+});
+
+describe('the lease journal compacted (red team 4 D3)', () => {
+  const T = (ms: number) => new Date(T0 + ms).toISOString();
+  const line = (event: Record<string, unknown>) => `${JSON.stringify(event)}\n`;
+  /** Ended leases, written as another waves would have, to make the journal `bytes` long or more. */
+  const history = (bytes: number) => {
+    const chunk: string[] = [];
+    let size = 0;
+    for (let i = 0; size < bytes; i++) {
+      const text = line({ v: 1, op: 'acquire', id: `l-old-${i}`, lane: `packages/p${i % 50}`, holder: 'ci@build/resolve-1-20261129T120000000Z', at: T(-3_600_000), ttlMs: 60_000 }) + line({ v: 1, op: 'release', id: `l-old-${i}`, at: T(-3_000_000) });
+      chunk.push(text);
+      size += text.length;
+    }
+    return chunk.join('');
+  };
+
+  it('keeps exactly the live leases, with their holders, dates and expiries — one renewed past twice the longest time to live too — and the backend still holds them', async () => {
+    const max = 2 ** 31 - 1;
+    await mkdir(path.dirname(journal), { recursive: true });
+    // A lease renewed for 60 days, before any other line: acquired 60 days ago, renewed before each expiry.
+    const events = [line({ v: 1, op: 'acquire', id: 'l-long', lane: 'docs', holder: 'keeper', at: T(-60 * 86_400_000), ttlMs: max })];
+    for (let at = -60 * 86_400_000 + 86_400_000; at <= -1_000; at += 86_400_000) events.push(line({ v: 1, op: 'renew', id: 'l-long', at: T(at), ttlMs: max }));
+    await writeFile(journal, events.join('') + history(50_000));
+    await link(journal, path.join(dir, 'first-journal'));
+    const backend = journalBackend(journal, at(0));
+    const a = await acquireLease(journal, { lane: 'packages/a', holder: 'h1', ttlMs: 60_000, now: at(0) });
+    const b = await acquireLease(journal, { lane: 'packages/b', holder: 'h2', ttlMs: 60_000, now: at(0) });
+    await renewLease(journal, (a as { id: string }).id, 600_000, at(10_000));
+    await releaseLease(journal, (b as { id: string }).id, at(20_000));
+    const before = (await listLeases(journal, at(30_000))).leases;
+    expect(before.map((l) => l.id)).toEqual(['l-long', (a as { id: string }).id]);
+    const compacted = await backend.gc();
+    expect(compacted.compacted).toMatchObject({ kept: 2 });
+    expect(compacted.compacted!.after).toBeLessThan(compacted.compacted!.before / 50);
+    const text = await readFile(journal, 'utf8');
+    expect(JSON.parse(text.split('\n')[0]!)).toMatchObject({ v: 1, op: 'journal', gen: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    for (const now of [30_000, 1_000_000, 40 * 86_400_000]) expect((await listLeases(journal, at(now))).leases, String(now)).toEqual((await listLeasesOf(before, now)));
+    expect((await readJournal(journal)).corrupt).toEqual([]);
+    // A supervisor holding these leases sees the journal, not another file; they renew and refuse as before.
+    expect(backend.replaced!()).toBeNull();
+    expect(await renewLease(journal, (a as { id: string }).id, 600_000, at(40_000))).toMatchObject({ status: 'done' });
+    expect(await acquireLease(journal, { lane: 'packages/a/x.ts', holder: 'h2', ttlMs: 60_000, now: at(40_000) })).toMatchObject({ status: 'refused', holder: 'h1' });
+    // Any other file still is another file (the first journal kept alive by a link: its inode is not reused).
+    await rm(journal);
+    await writeFile(journal, '');
+    expect(backend.replaced!()).toMatch(/was replaced by another file/);
+
+    /** The leases of `before` still live `now` ms after T0 (as the fold would keep them). */
+    async function listLeasesOf(leases: typeof before, now: number) {
+      return leases.filter((l) => Date.parse(l.until) > T0 + now);
+    }
+  });
+
+  it('compacts a journal past 8 MB as a change takes the lock, and takes every lease as before', async () => {
+    await mkdir(path.dirname(journal), { recursive: true });
+    await writeFile(journal, history(8 * 1024 * 1024));
+    const live = await acquireLease(journal, { lane: 'packages/a', holder: 'h1', ttlMs: 60_000, now: at(0) });
+    expect(live).toMatchObject({ status: 'acquired' });
+    const { size } = await stat(journal);
+    expect(size).toBeLessThan(4_096);
+    expect(await acquireLease(journal, { lane: 'packages/a/src', holder: 'h2', ttlMs: 60_000, now: at(1) })).toMatchObject({ status: 'refused', holder: 'h1' });
+    expect((await listLeases(journal, at(2))).leases.map((l) => l.holder)).toEqual(['h1']);
+    expect((await readdir(path.dirname(journal))).filter((name) => name.endsWith('.next'))).toEqual([]);
+  });
+
+  it('refuses, before writing it, a change that would take the journal past 64 MB though compacted — never one that makes the journal unreadable', async () => {
+    await mkdir(path.dirname(journal), { recursive: true });
+    // Live leases only, near the bound: compaction cannot shrink it.
+    const lines: string[] = [];
+    let size = 0;
+    for (let i = 0; ; i++) {
+      const text = line({ v: 1, op: 'acquire', id: `l-${i}`, lane: `p/${i}/${'x'.repeat(400)}`, holder: 'h'.repeat(200), at: T(0), ttlMs: 3_600_000 });
+      if (size + text.length > 64 * 1024 * 1024 - 100) break;
+      lines.push(text);
+      size += text.length;
+    }
+    // Padded to 50 bytes short of the bound.
+    const pad = line({ v: 1, op: 'release', id: 'l-pad-', at: T(0) });
+    lines.push(pad.replace('l-pad-', `l-pad-${'0'.repeat(64 * 1024 * 1024 - 50 - size - pad.length)}`));
+    await writeFile(journal, lines.join(''));
+    expect((await stat(journal)).size).toBe(64 * 1024 * 1024 - 50);
+    await expect(acquireLease(journal, { lane: 'q', holder: 'h'.repeat(200), ttlMs: 60_000, now: at(1) })).rejects.toThrow(/^lease journal .*: this change would take it past 64 MB, the most waves reads, though it was compacted to its live leases; nothing was written \(release the leases no one needs/);
+    expect((await stat(journal)).size).toBeLessThanOrEqual(64 * 1024 * 1024);
+    expect((await listLeases(journal, at(2))).leases).toHaveLength(lines.length - 1);
+  }, 120_000);
+
+  it("voids a stalled writer's line however it lands: in the old file after the seal, or in the new one at its very place", async () => {
+    await acquireLease(journal, { lane: 'packages/core', holder: 'first', ttlMs: 600_000, now: () => new Date() });
+    const event = (id: string, lane: string): LeaseEvent => ({ v: 1, op: 'acquire', id, lane, holder: id, at: new Date().toISOString(), ttlMs: 600_000 });
+    await withJournalLock(journal, async (lock) => {
+      // Read before the compaction (it stalled), written after: its end is in the old file.
+      const stale = (await readJournal(journal)).end;
+      const compaction = await compactJournal(journal, await readJournal(journal), new Date(), lock, { force: true });
+      await expect(appendEvents(journal, [event('late', 'docs')], { ...stale }, lock)).rejects.toThrow(/its lock was taken over/);
+      // Even where its pos is the new file's end: the line names the old generation.
+      await expect(appendEvents(journal, [event('later', 'lib')], { ...stale, offset: (await stat(journal)).size }, lock)).rejects.toThrow(/its lock was taken over/);
+      expect(compaction.kept).toBe(1);
+    });
+    const read = await readJournal(journal);
+    expect(read.events.map((e) => e.id)).toEqual([expect.stringMatching(/^l-/)]);
+    expect(read.corrupt.map((c) => c.reason)).toEqual(['void', 'void']);
+    expect((await listLeases(journal, () => new Date())).leases.map((l) => l.holder)).toEqual(['first']);
+    expect(await acquireLease(journal, { lane: 'docs', holder: 'h2', ttlMs: 600_000, now: () => new Date() })).toMatchObject({ status: 'acquired' });
+  });
+
+  it('renames nothing when a stalled writer appended at the end the compaction read: its lease counts, the compaction fails', async () => {
+    await acquireLease(journal, { lane: 'packages/core', holder: 'first', ttlMs: 600_000, now: () => new Date() });
+    const before = await readFile(journal, 'utf8');
+    await withJournalLock(journal, async (lock) => {
+      const read = await readJournal(journal);
+      await appendEvents(journal, [{ v: 1, op: 'acquire', id: 'l-stalled', lane: 'docs', holder: 'stalled', at: new Date().toISOString(), ttlMs: 600_000 }], { ...read.end }, lock);
+      await expect(compactJournal(journal, read, new Date(), lock, { force: true })).rejects.toThrow(/its lock was taken over/);
+    });
+    expect((await readFile(journal, 'utf8')).startsWith(before)).toBe(true);
+    expect((await listLeases(journal, () => new Date())).leases.map((l) => l.holder)).toEqual(['first', 'stalled']);
+    expect((await readdir(path.dirname(journal))).filter((name) => name.endsWith('.next'))).toEqual([]);
+  });
+
+  it('finishes a compaction stalled between its seal and its rename, and compacts anew one whose new file is gone; lines after a seal are void', async () => {
+    await acquireLease(journal, { lane: 'packages/core', holder: 'first', ttlMs: 600_000, now: () => new Date() });
+    const seal = async (next: string, successor: string | null) => {
+      const { end } = await readJournal(journal);
+      if (successor !== null) await writeFile(successorOf(journal, next), successor);
+      await writeFile(journal, `${await readFile(journal, 'utf8')}${line({ v: 1, op: 'sealed', next, at: new Date().toISOString(), pos: end.offset, ...(end.gen ? { gen: end.gen } : {}) })}${line({ v: 1, op: 'acquire', id: 'l-after', lane: 'docs', holder: 'late', at: new Date().toISOString(), ttlMs: 600_000 })}`);
+    };
+    // The new file a compaction wrote: the header and first's lease, as it would have.
+    const lease = (await listLeases(journal, () => new Date())).leases[0]!;
+    const header = line({ v: 1, op: 'journal', gen: 'aaaaaaaaaaaaaaaa' });
+    await seal('aaaaaaaaaaaaaaaa', header + line({ v: 1, op: 'acquire', id: lease.id, lane: lease.lane, holder: lease.holder, at: lease.since, ttlMs: 600_000, pos: header.length, gen: 'aaaaaaaaaaaaaaaa' }));
+    expect((await listLeases(journal, () => new Date())).leases.map((l) => l.holder)).toEqual(['first']);
+    expect(await acquireLease(journal, { lane: 'lib', holder: 'h2', ttlMs: 600_000, now: () => new Date() })).toMatchObject({ status: 'acquired' });
+    expect((await readFile(journal, 'utf8')).startsWith(header)).toBe(true);
+    expect((await listLeases(journal, () => new Date())).leases.map((l) => l.holder)).toEqual(['first', 'h2']);
+    // Sealed again, its new file lost: the next change compacts the sealed file itself.
+    await seal('bbbbbbbbbbbbbbbb', null);
+    expect(await acquireLease(journal, { lane: 'src', holder: 'h3', ttlMs: 600_000, now: () => new Date() })).toMatchObject({ status: 'acquired' });
+    expect((await listLeases(journal, () => new Date())).leases.map((l) => l.holder)).toEqual(['first', 'h2', 'h3']);
+    expect((await readJournal(journal)).corrupt).toEqual([]);
+    expect((await readdir(path.dirname(journal))).filter((name) => name.endsWith('.next'))).toEqual([]);
+  });
 });

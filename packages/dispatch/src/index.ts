@@ -34,19 +34,24 @@ export {
   acquireLease,
   acquireLeases,
   appendEvents,
+  COMPACT_AT_BYTES,
+  compactJournal,
+  compactLeaseJournal,
   DEFAULT_JOURNAL,
   defaultHolder,
   durationProblem,
   listLeases,
   MAX_DURATION_MS,
+  MAX_JOURNAL_BYTES,
   parseDuration,
   readJournal,
   releaseLease,
   releaseLeases,
   renewLease,
+  successorOf,
   withJournalLock,
 } from './leases/lease-journal.js';
-export type { CorruptLine, JournalEnd, JournalLock, JournalRead, LeaseRequest } from './leases/lease-journal.js';
+export type { Compaction, CorruptLine, JournalEnd, JournalLock, JournalRead, LeaseRequest } from './leases/lease-journal.js';
 export { decideLanes, LeaseBusyError, LeaseRemoteError, refusalOf } from './leases/lease-backend.js';
 export type { AcquireRequest, AcquireResult, ChangeResult, GcResult, LeaseBackend, LeaseListing } from './leases/lease-backend.js';
 export { journalBackend } from './leases/journal-backend.js';

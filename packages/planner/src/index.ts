@@ -5,13 +5,13 @@
 export { analyzePlan, planWaves, resolvePlanOptions, scopeOptionsFor, summaryLine } from './plan.js';
 export type { PlanAnalysis, PlanInput } from './plan.js';
 export { verifyPlan } from './verify/verify-plan.js';
-export { CLOCK_SKEW_MS, foldLeases, lanesOverlap, LeaseEventSchema, MAX_LEASE_TTL_MS } from './leases/fold-leases.js';
+export { CLOCK_SKEW_MS, foldLeases, JournalHeaderSchema, JournalSealSchema, lanesOverlap, LeaseEventSchema, MAX_LEASE_TTL_MS } from './leases/fold-leases.js';
 export { decideAcquire, decideLeases, heldLeases, leasePathOf } from './leases/decide-lease.js';
 export type { AcquireDecision, HeldLease, LeaseRefusalReason, LeaseRules, LeaseVerdict } from './leases/decide-lease.js';
 export { canonicalLane, checkLane, WHOLE_REPOSITORY } from './leases/canonical-lane.js';
 export { holderProblem, MAX_HOLDER_LENGTH } from './leases/lease-holder.js';
 export type { LaneCheck } from './leases/canonical-lane.js';
-export type { Lease, LeaseEvent } from './leases/fold-leases.js';
+export type { JournalSeal, Lease, LeaseEvent } from './leases/fold-leases.js';
 export { DEFAULT_TIER, routeTier } from './classify/route-tier.js';
 export type { RoutingRules, TierChoice } from './classify/route-tier.js';
 export { explainIssue, IssueExplanationSchema } from './explain/explain-issue.js';

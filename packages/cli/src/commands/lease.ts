@@ -40,7 +40,8 @@ origin — a URL only in a config of your own, --config FILE; leases.ref, defaul
 always under refs/waves/), shared by every machine that reaches it: each change one
 compare-and-swap push, expiry judged with leases.clockSkew (default 1m) of margin.
 gc drops expired entries (and those dated in the future) and files that are not leases from the
-git table, and says which (--json: dropped, foreign).
+git table, and says which (--json: dropped, foreign); it compacts the journal to its live leases
+(--json: compacted), as any change does once the journal passes 8 MB.
 acquire is refused while another holder's live lease covers the same path, one inside it or one
 around it. The lane . is the whole repository: waves dispatch takes it for a
 serial issue (one that must run alone), and a serial issue waits while any other lease is held.
@@ -91,6 +92,12 @@ async function laneToPath(root: string, lane: string): Promise<string> {
   const tree = createRepoTree(files, members);
   if (tree.isFile(clean) || tree.isDir(clean)) return clean;
   return resolveLaneName(clean, tree) ?? clean;
+}
+
+/** A size in bytes for people: 812 B, 4.2 KB, 63.9 MB. */
+function sizeOf(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 /** Reports torn or corrupt journal lines once, on stderr (the git table's are said by list and gc). */
@@ -161,10 +168,14 @@ export async function runLease(argv: readonly string[], io: CliIo): Promise<numb
   }
   if (action === 'gc') {
     if (rest.length > 0) throw new UsageError('lease gc: takes no argument');
-    const { dropped, foreign } = await backend.gc();
-    if (values.json) json({ dropped, foreign });
+    const { dropped, foreign, compacted } = await backend.gc();
+    if (values.json) json({ dropped, foreign, ...(compacted ? { compacted } : {}) });
     else {
       const said: string[] = [];
+      const shown = path.relative(io.cwd, journal) || journal;
+      if (compacted && compacted.after < compacted.before) said.push(`compacted ${shown} from ${sizeOf(compacted.before)} to ${sizeOf(compacted.after)}: ${compacted.kept} live lease(s) kept`);
+      // Nothing written: it held its live leases and little else.
+      else if (compacted) said.push(`nothing to compact in ${shown} (${sizeOf(compacted.before)}, ${compacted.kept} live lease(s))`);
       const stale = (l: Lease) => (Date.parse(l.since) > io.now().getTime() ? `, dated ${l.since}` : '');
       if (dropped.length > 0) said.push(`dropped ${dropped.length} expired lease(s) (or dated in the future): ${dropped.map((l) => `${l.id} (${safeText(l.lane)}${stale(l)})`).join(', ')}`);
       if (foreign.length > 0) said.push(`dropped ${foreign.length} file(s) that are not leases: ${foreign.map((f) => safeText(f)).join(', ')}`);

@@ -3,13 +3,14 @@
  * (lease-journal.ts does the locking, folding and appending). Besides the interface it watches
  * its directory, so that a loss is seen when it happens, and it knows the file it was opened on: a
  * journal replaced by anything else — a FIFO, a link, a folder, another file — no longer holds the
- * leases it held (another orchestrator may be reading an empty journal there).
+ * leases it held (another orchestrator may be reading an empty journal there). A compaction's new
+ * generation, renamed into place, is the journal still: whether it kept a lease, renewals say.
  */
-import { lstatSync, watch, type FSWatcher } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import { canonicalLane } from '@waves/planner';
+import { canonicalLane, JournalHeaderSchema } from '@waves/planner';
 import type { ChangeResult, GcResult, LeaseBackend, LeaseListing } from './lease-backend.js';
-import { acquireLeases, listLeases, releaseLease, renewLease } from './lease-journal.js';
+import { acquireLeases, compactLeaseJournal, listLeases, releaseLease, renewLease } from './lease-journal.js';
 
 export function journalBackend(journal: string, now: () => Date): LeaseBackend {
   const identityOf = () => {
@@ -49,8 +50,8 @@ export function journalBackend(journal: string, now: () => Date): LeaseBackend {
       return results;
     },
     async gc(): Promise<GcResult> {
-      // The fold already ignores expired leases; the journal keeps its history.
-      return { dropped: [], foreign: [] };
+      // The fold already ignores expired leases: gc rewrites the journal with only the live ones.
+      return { dropped: [], foreign: [], compacted: await compactLeaseJournal(journal, now) };
     },
     watch(onChange) {
       let watcher: FSWatcher | null = null;
@@ -77,8 +78,25 @@ export function journalBackend(journal: string, now: () => Date): LeaseBackend {
       if (info.isFIFO()) return was('a FIFO');
       if (info.isDirectory()) return was('a folder');
       if (!info.isFile()) return was('a socket or device');
-      if (info.dev !== identity.dev || info.ino !== identity.ino) return was('another file');
+      // A compaction renames a new generation into place: a file whose first line names one is the journal still (its leases are checked by the renewals).
+      if ((info.dev !== identity.dev || info.ino !== identity.ino) && !isCompacted(journal)) return was('another file');
       return null;
     },
   };
+}
+
+/** Whether the regular file at `journal` begins with a compaction's header line (never through a link, never waiting on a FIFO). */
+function isCompacted(journal: string): boolean {
+  let fd: number | null = null;
+  try {
+    fd = openSync(journal, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    const head = Buffer.alloc(256);
+    const read = readSync(fd, head, 0, head.length, 0);
+    const feed = head.subarray(0, read).indexOf(10);
+    return feed >= 0 && JournalHeaderSchema.safeParse(JSON.parse(head.toString('utf8', 0, feed))).success;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
 }

@@ -55,6 +55,8 @@ export type ChangeResult = { status: 'done'; lease: Lease } | { status: 'not-act
 export interface GcResult {
   dropped: Lease[];
   foreign: string[];
+  /** The journal's compaction: its size before and after, in bytes, and the live leases it kept (the git table has none). */
+  compacted?: { before: number; after: number; kept: number };
 }
 
 export interface LeaseListing {
@@ -76,7 +78,7 @@ export interface LeaseBackend {
   release(ids: readonly string[]): Promise<ChangeResult[]>;
   /** Extends live leases by `ttlMs` from now; an ended lease cannot be renewed (its lane may be taken). */
   renew(ids: readonly string[], ttlMs: number): Promise<ChangeResult[]>;
-  /** Drops the expired entries the table still holds, and its files that are not leases; says which. */
+  /** Drops the expired entries the table still holds, and its files that are not leases; says which. The journal is compacted to its live leases. */
   gc(): Promise<GcResult>;
   /** Calls `onChange` when the table may have changed (a file watch); returns how to stop. Absent: no watching, the renewals tell. */
   watch?(onChange: () => void): () => void;

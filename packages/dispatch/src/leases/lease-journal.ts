@@ -12,15 +12,28 @@
  * there: the first of the two to append wins, the other's line lands after it and is void, and
  * that writer, reading its line back, fails with one line — it never reports a lease the journal
  * does not give it, nor gives one it reported failed.
+ *
+ * Compaction (`waves lease gc`, and any change that finds the journal past `COMPACT_AT_BYTES`)
+ * keeps the journal small: under the lock, the live leases, folded, are written to a new file of
+ * a new generation (`<journal>.<gen>.next`, its first line `{"op":"journal","gen"}`), a seal line
+ * naming it is appended to the old file at its `pos`, and the new file is renamed into place. The
+ * seal competes with any stalled writer's line for the same end, so exactly one of them counts:
+ * a compaction whose seal lost renames nothing, and once a seal counts every later line of that
+ * file is void. Each line also carries the generation it was written for (`gen`), so a stalled
+ * writer that read the old file and appends to the new one finds its line void, wherever it
+ * lands. A seal's new file is renamed into place by whoever finds the seal first (rename is
+ * atomic: it happens once), so a compaction stalled between its seal and its rename is finished by
+ * the next change, and its own late rename finds nothing to move.
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, writeFile } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { decideLanes, refusalOf, type AcquireResult, type ChangeResult } from './lease-backend.js';
-import { canonicalLane, foldLeases, InputError, LeaseEventSchema, MAX_LEASE_TTL_MS, readRegularBytes, WavesError, type Lease, type LeaseEvent, type LeaseRules } from '@waves/planner';
+import { canonicalLane, foldLeases, InputError, JournalHeaderSchema, JournalSealSchema, LeaseEventSchema, MAX_LEASE_TTL_MS, readRegularBytes, WavesError, type JournalSeal, type Lease, type LeaseEvent, type LeaseRules } from '@waves/planner';
 
 export const DEFAULT_JOURNAL = '.waves/leases.jsonl';
 
@@ -34,14 +47,18 @@ export interface CorruptLine {
 export interface JournalRead {
   events: LeaseEvent[];
   corrupt: CorruptLine[];
-  /** Where the next line goes: the journal's size in bytes, and whether its last line is torn (no line feed). */
+  /** Where the next line goes: the journal's size in bytes, whether its last line is torn (no line feed), and its generation. */
   end: JournalEnd;
+  /** The compaction that sealed this file (the generation of the file replacing it), or null: a sealed file's leases are its events before the seal. */
+  seal: { next: string } | null;
 }
 
 /** The end of the journal as read under the lock: the next line begins at `offset`, after a line feed when `torn`. */
 export interface JournalEnd {
   offset: number;
   torn: boolean;
+  /** The generation of the file read (its first line's), or null for a journal never compacted: each line appended carries it. */
+  gen: string | null;
 }
 
 /** `user@host`: who this orchestrator is in the journal unless the config says otherwise. */
@@ -81,49 +98,76 @@ export function durationProblem(text: string): string | null {
 }
 
 /**
- * The most a journal may hold: about 300 000 events, far more than any set of orchestrators writes
- * between two clean-ups. NOTE: the bound is what a journal replaced by something huge costs.
+ * The most a journal may hold when read without compacting it (`lease list`, a plan): about 300 000
+ * events. Changes compact it long before (`COMPACT_AT_BYTES`), and refuse to write past it.
+ * NOTE: the bound is what a journal replaced by something huge costs.
  */
 export const MAX_JOURNAL_BYTES = 64 * 1024 * 1024;
 
+/** A change that finds the journal this large compacts it first, under its lock (`waves lease gc` does at any size). */
+export const COMPACT_AT_BYTES = 8 * 1024 * 1024;
+
+/** The most a change or `gc` reads to compact a journal that grew past `MAX_JOURNAL_BYTES` (one written before compaction existed). */
+const MAX_COMPACTABLE_BYTES = 512 * 1024 * 1024;
+
 /** What is wrong with a journal that is there but cannot be a journal: one line naming it (exit 2). */
 function journalError(file: string, reason: string): WavesError {
+  if (/larger than/.test(reason)) return new InputError(`lease journal ${file}: ${reason}; waves lease gc compacts it to its live leases`);
   return new InputError(`lease journal ${file}: ${reason}; waves reads and appends only a regular file there (remove it, or fix leases.journal)`);
 }
 
 /**
  * The journal's events; none when it does not exist. A journal an agent replaced by a FIFO, a
  * device, a link or something huge is refused with one line (never followed, never a hang).
+ * A line counts where its writer found the end (`pos`) and in the generation it names (`gen`);
+ * in a file sealed by a compaction, no line after the seal counts.
  */
-export async function readJournal(file: string): Promise<JournalRead> {
-  const read = await readRegularBytes(file, { maxBytes: MAX_JOURNAL_BYTES });
+export async function readJournal(file: string, options: { maxBytes?: number } = {}): Promise<JournalRead> {
+  const read = await readRegularBytes(file, { maxBytes: options.maxBytes ?? MAX_JOURNAL_BYTES });
   if (!read.ok) {
-    if (read.kind === 'missing') return { events: [], corrupt: [], end: { offset: 0, torn: false } };
+    if (read.kind === 'missing') return { events: [], corrupt: [], end: { offset: 0, torn: false, gen: null }, seal: null };
     throw journalError(file, read.reason);
   }
   const bytes = Buffer.from(read.content.buffer, read.content.byteOffset, read.content.byteLength);
   const events: LeaseEvent[] = [];
   const corrupt: CorruptLine[] = [];
+  let gen: string | null = null;
+  let seal: { next: string } | null = null;
+  // Only where its writer found the end, in the generation it read (lines of other writers and tools, with no `pos`, count anywhere).
+  const counts = (line: { pos?: number | undefined; gen?: string | undefined }, start: number) =>
+    line.pos === undefined ? line.gen === undefined || line.gen === gen : line.pos === start && (line.gen ?? null) === gen;
   // Line by line over the bytes: a line's offset is where its first byte is, whatever its text holds.
   let start = 0;
   for (let number = 1; start < bytes.length; number++) {
+    // A journal being compacted is large: let the lock's refresh timer run now and then.
+    if (number % 20_000 === 0) await new Promise((resolve) => setImmediate(resolve));
     const feed = bytes.indexOf(10, start);
     const stop = feed < 0 ? bytes.length : feed;
     const line = bytes.toString('utf8', start, stop);
     if (line.trim() !== '') {
-      let parsed: ReturnType<typeof LeaseEventSchema.safeParse> | null = null;
+      let json: unknown = null;
       try {
-        parsed = LeaseEventSchema.safeParse(JSON.parse(line));
+        json = JSON.parse(line);
       } catch {
-        parsed = null;
+        json = null;
       }
-      if (!parsed?.success) corrupt.push({ line: number, text: line });
-      else if (parsed.data.pos !== undefined && parsed.data.pos !== start) corrupt.push({ line: number, text: line, reason: 'void' });
-      else events.push(parsed.data);
+      const op = typeof json === 'object' && json !== null ? (json as { op?: unknown }).op : undefined;
+      if (op === 'journal' && start === 0 && JournalHeaderSchema.safeParse(json).success) gen = (json as { gen: string }).gen;
+      else if (op === 'sealed') {
+        const parsed = JournalSealSchema.safeParse(json);
+        if (!parsed.success) corrupt.push({ line: number, text: line });
+        else if (!counts(parsed.data, start)) corrupt.push({ line: number, text: line, reason: 'void' });
+        else seal = { next: parsed.data.next };
+      } else {
+        const parsed = LeaseEventSchema.safeParse(json);
+        if (!parsed.success) corrupt.push({ line: number, text: line });
+        else if (seal !== null || !counts(parsed.data, start)) corrupt.push({ line: number, text: line, reason: 'void' });
+        else events.push(parsed.data);
+      }
     }
     start = stop + 1;
   }
-  return { events, corrupt, end: { offset: bytes.length, torn: bytes.length > 0 && bytes[bytes.length - 1] !== 10 } };
+  return { events, corrupt, end: { offset: bytes.length, torn: bytes.length > 0 && bytes[bytes.length - 1] !== 10, gen }, seal };
 }
 
 /** The journal's lock while `fn` holds it. */
@@ -252,16 +296,29 @@ const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT |
  * lines landed after its — void; then it throws the lock's lost error and they count for nothing.
  */
 export async function appendEvents(file: string, events: readonly LeaseEvent[], end: JournalEnd, lock: JournalLock): Promise<void> {
+  await appendLines(file, events.map((event) => (pos: number) => writable(file, { ...event, pos, ...(end.gen !== null ? { gen: end.gen } : {}) })), end, lock);
+}
+
+/**
+ * Appends one line per record (made from its `pos`) where the journal ended when read, in one
+ * write, flushed; then reads them back, and checks the file written is of the generation read.
+ */
+async function appendLines(file: string, records: readonly ((pos: number) => object)[], end: JournalEnd, lock: JournalLock, bounded = true): Promise<void> {
   lock.assertHeld();
   let offset = end.offset + (end.torn ? 1 : 0);
-  const lines = events.map((event) => {
-    const line = `${JSON.stringify(writable(file, { ...event, pos: offset }))}\n`;
+  const lines = records.map((record) => {
+    const line = `${JSON.stringify(record(offset))}\n`;
     offset += Buffer.byteLength(line);
     return line;
   });
-  lock.writing();
   const text = `${end.torn ? '\n' : ''}${lines.join('')}`;
   const bytes = Buffer.from(text);
+  // Refused before it is written: past the bound no command could read the journal again (a seal
+  // is not: its file is being replaced).
+  if (bounded && end.offset + bytes.length > MAX_JOURNAL_BYTES) {
+    throw new InputError(`lease journal ${file}: this change would take it past ${MAX_JOURNAL_BYTES / 1024 / 1024} MB, the most waves reads, though it was compacted to its live leases; nothing was written (release the leases no one needs: waves lease list, waves lease release ID)`);
+  }
+  lock.writing();
   const handle = await openForAppend(file);
   try {
     await handle.appendFile(bytes);
@@ -269,11 +326,180 @@ export async function appendEvents(file: string, events: readonly LeaseEvent[], 
     const back = Buffer.alloc(bytes.length);
     const { bytesRead } = await handle.read(back, 0, bytes.length, end.offset);
     if (bytesRead !== bytes.length || !back.equals(bytes)) throw lock.lostError();
+    // The file written to is the one read: a compaction meanwhile put a file of another generation there.
+    if ((await generationOf(handle)) !== end.gen) throw lock.lostError();
   } finally {
     await handle.close();
   }
   end.offset += bytes.length;
   end.torn = false;
+}
+
+/** The generation an open journal names in its first line, or null. */
+async function generationOf(handle: FileHandle): Promise<string | null> {
+  const head = Buffer.alloc(256);
+  const { bytesRead } = await handle.read(head, 0, head.length, 0);
+  const feed = head.subarray(0, bytesRead).indexOf(10);
+  if (feed < 0) return null;
+  try {
+    const header = JournalHeaderSchema.safeParse(JSON.parse(head.toString('utf8', 0, feed)));
+    return header.success ? header.data.gen : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Where a compaction writes the journal of generation `gen` before renaming it into place. */
+export function successorOf(file: string, gen: string): string {
+  return `${file}.${gen}.next`;
+}
+
+export interface Compaction {
+  /** The journal's size before, and after, in bytes. */
+  before: number;
+  after: number;
+  /** The live leases kept. */
+  kept: number;
+}
+
+/**
+ * Compacts the journal read under `lock` (`read`) to its leases live at `now`: writes the new
+ * generation aside, seals the old file at its end and renames the new one into place (see the
+ * header). Throws the lock's lost error when another line took the end first: nothing is
+ * renamed then. NOTE: events dated past the clock-skew margin hold nothing and are dropped, as
+ * are corrupt lines, void lines, and the ids of ended leases (releasing one then says unknown).
+ */
+export async function compactJournal(file: string, read: JournalRead, now: Date, lock: JournalLock, options: { force?: boolean } = {}): Promise<Compaction> {
+  lock.assertHeld();
+  const live = foldLeases(read.events, now.getTime());
+  const gen = randomBytes(8).toString('hex');
+  const header = `${JSON.stringify({ v: 1, op: 'journal', gen })}\n`;
+  let offset = Buffer.byteLength(header);
+  const lines = [header];
+  for (const event of live.flatMap(eventsOfLease)) {
+    const line = `${JSON.stringify(writable(file, { ...event, pos: offset, gen }))}\n`;
+    lines.push(line);
+    offset += Buffer.byteLength(line);
+  }
+  // Live leases only, and each line now says where and for which generation: it may not shrink. A
+  // sealed file whose new file is gone is compacted whatever the gain, so long as it can be read.
+  if (offset > MAX_JOURNAL_BYTES || (!options.force && offset >= read.end.offset)) return { before: read.end.offset, after: read.end.offset, kept: live.length };
+  const next = successorOf(file, gen);
+  const handle = await open(next, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o644);
+  try {
+    await handle.writeFile(lines.join(''));
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await syncFolder(path.dirname(file));
+  try {
+    const seal = (pos: number): JournalSeal => JournalSealSchema.parse({ v: 1, op: 'sealed', next: gen, at: now.toISOString(), pos, ...(read.end.gen !== null ? { gen: read.end.gen } : {}) });
+    await appendLines(file, [seal], { ...read.end }, lock, false);
+  } catch (error) {
+    // A seal that did not land at its place counts for nothing: its new file is never renamed.
+    await rm(next, { force: true });
+    throw error;
+  }
+  await finishCompaction(file, gen);
+  await removeLeftSuccessors(file, gen);
+  return { before: read.end.offset, after: offset, kept: live.length };
+}
+
+/** Renames a sealed journal's new file into place; false when it is not there (renamed by another process, or lost). */
+async function finishCompaction(file: string, gen: string): Promise<boolean> {
+  try {
+    await rename(successorOf(file, gen), file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new InputError(`lease journal ${file}: its compaction ${path.basename(successorOf(file, gen))} could not be renamed into place (${codeOrMessage(error)}); run again`);
+  }
+  await syncFolder(path.dirname(file));
+  return true;
+}
+
+/** The successors of compactions that died before sealing, an hour old or more (a live one is seconds old). */
+async function removeLeftSuccessors(file: string, kept: string): Promise<void> {
+  const folder = path.dirname(file);
+  const prefix = `${path.basename(file)}.`;
+  const names = await readdir(folder).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !/^[0-9a-f]{8,64}\.next$/.test(name.slice(prefix.length)) || name === path.basename(successorOf(file, kept))) continue;
+    const info = await lstat(path.join(folder, name)).catch(() => null);
+    if (info?.isFile() && Date.now() - info.mtimeMs > 3_600_000) await rm(path.join(folder, name), { force: true });
+  }
+}
+
+async function syncFolder(folder: string): Promise<void> {
+  const handle = await open(folder, constants.O_RDONLY).catch(() => null);
+  if (handle === null) return;
+  await handle.sync().catch(() => undefined);
+  await handle.close();
+}
+
+/**
+ * A live lease as the fewest events that fold to it: its acquisition at `since`, and renewals up to
+ * `until` when it lives longer than one time to live can say (each within the bound, each before
+ * the expiry it extends, none dated after `until` less one time to live — never in the future).
+ */
+function eventsOfLease(lease: Lease): LeaseEvent[] {
+  const since = Date.parse(lease.since);
+  const until = Date.parse(lease.until);
+  const acquire = (ttlMs: number): LeaseEvent => ({ v: 1, op: 'acquire', id: lease.id, lane: lease.lane, holder: lease.holder, at: lease.since, ttlMs });
+  const renew = (at: number): LeaseEvent => ({ v: 1, op: 'renew', id: lease.id, at: new Date(at).toISOString(), ttlMs: MAX_LEASE_TTL_MS });
+  if (until - since <= MAX_LEASE_TTL_MS) return [acquire(until - since)];
+  const events = [acquire(MAX_LEASE_TTL_MS)];
+  let expires = since + MAX_LEASE_TTL_MS;
+  while (until - MAX_LEASE_TTL_MS >= expires) {
+    events.push(renew(expires - 1));
+    expires = expires - 1 + MAX_LEASE_TTL_MS;
+  }
+  events.push(renew(until - MAX_LEASE_TTL_MS));
+  return events;
+}
+
+/**
+ * The journal as a change reads it under the lock: a sealed file's compaction finished first (or,
+ * its new file gone, compacted anew), and one past `COMPACT_AT_BYTES` compacted first.
+ */
+async function readToChange(file: string, lock: JournalLock, now: Date): Promise<JournalRead> {
+  let compacted = false;
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const read = await readJournal(file, { maxBytes: MAX_COMPACTABLE_BYTES });
+    if (read.seal !== null) {
+      if (await finishCompaction(file, read.seal.next)) continue;
+      // Renamed by another process meanwhile, or gone: then the sealed file is compacted anew (a later seal at its place counts).
+      const again = await readJournal(file, { maxBytes: MAX_COMPACTABLE_BYTES });
+      if (again.seal?.next === read.seal.next && again.end.offset === read.end.offset) {
+        const compaction = await compactJournal(file, again, now, lock, { force: true });
+        if (compaction.after === compaction.before) throw new InputError(`lease journal ${file}: sealed by a compaction whose new file ${path.basename(successorOf(file, read.seal.next))} is gone, and its live leases take more than ${MAX_JOURNAL_BYTES / 1024 / 1024} MB; release the leases no one needs`);
+      }
+      continue;
+    }
+    if (!compacted && read.end.offset >= COMPACT_AT_BYTES) {
+      compacted = true;
+      // Nothing written when it would not shrink (live leases only): `read` is the journal still.
+      const compaction = await compactJournal(file, read, now, lock);
+      if (compaction.after === compaction.before) return read;
+      continue;
+    }
+    return read;
+  }
+  throw new WavesError(`lease journal ${file}: it was sealed by another compaction at every read; run again`);
+}
+
+/** Compacts the journal now, under its lock, at any size (`waves lease gc`); nothing when there is none. */
+export async function compactLeaseJournal(file: string, now: () => Date): Promise<Compaction> {
+  if ((await lstat(file).catch(() => null)) === null) return { before: 0, after: 0, kept: 0 };
+  return withJournalLock(file, async (lock) => {
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const read = await readJournal(file, { maxBytes: MAX_COMPACTABLE_BYTES });
+      if (read.end.offset === 0) return { before: 0, after: 0, kept: 0 };
+      if (read.seal !== null && (await finishCompaction(file, read.seal.next))) continue;
+      return compactJournal(file, read, now(), lock, { force: read.seal !== null });
+    }
+    throw new WavesError(`lease journal ${file}: it was sealed by another compaction at every read; run again`);
+  });
 }
 
 /**
@@ -289,7 +515,7 @@ function writable(file: string, event: LeaseEvent): LeaseEvent {
 }
 
 /** The journal opened for appending: never through a link (an agent's link to ~/.bashrc would get the event), never blocking on a FIFO, a regular file only. */
-async function openForAppend(file: string) {
+async function openForAppend(file: string): Promise<FileHandle> {
   const handle = await open(file, APPEND_FLAGS, 0o644).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ELOOP' || error.code === 'EMLINK') throw journalError(file, 'is a symbolic link (not followed)');
     if (error.code === 'ENXIO') throw journalError(file, 'is not a regular file (a socket)');
@@ -332,8 +558,8 @@ export interface LeaseRequest {
 export async function acquireLeases(file: string, lanes: readonly string[], request: Omit<LeaseRequest, 'lane'>): Promise<AcquireResult[]> {
   const canonical = lanes.map(canonicalLane);
   return withJournalLock(file, async (lock) => {
-    const { events, end } = await readJournal(file);
     const now = request.now();
+    const { events, end } = await readToChange(file, lock, now);
     const active = foldLeases(events, now.getTime());
     const verdict = decideLanes(active, canonical, request.holder, request.rules);
     if (verdict.status === 'refused') return [refusalOf(verdict)];
@@ -353,7 +579,7 @@ export async function acquireLease(file: string, request: LeaseRequest): Promise
 /** Releases a lease; releasing one that already ended is harmless. */
 export async function releaseLease(file: string, id: string, now: () => Date): Promise<ChangeResult> {
   return withJournalLock(file, async (lock) => {
-    const { events, end } = await readJournal(file);
+    const { events, end } = await readToChange(file, lock, now());
     if (!events.some((e) => e.op === 'acquire' && e.id === id)) return { status: 'unknown', id };
     const lease = foldLeases(events, now().getTime()).find((l) => l.id === id);
     if (!lease) return { status: 'not-active', id };
@@ -365,7 +591,7 @@ export async function releaseLease(file: string, id: string, now: () => Date): P
 /** Extends a live lease by `ttlMs` from now; an ended lease cannot be renewed (its lane may be taken). */
 export async function renewLease(file: string, id: string, ttlMs: number, now: () => Date): Promise<ChangeResult> {
   return withJournalLock(file, async (lock) => {
-    const { events, end } = await readJournal(file);
+    const { events, end } = await readToChange(file, lock, now());
     if (!events.some((e) => e.op === 'acquire' && e.id === id)) return { status: 'unknown', id };
     const at = now();
     const lease = foldLeases(events, at.getTime()).find((l) => l.id === id);
@@ -379,7 +605,7 @@ export async function renewLease(file: string, id: string, ttlMs: number, now: (
 export async function releaseLeases(file: string, ids: readonly string[], now: () => Date): Promise<void> {
   if (ids.length === 0) return;
   await withJournalLock(file, async (lock) => {
-    const { events, end } = await readJournal(file);
+    const { events, end } = await readToChange(file, lock, now());
     const active = new Set(foldLeases(events, now().getTime()).map((l) => l.id));
     const released: LeaseEvent[] = ids.filter((id) => active.has(id)).map((id) => ({ v: 1, op: 'release', id, at: now().toISOString() }));
     if (released.length > 0) await appendEvents(file, released, end, lock);

@@ -46,6 +46,36 @@ const JournalLane = z.string().transform((lane, ctx) => {
  */
 const JournalPos = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional();
 
+/**
+ * The journal's generation a line was written for: a compaction replaces the journal by a new
+ * file whose first line names a new generation (`JournalHeaderSchema`), and a line that carries a
+ * `pos` counts only in the generation it names — a writer that read the journal before a
+ * compaction and appends to the new file finds its line void, wherever it lands. Absent on lines
+ * of a journal never compacted.
+ */
+const JournalGenId = z.string().regex(/^[0-9a-f]{8,64}$/);
+const JournalGen = JournalGenId.optional();
+
+/** The first line of a compacted journal: its generation. */
+export const JournalHeaderSchema = z.object({ v: z.literal(1), op: z.literal('journal'), gen: JournalGenId });
+
+/**
+ * The last line a compaction writes into the journal it replaces, at its `pos` like any line: it
+ * names the new file's generation (`next`, in `<journal>.<next>.next` until renamed into place).
+ * Once it counts, every later line of that file is void (a stalled writer's), and of two
+ * compactions — or a compaction and an append — that read the same end, only the first counts.
+ */
+export const JournalSealSchema = z.object({
+  v: z.literal(1),
+  op: z.literal('sealed'),
+  next: JournalGenId,
+  at: z.string(),
+  pos: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  gen: JournalGen,
+});
+
+export type JournalSeal = z.infer<typeof JournalSealSchema>;
+
 export const LeaseEventSchema = z.discriminatedUnion('op', [
   z.object({
     v: z.literal(1),
@@ -56,9 +86,10 @@ export const LeaseEventSchema = z.discriminatedUnion('op', [
     at: EventDate,
     ttlMs: TtlMs,
     pos: JournalPos,
+    gen: JournalGen,
   }),
-  z.object({ v: z.literal(1), op: z.literal('renew'), id: z.string().min(1), at: EventDate, ttlMs: TtlMs, pos: JournalPos }),
-  z.object({ v: z.literal(1), op: z.literal('release'), id: z.string().min(1), at: EventDate, pos: JournalPos }),
+  z.object({ v: z.literal(1), op: z.literal('renew'), id: z.string().min(1), at: EventDate, ttlMs: TtlMs, pos: JournalPos, gen: JournalGen }),
+  z.object({ v: z.literal(1), op: z.literal('release'), id: z.string().min(1), at: EventDate, pos: JournalPos, gen: JournalGen }),
 ]);
 
 export type LeaseEvent = z.infer<typeof LeaseEventSchema>;
