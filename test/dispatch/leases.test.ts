@@ -86,6 +86,24 @@ describe('the lease journal', () => {
     expect(await acquireLease(journal, { lane: 'src/a', holder: 'bob', ttlMs: 60_000, now: at(0) })).toMatchObject({ status: 'acquired' });
   });
 
+  it('counts an acquisition of several lanes whole or not at all, even when its write was cut short (red team 4 D5)', async () => {
+    const lanes = Array.from({ length: 30 }, (_, i) => `packages/p${i}`);
+    const taken = await acquireLeases(journal, lanes, { holder: 'alice', ttlMs: 60_000, now: at(0) });
+    expect(taken.map((r) => r.status)).toEqual(lanes.map(() => 'acquired'));
+    const whole = await readFile(journal);
+    // As a full disk or a kill leaves it: ten lines whole, the eleventh torn.
+    const cut = whole.subarray(0, whole.indexOf(10, whole.indexOf('packages/p10')) - 20);
+    await writeFile(journal, cut);
+    const read = await readJournal(journal);
+    expect(read.events).toEqual([]);
+    expect(read.corrupt.map((c) => [c.line, c.reason])).toEqual([...Array.from({ length: 10 }, (_, i) => [i + 1, 'partial']), [11, undefined]]);
+    expect((await journalBackend(journal, at(1)).list()).warnings[0]).toBe('leases.jsonl line 1: one lane of an acquisition whose other lines did not all land (cut short), void');
+    expect(await acquireLease(journal, { lane: 'packages/p3', holder: 'bob', ttlMs: 60_000, now: at(1) })).toMatchObject({ status: 'acquired' });
+    // Whole, the same lines count.
+    await writeFile(journal, whole);
+    expect((await listLeases(journal, at(1))).leases).toHaveLength(30);
+  });
+
   it('skips a torn last line and a garbage line, loses nothing else, and appends on a new line', async () => {
     await acquireLease(journal, { lane: 'a', holder: 'h1', ttlMs: 60_000, now: at(0) });
     await writeFile(journal, `${await readFile(journal, 'utf8')}this is not json\n{"v":1,"op":"acquire","id":"torn","la`);

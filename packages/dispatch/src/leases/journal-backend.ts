@@ -32,7 +32,9 @@ export function journalBackend(journal: string, now: () => Date): LeaseBackend {
         warnings: corrupt.map((line) =>
           line.reason === 'void'
             ? `${path.basename(journal)} line ${line.line}: written by a process after its lock was taken over (it was stalled), void`
-            : `${path.basename(journal)} line ${line.line}: not a lease event (torn or edited), skipped`,
+            : line.reason === 'partial'
+              ? `${path.basename(journal)} line ${line.line}: one lane of an acquisition whose other lines did not all land (cut short), void`
+              : `${path.basename(journal)} line ${line.line}: not a lease event (torn or edited), skipped`,
         ),
       };
     },

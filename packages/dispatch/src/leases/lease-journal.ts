@@ -40,8 +40,11 @@ export const DEFAULT_JOURNAL = '.waves/leases.jsonl';
 export interface CorruptLine {
   line: number;
   text: string;
-  /** `void`: a well-formed event written after its writer lost the lock (found elsewhere than its `pos`). */
-  reason?: 'void';
+  /**
+   * `void`: a well-formed event written after its writer lost the lock (found elsewhere than its
+   * `pos`); `partial`: one line of an acquisition of several lanes not all of whose lines landed.
+   */
+  reason?: 'void' | 'partial';
 }
 
 export interface JournalRead {
@@ -136,6 +139,8 @@ export async function readJournal(file: string, options: { maxBytes?: number } =
   // Only where its writer found the end, in the generation it read (lines of other writers and tools, with no `pos`, count anywhere).
   const counts = (line: { pos?: number | undefined; gen?: string | undefined }, start: number) =>
     line.pos === undefined ? line.gen === undefined || line.gen === gen : line.pos === start && (line.gen ?? null) === gen;
+  // The lines of each acquisition of several lanes that count: all of them count, or none.
+  const batches = new Map<string, { n: number; lines: { event: LeaseEvent; line: CorruptLine }[] }>();
   // Line by line over the bytes: a line's offset is where its first byte is, whatever its text holds.
   let start = 0;
   for (let number = 1; start < bytes.length; number++) {
@@ -162,12 +167,33 @@ export async function readJournal(file: string, options: { maxBytes?: number } =
         const parsed = LeaseEventSchema.safeParse(json);
         if (!parsed.success) corrupt.push({ line: number, text: line });
         else if (seal !== null || !counts(parsed.data, start)) corrupt.push({ line: number, text: line, reason: 'void' });
-        else events.push(parsed.data);
+        else {
+          events.push(parsed.data);
+          const batch = parsed.data.op === 'acquire' ? parsed.data.batch : undefined;
+          if (batch !== undefined) {
+            const lines = batches.get(batch.id) ?? { n: batch.n, lines: [] };
+            lines.lines.push({ event: parsed.data, line: { line: number, text: line, reason: 'partial' } });
+            batches.set(batch.id, lines);
+          }
+        }
       }
     }
     start = stop + 1;
   }
-  return { events, corrupt, end: { offset: bytes.length, torn: bytes.length > 0 && bytes[bytes.length - 1] !== 10, gen }, seal };
+  const partial = new Set<LeaseEvent>();
+  for (const batch of batches.values()) {
+    if (batch.lines.length === batch.n && batch.lines.every(({ event }) => event.op === 'acquire' && event.batch?.n === batch.n)) continue;
+    for (const { event, line } of batch.lines) {
+      partial.add(event);
+      corrupt.push(line);
+    }
+  }
+  return {
+    events: partial.size === 0 ? events : events.filter((event) => !partial.has(event)),
+    corrupt: partial.size === 0 ? corrupt : corrupt.sort((a, b) => a.line - b.line),
+    end: { offset: bytes.length, torn: bytes.length > 0 && bytes[bytes.length - 1] !== 10, gen },
+    seal,
+  };
 }
 
 /** The journal's lock while `fn` holds it. */
@@ -563,8 +589,9 @@ export async function acquireLeases(file: string, lanes: readonly string[], requ
     const active = foldLeases(events, now.getTime());
     const verdict = decideLanes(active, canonical, request.holder, request.rules);
     if (verdict.status === 'refused') return [refusalOf(verdict)];
-    // All the lanes in one write: they count together, or none does.
-    const taken: LeaseEvent[] = canonical.map((lane) => ({ v: 1, op: 'acquire', id: newLeaseId(), lane, holder: request.holder, at: now.toISOString(), ttlMs: request.ttlMs }));
+    // All the lanes in one write, one batch: they count together, or none does — even when the write is cut short.
+    const batch = canonical.length > 1 ? { batch: { id: randomBytes(8).toString('hex'), n: canonical.length } } : {};
+    const taken: LeaseEvent[] = canonical.map((lane) => ({ v: 1, op: 'acquire', id: newLeaseId(), lane, holder: request.holder, at: now.toISOString(), ttlMs: request.ttlMs, ...batch }));
     await appendEvents(file, taken, end, lock);
     return taken.map((event) => ({ status: 'acquired' as const, id: event.id, lane: (event as { lane: string }).lane, holder: request.holder, until: new Date(now.getTime() + request.ttlMs).toISOString() }));
   });

@@ -76,6 +76,13 @@ export const JournalSealSchema = z.object({
 
 export type JournalSeal = z.infer<typeof JournalSealSchema>;
 
+/**
+ * The lanes of one request are one acquisition: each of its lines names the batch and how many
+ * lines it has, and `readJournal` counts them only when all of them are there — an append cut
+ * short (a full disk, a kill during a long write) gives none of the lanes, never some.
+ */
+const AcquireBatch = z.object({ id: z.string().regex(/^[0-9a-f]{8,64}$/), n: z.number().int().min(2).max(100_000) }).optional();
+
 export const LeaseEventSchema = z.discriminatedUnion('op', [
   z.object({
     v: z.literal(1),
@@ -85,6 +92,7 @@ export const LeaseEventSchema = z.discriminatedUnion('op', [
     holder: z.string().min(1),
     at: EventDate,
     ttlMs: TtlMs,
+    batch: AcquireBatch,
     pos: JournalPos,
     gen: JournalGen,
   }),
