@@ -183,6 +183,13 @@ describe('the lease journal', () => {
     expect(await acquireLease(journal, { lane: 'a', holder: 'h1', ttlMs: 60_000, now: () => new Date() })).toMatchObject({ status: 'acquired' });
   });
 
+  it('recovers a lock dated in the future, as one left by a process killed while the clock was ahead (red team 4 D10)', async () => {
+    await mkdir(`${journal}.lock`, { recursive: true });
+    const ahead = new Date(Date.now() + 600_000);
+    await utimes(`${journal}.lock`, ahead, ahead);
+    expect(await acquireLease(journal, { lane: 'a', holder: 'h1', ttlMs: 60_000, now: () => new Date() })).toMatchObject({ status: 'acquired' });
+  });
+
   it('fails the operation of a lock holder stalled past the stale time with one WavesError line, never an uncaught stack', async () => {
     // Built package: the staller is a plain Node process.
     const staller = execa('node', [STALLER, journal], { reject: false, stdin: 'ignore' });

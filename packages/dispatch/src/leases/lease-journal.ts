@@ -28,7 +28,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { lstat, mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -233,6 +233,7 @@ export async function withJournalLock<T>(file: string, fn: (lock: JournalLock) =
   whenLost.catch(() => undefined); // observed through the race below, or never
   const lockPath = `${file}.lock`;
   await refuseForeignLock(lockPath, 'the lease journal');
+  await backdateFutureLock(lockPath);
   const release = await takeLock(lockPath, 'the lease journal', () => lockfile.lock(file, {
     realpath: false,
     stale: STALE_MS,
@@ -276,6 +277,21 @@ export async function withJournalLock<T>(file: string, fn: (lock: JournalLock) =
       });
     }
   }
+}
+
+/**
+ * A lock dated more than the stale time ahead of the clock is stale too: proper-lockfile judges a
+ * lock by its age alone, so one left by a waves killed while the clock was ahead (then put back by
+ * NTP), or touched by an agent, was never taken over — every lease command, every renewal waited
+ * and failed until someone removed it by hand. It is dated back, and the library takes it over as
+ * it takes over any stale lock. NOTE: a live holder whose clock went back that far is taken over
+ * too, as one stalled past the stale time is: its lines then count only where it found the end.
+ */
+async function backdateFutureLock(lockPath: string): Promise<void> {
+  const info = await lstat(lockPath).catch(() => null);
+  if (info === null || !info.isDirectory() || info.mtimeMs <= Date.now() + STALE_MS) return;
+  const past = new Date(Date.now() - 2 * STALE_MS);
+  await utimes(lockPath, past, past).catch(() => undefined);
 }
 
 const codeOrMessage = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message.split('\n')[0];
