@@ -9,7 +9,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
-import { cloneOfHolder, cloneTag, fenceProblem, gitLeaseBackend, leasesByRun, releaseOwnLeases, LeaseRemoteError, openLeaseBackend, remoteUrlProblem, resolveLeaseStore, type LeaseBackend } from '@waves/dispatch';
+import { cloneOfHolder, cloneTag, fenceProblem, gitLeaseBackend, leasesByRun, releaseOwnLeases, LeaseRemoteError, openLeaseBackend, remoteUrlProblem, resolveLeaseStore, TableLeaseSchema, type LeaseBackend } from '@waves/dispatch';
 import { lanesOverlap } from '@waves/planner';
 import { LeaseRemote, overlapIn } from '../helpers/lease-remote.js';
 
@@ -127,6 +127,13 @@ describe('the git lease backend', () => {
     expect(listed.leases.map((l) => l.holder)).toEqual(holders);
     expect((await remote!.history()).at(-1)!.leases.map((l) => [l.run, l.issue]).sort()).toEqual([['resolve-0-20261202T000000000Z', null], ['resolve-9007199254740993-20261202T000000000Z', null]]);
     expect((await open('bob').acquire(['src/0/x.ts'], { holder: 'bob', ttlMs: 60_000 }))[0]).toMatchObject({ status: 'refused' });
+  });
+
+  it('takes no lease file whose dates name no time zone: each reader would read them in its own (red team 4 D8)', () => {
+    const lease = { v: 1, id: 'l-x', path: 'src', holder: 'alice', run: null, issue: null, acquired: '2026-12-02T03:00:00Z', expires: '2026-12-02T04:00:00+01:00', epoch: 1 };
+    expect(TableLeaseSchema.safeParse(lease).success).toBe(true);
+    expect(TableLeaseSchema.safeParse({ ...lease, expires: '2026-12-02T04:00:00' }).success).toBe(false);
+    expect(TableLeaseSchema.safeParse({ ...lease, acquired: '2026-12-02' }).success).toBe(false);
   });
 
   it('takes several paths all or nothing: a request with one held path leaves none of its others taken', async () => {

@@ -165,6 +165,20 @@ describe('the lease journal', () => {
     expect((await listLeases(journal, at(0))).leases.map((l) => l.id)).toEqual(['l-ok']);
   });
 
+  it('dates nothing with a date that names no time zone, which each reader would read in its own; Z or an offset count (red team 4 D8)', async () => {
+    await mkdir(path.dirname(journal), { recursive: true });
+    const lines = [
+      { v: 1, op: 'acquire', id: 'l-local', lane: 'src', holder: 'm', at: '2026-11-29T12:00:00', ttlMs: 3_600_000 },
+      { v: 1, op: 'acquire', id: 'l-day', lane: 'lib', holder: 'm', at: '2026-11-29', ttlMs: 3_600_000 },
+      { v: 1, op: 'acquire', id: 'l-offset', lane: 'docs', holder: 'm', at: '2026-11-29T13:00:00+01:00', ttlMs: 3_600_000 },
+      { v: 1, op: 'renew', id: 'l-offset', at: '2026-11-29T12:30:00', ttlMs: 3_600_000 },
+    ];
+    await writeFile(journal, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    const read = await readJournal(journal);
+    expect(read.corrupt.map((c) => c.line)).toEqual([1, 2, 4]);
+    expect((await listLeases(journal, at(0))).leases.map((l) => [l.id, l.until])).toEqual([['l-offset', '2026-11-29T13:00:00.000Z']]);
+  });
+
   it('folds events no schema checked without throwing: an expiry no Date can hold makes no lease', () => {
     const events = [
       { v: 1, op: 'acquire', id: 'a', lane: 'src', holder: 'm', at: '2026-11-29T12:00:00.000Z', ttlMs: 9e15 },

@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { checkLane, MAX_LEASE_TTL_MS, type Lease } from '@waves/planner';
+import { checkLane, IsoInstant, MAX_LEASE_TTL_MS, type Lease } from '@waves/planner';
 
 export const TABLE_FILE = 'table.json';
 export const LEASES_DIR = 'leases';
@@ -21,7 +21,8 @@ export const LEASES_DIR = 'leases';
 /** A lease id as a file name: waves makes `l-<time>-<hex>`; anything else in the table is not a lease. */
 const LEASE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
-const IsoDate = z.string().refine((text) => Number.isFinite(Date.parse(text)), 'not a date');
+/** An instant with `Z` or an offset (fold-leases.ts): a date without a zone depends on each reader's `TZ`. */
+const IsoDate = IsoInstant;
 
 export const TableLeaseSchema = z
   .object({

@@ -27,8 +27,13 @@ export const MAX_LEASE_TTL_MS = 2 ** 31 - 1;
 const DATE_LIMIT_MS = 8.64e15;
 
 const TtlMs = z.number().int().positive().max(MAX_LEASE_TTL_MS);
-/** A date Date.parse reads: anything else dates nothing. */
-const EventDate = z.string().refine((text) => Number.isFinite(Date.parse(text)), 'not a date');
+/**
+ * An instant: ISO 8601 with `Z` or an offset, as `toISOString()` writes it. A date without a zone
+ * is read in each reader's local time — one journal held a lane for a reader in UTC and not for
+ * one in Los Angeles — so it dates nothing.
+ */
+export const IsoInstant = z.iso.datetime({ offset: true }).refine((text) => Number.isFinite(Date.parse(text)), 'not a date');
+const EventDate = IsoInstant;
 
 /** A lane as the journal stores it: canonical, or the line is not a lease event at all. */
 const JournalLane = z.string().transform((lane, ctx) => {
@@ -69,7 +74,7 @@ export const JournalSealSchema = z.object({
   v: z.literal(1),
   op: z.literal('sealed'),
   next: JournalGenId,
-  at: z.string(),
+  at: IsoInstant,
   pos: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   gen: JournalGen,
 });
