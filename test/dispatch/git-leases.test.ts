@@ -129,6 +129,22 @@ describe('the git lease backend', () => {
     expect((await open('bob').acquire(['src/0/x.ts'], { holder: 'bob', ttlMs: 60_000 }))[0]).toMatchObject({ status: 'refused' });
   });
 
+  it('writes no table whose epoch would pass 2^53−1, which no reader takes: one line, and the table stays readable (red team 4 D7)', async () => {
+    const { open } = await setUp();
+    const bare = remote!.bare;
+    const g = (args: string[], input?: string) => execa('git', ['--git-dir', bare, ...args], input !== undefined ? { input } : {});
+    const header = (await g(['hash-object', '-w', '--stdin'], `${JSON.stringify({ v: 1, epoch: Number.MAX_SAFE_INTEGER })}\n`)).stdout.trim();
+    const tree = (await g(['mktree'], `100644 blob ${header}\ttable.json\n`)).stdout.trim();
+    const commit = (await g(['-c', 'user.name=x', '-c', 'user.email=x@x', 'commit-tree', tree, '-m', 'crafted'])).stdout.trim();
+    await g(['update-ref', 'refs/waves/leases', commit]);
+    const alice = open();
+    const refused = alice.acquire(['src'], { holder: 'alice', ttlMs: 60_000 });
+    await expect(refused).rejects.toBeInstanceOf(LeaseRemoteError);
+    await expect(refused).rejects.toThrow(/^the lease table refs\/waves\/leases on origin: its epoch is 9007199254740991, the largest a fencing token can be \(2\^53-1\), so no table after it can be read and nothing was written; /);
+    expect((await g(['rev-parse', 'refs/waves/leases'])).stdout.trim()).toBe(commit);
+    expect((await alice.list()).leases).toEqual([]);
+  });
+
   it('takes no lease file whose dates name no time zone: each reader would read them in its own (red team 4 D8)', () => {
     const lease = { v: 1, id: 'l-x', path: 'src', holder: 'alice', run: null, issue: null, acquired: '2026-12-02T03:00:00Z', expires: '2026-12-02T04:00:00+01:00', epoch: 1 };
     expect(TableLeaseSchema.safeParse(lease).success).toBe(true);

@@ -359,6 +359,10 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
         // Whoever writes drops what expired (with the margin).
         for (const lease of snap.leases.values()) if (!holdsForOthers(lease, at, skewMs)) remove.add(lease.id);
         const epoch = snap.epoch + 1;
+        // Past 2^53−1 the header and the new lease's token are no integer a reader takes: every command would fail on it, gc included.
+        if (!Number.isSafeInteger(epoch)) {
+          throw new LeaseRemoteError(`${where}: its epoch is ${snap.epoch}, the largest a fencing token can be (2^53-1), so no table after it can be read and nothing was written; waves never counts that far — if no run holds a lease, delete the ref on the remote (git push <remote> :${ref}) and the epoch restarts at 1`);
+        }
         const stamped = put.map((lease) => (lease.epoch === 0 ? { ...lease, epoch } : lease));
         const wrote = await write(snap, stamped, remove, epoch, decided.note);
         if (wrote === true) return answer(decided.result, epoch);
