@@ -3,7 +3,7 @@
  * refusals, expiry and takeover with the clock-skew margin, fencing tokens, a remote out of
  * reach, transports refused, and random interleavings of several clients checked against a model.
  */
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -196,6 +196,49 @@ describe('the git lease backend', () => {
     expect(fenceProblem(leases, [taken!.id], { [taken!.id]: 3 }, clock.ms)).toMatch(/fencing token 1, not 3/);
     await alice.release([taken!.id]);
     expect(fenceProblem((await alice.list()).leases, [taken!.id], { [taken!.id]: 1 }, clock.ms)).toMatch(/no longer held/);
+  });
+
+  it('reports a change whose push lost its answer as made when the remote holds it, and says it may have been made when the remote cannot be read again (red team 4 D6)', async () => {
+    const { open } = await setUp();
+    // A git first in PATH whose push reaches the remote, then fails as a link that drops the answer would (`lost`), or fails before it (`refused`); and whose fetch after that fails too with `FAIL_FETCH`.
+    const bin = path.join(remote!.dir, 'bin');
+    const mark = path.join(remote!.dir, 'pushed');
+    const real = (await execa('sh', ['-c', 'command -v git'])).stdout.trim();
+    await mkdir(bin, { recursive: true });
+    await writeFile(path.join(bin, 'git'), `#!/bin/sh
+for a in "$@"; do
+  if [ "$a" = push ]; then
+    [ "$PUSH_MODE" = lost ] && "${real}" "$@" >/dev/null 2>&1
+    touch "${mark}"; echo "fatal: the remote end hung up unexpectedly" >&2; exit 128
+  fi
+  if [ "$a" = fetch ] && [ -n "$FAIL_FETCH" ] && [ -f "${mark}" ]; then echo "fatal: unable to access the remote" >&2; exit 128; fi
+done
+exec "${real}" "$@"
+`);
+    await chmod(path.join(bin, 'git'), 0o755);
+    const saved = { PATH: process.env.PATH, PUSH_MODE: process.env.PUSH_MODE, FAIL_FETCH: process.env.FAIL_FETCH };
+    const alice = open();
+    try {
+      process.env.PATH = `${bin}${path.delimiter}${process.env.PATH}`;
+      process.env.PUSH_MODE = 'lost';
+      const [taken] = await alice.acquire(['src/a'], { holder: 'alice', ttlMs: 60_000 });
+      expect(taken).toMatchObject({ status: 'acquired', epoch: 1 });
+      expect((await remote!.history()).at(-1)!.leases.map((l) => l.id)).toEqual([(taken as { id: string }).id]);
+      // A push refused before it reached the remote still fails, with its own line.
+      process.env.PUSH_MODE = 'refused';
+      await expect(alice.acquire(['src/b'], { holder: 'alice', ttlMs: 60_000 })).rejects.toThrow(/^the lease table refs\/waves\/leases on origin could not be written to .*: the remote end hung up unexpectedly$/);
+      // Lost, and the remote not read again: it may have been taken — by whom, on what.
+      process.env.PUSH_MODE = 'lost';
+      process.env.FAIL_FETCH = '1';
+      await rm(mark);
+      await expect(alice.acquire(['src/c'], { holder: 'alice', ttlMs: 60_000 })).rejects.toThrow(/the remote end hung up unexpectedly; it could not be read again either, so the change may have been made \(acquire src\/c for alice\): waves lease list shows it once the remote answers$/);
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+    expect((await alice.list()).leases.map((l) => l.lane)).toEqual(['src/a', 'src/c']);
   });
 
   it('fails closed with LeaseRemoteError when the remote is out of reach, and works again once it is back', async () => {

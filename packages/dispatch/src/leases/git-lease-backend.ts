@@ -313,7 +313,13 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
     const commit = (await local(['commit-tree', root, ...(snap.commit ? ['-p', snap.commit] : []), '-m', `waves leases: epoch ${epoch}\n\n${note}`])).trim();
     // A local remote's hooks never run (LOCAL_RECEIVE_PACK); a server's do, by design.
     const receivePack = isLocalUrl(url) ? [`--receive-pack=${LOCAL_RECEIVE_PACK}`] : [];
-    const pushed = await git(['push', '--atomic', '--porcelain', '--no-verify', ...receivePack, url, `${commit}:${ref}`, `--force-with-lease=${ref}:${snap.commit ?? ''}`], { remote: true });
+    let pushed: Awaited<ReturnType<typeof git>>;
+    try {
+      pushed = await git(['push', '--atomic', '--porcelain', '--no-verify', ...receivePack, url, `${commit}:${ref}`, `--force-with-lease=${ref}:${snap.commit ?? ''}`], { remote: true });
+    } catch (error) {
+      if (error instanceof LeaseRemoteError) return landedAfterAll(commit, error.message, note);
+      throw error;
+    }
     const status = pushed.stdout.split('\n').find((line) => line.endsWith(`:${ref}`) || line.includes(`:${ref}\t`));
     if (status !== undefined && pushed.exitCode === 0 && !status.startsWith('!')) return true;
     // Lost to another writer: refused before the swap (the advertised ref moved), or by the remote
@@ -324,7 +330,26 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
       const lockLine = pushed.stderr.split('\n').find((line) => REF_LOCKED.test(line));
       return lockLine !== undefined ? { locked: redact(lockLine.replace(/^remote:\s*(?:error:\s*)?/, '').trim(), url) } : false;
     }
-    throw new LeaseRemoteError(`${where} could not be written to ${redactUrl(url)}: ${redact(why, url)}`);
+    return landedAfterAll(commit, `${where} could not be written to ${redactUrl(url)}: ${redact(why, url)}`, note);
+  };
+
+  /**
+   * After a push that failed or did not answer: the remote may have applied the swap and lost its
+   * answer (a link that stalls once the server committed). The ref is read again; if it is the new
+   * commit or descends from it, the change was made (a retry would take a second lease). If it
+   * cannot be read either, the change may have been made, and the error says which.
+   */
+  const landedAfterAll = async (commit: string, problem: string, note: string): Promise<true> => {
+    let landed: boolean | null = null;
+    try {
+      const fetched = await git(['fetch', '--no-write-fetch-head', '--no-tags', '--no-recurse-submodules', '-q', url, `+${ref}:${seenRef}`], { remote: true });
+      if (fetched.exitCode === 0) landed = (await git(['merge-base', '--is-ancestor', commit, seenRef])).exitCode === 0;
+    } catch (error) {
+      if (!(error instanceof LeaseRemoteError)) throw error;
+    }
+    if (landed === true) return true;
+    if (landed === false) throw new LeaseRemoteError(problem);
+    throw new LeaseRemoteError(`${problem}; it could not be read again either, so the change may have been made (${note}): waves lease list shows it once the remote answers`);
   };
 
   /** Drops the `seen` refs of processes that are gone (each process fetches into its own). */
