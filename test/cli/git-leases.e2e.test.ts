@@ -90,9 +90,9 @@ describe('leases on the git remote', () => {
     expect(refused.exitCode).toBe(3);
     expect(JSON.parse(refused.stdout)).toMatchObject({ status: 'refused', holder: 'alice', heldLane: 'src/a' });
     expect(JSON.parse((await waves(['lease', 'list', '--json'], ci)).stdout)).toEqual([expect.objectContaining({ id: lease.id, lane: 'src/a', epoch: 1 })]);
-    expect((await waves(['lease', 'renew', lease.id, '--ttl', '2h'], ci)).exitCode).toBe(0);
-    expect((await waves(['lease', 'release', lease.id], ci)).exitCode).toBe(0);
-    expect((await waves(['lease', 'renew', lease.id], laptop)).exitCode).toBe(3);
+    expect((await waves(['lease', 'renew', lease.id, '--ttl', '2h', '--holder', 'alice'], ci)).exitCode).toBe(0);
+    expect((await waves(['lease', 'release', lease.id, '--holder', 'alice'], ci)).exitCode).toBe(0);
+    expect((await waves(['lease', 'renew', lease.id, '--holder', 'alice'], laptop)).exitCode).toBe(3);
     expect((await waves(['lease', 'acquire', 'src/a/x.ts', '--holder', 'bob', '--ttl', '1s'], ci)).exitCode).toBe(0);
     await new Promise((r) => setTimeout(r, 1_500));
     const gc = await waves(['lease', 'gc', '--json'], laptop);
@@ -181,7 +181,7 @@ describe('leases on the git remote', () => {
       stolen = leases.find((l) => running!.leaseIds.includes(l.id))!;
       expect(stolen.epoch).toBe(running!.leaseEpochs![stolen.id]);
       // Another machine drops it (a person's mistake, a clock far off) and takes the path.
-      expect((await waves(['lease', 'release', stolen.id], other)).exitCode).toBe(0);
+      expect((await waves(['lease', 'release', stolen.id, '--force'], other)).exitCode).toBe(0);
       expect((await waves(['lease', 'acquire', stolen.lane, '--holder', 'thief'], other)).exitCode).toBe(0);
       await dispatch;
     } finally {
@@ -400,7 +400,7 @@ describe('the leases of paths the live fence added while a run ran', () => {
         return granted !== undefined;
       });
       // Standing in for another machine, a person or an expiry: the lease ends and mallory takes the path.
-      expect((await waves(['lease', 'release', granted!.leaseId], root)).exitCode).toBe(0);
+      expect((await waves(['lease', 'release', granted!.leaseId, '--force'], root)).exitCode).toBe(0);
       const mallory = await waves(['lease', 'acquire', 'docs/notes.md', '--holder', 'mallory@other-machine', '--ttl', '30m'], root);
       expect(mallory.exitCode, mallory.stderr).toBe(0);
       const dispatched = await running;

@@ -24,9 +24,9 @@ describe('waves lease', () => {
     expect(JSON.parse(refused.stdout)).toMatchObject({ status: 'refused', holder: 'agent-7', until: lease.until });
     const list = await waves(['lease', 'list'], repo.root);
     expect(list.stdout).toContain('packages/cli');
-    expect((await waves(['lease', 'renew', lease.id, '--ttl', '2h'], repo.root)).exitCode).toBe(0);
-    expect((await waves(['lease', 'release', lease.id], repo.root)).exitCode).toBe(0);
-    expect((await waves(['lease', 'renew', lease.id], repo.root)).exitCode).toBe(3);
+    expect((await waves(['lease', 'renew', lease.id, '--ttl', '2h', '--holder', 'agent-7'], repo.root)).exitCode).toBe(0);
+    expect((await waves(['lease', 'release', lease.id, '--holder', 'agent-7'], repo.root)).exitCode).toBe(0);
+    expect((await waves(['lease', 'renew', lease.id, '--holder', 'agent-7'], repo.root)).exitCode).toBe(3);
     expect((await waves(['lease', 'acquire', 'packages/cli/src/a.ts', '--holder', 'me'], repo.root)).exitCode).toBe(0);
   });
 
@@ -53,6 +53,21 @@ describe('waves lease', () => {
     expect((await waves(['lease', 'list', '--json', '--holder', 'bob'], repo.root)).exitCode).toBe(2);
     await repo.write({ 'waves.config.json': '{}' });
     expect((await waves(['lease', 'list', '--json'], repo.root)).stdout.trim()).toBe('[]');
+  });
+
+  it("releases or renews another holder's lease only with its holder or --force: one line, exit 2, and the lease stands (red team 4 D11)", async () => {
+    repo = await TempRepo.create({ 'src/a.ts': '' });
+    const lease = JSON.parse((await waves(['lease', 'acquire', 'src', '--holder', 'alice', '--json'], repo.root)).stdout);
+    for (const [action, ...flags] of [['release', '--holder', 'bob'], ['renew', '--holder', 'bob'], ['release']] as const) {
+      const refused = await waves(['lease', action, lease.id, ...flags], repo.root);
+      expect(refused.exitCode, `${action} ${flags.join(' ')}`).toBe(2);
+      const by = flags.length > 0 ? 'bob' : '\\S+@\\S+'; // the default: user@host
+      expect(refused.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^waves: lease ${action}: ${lease.id} \\(src\\) is held by alice, not ${by}; give its holder with --holder, or --force to ${action} another holder's lease$`))]);
+    }
+    expect((await waves(['lease', 'acquire', 'src/a.ts', '--holder', 'bob'], repo.root)).exitCode).toBe(3);
+    expect((await waves(['lease', 'renew', lease.id, '--holder', 'alice'], repo.root)).exitCode).toBe(0);
+    expect((await waves(['lease', 'release', lease.id, '--holder', 'bob', '--force'], repo.root)).exitCode).toBe(0);
+    expect((await waves(['lease', 'acquire', 'src/a.ts', '--holder', 'bob'], repo.root)).exitCode).toBe(0);
   });
 
   it('refuses every spelling of a path inside a held lease (exit 3)', async () => {

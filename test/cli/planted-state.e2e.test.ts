@@ -78,21 +78,21 @@ sleep 2
     expect(result.exitCode, result.stderr).toBe(1);
     for (const record of all) {
       expect(result.stderr).toContain(
-        `waves: #${record.issue.number}: its leases ${record.leaseIds.join(', ')} were not released (see its record ${record.id}); once the cause is fixed, free them with: ${record.leaseIds.map((id) => `waves lease release ${id}`).join('; ')}`,
+        `waves: #${record.issue.number}: its leases ${record.leaseIds.join(', ')} were not released (see its record ${record.id}); once the cause is fixed, free them with: ${record.leaseIds.map((id) => `waves lease release --force ${id}`).join('; ')}`,
       );
     }
     for (const record of all) expect(record.reason, record.id).toMatch(new RegExp(`its leases were NOT released \\(${lock.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, the lock of the lease journal, is a folder with entries in it`));
     const status = await waves(['status'], shared.root);
     for (const record of all) expect(status.stderr).toContain(`${record.id} (#${record.issue.number}) ended`);
-    expect(status.stderr).toMatch(/were not released; waves lease release l-/);
-    for (const args of [['lease', 'acquire', 'packages/api', '--ttl', '5m'], ['lease', 'release', all[0]!.leaseIds[0]!]]) {
+    expect(status.stderr).toMatch(/were not released; waves lease release --force l-/);
+    for (const args of [['lease', 'acquire', 'packages/api', '--ttl', '5m'], ['lease', 'release', all[0]!.leaseIds[0]!, '--force']]) {
       const refused = await waves(args, shared.root);
       expect(refused.exitCode, refused.stderr).toBe(2);
       expect(lines(refused.stderr)).toEqual([`waves: ${lock}, the lock of the lease journal, is a folder with entries in it (x), not a lock waves made: remove it (rm -r ${lock}) if no waves command is running, and run again`]);
     }
     // As it says: once removed, the leases are freed.
     rmSync(lock, { recursive: true });
-    for (const record of all) expect((await waves(['lease', 'release', ...record.leaseIds.slice(0, 1)], shared.root)).exitCode).toBe(0);
+    for (const record of all) expect((await waves(['lease', 'release', ...record.leaseIds.slice(0, 1), '--force'], shared.root)).exitCode).toBe(0);
   }, 90_000);
 
   it('takes nothing from a run record that has no seal: waves status shows no verdict of it, and --reap releases no lease it names', async () => {
@@ -115,7 +115,7 @@ sleep 2
     expect(status.stdout).not.toContain('deadbeef');
     const leases = JSON.parse((await waves(['lease', 'list', '--json'], shared.root)).stdout) as { id: string }[];
     expect(leases.map((l) => l.id)).toContain(leaseId);
-    await waves(['lease', 'release', leaseId], shared.root);
+    await waves(['lease', 'release', leaseId, '--force'], shared.root);
     rmSync(path.join(runsDir(), `${forgedId}.json`));
   });
 

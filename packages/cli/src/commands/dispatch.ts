@@ -113,7 +113,7 @@ A waves.config.json of the repository changed while a run of an earlier dispatch
 dispatch stops (exit 2) until you check it, then touch it (your change) or restore it.
 Exit codes: 0 every agent succeeded (or started, with --detach; or shown, with --dry-run),
 1 an agent failed or timed out, or a run's leases could not be released (a line names them and
-the waves lease release commands that free them), 2 bad flag, input or config, 130 cancelled.
+the waves lease release --force commands that free them), 2 bad flag, input or config, 130 cancelled.
 `;
 
 /** A prompt template is a page or two of text; past this it is refused. */
@@ -282,7 +282,7 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
     // stay held until they expire, so the dispatch failed whatever the agents did.
     const unreleased = result.records.filter((r) => r.reason?.includes('were NOT released') && r.leaseIds.length > 0);
     for (const r of unreleased) {
-      io.stderr(`waves: #${r.issue.number}: its leases ${r.leaseIds.join(', ')} were not released (see its record ${r.id}); once the cause is fixed, free them with: ${r.leaseIds.map((id) => `waves lease release ${id}`).join('; ')}\n`);
+      io.stderr(`waves: #${r.issue.number}: its leases ${r.leaseIds.join(', ')} were not released (see its record ${r.id}); once the cause is fixed, free them with: ${r.leaseIds.map((id) => `waves lease release --force ${id}`).join('; ')}\n`);
     }
     if (result.cancelled) return 130;
     if (unreleased.length > 0) return 1;

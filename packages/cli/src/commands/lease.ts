@@ -22,14 +22,15 @@ export const LEASE_FLAGS: FlagSpecs = {
   ttl: { type: 'string', value: 'DURATION', description: 'How long the lease lives (30m, 1h, 2d; at most 24.8 days)', default: 'leases.ttl of the config, else 1h' },
   root: { type: 'string', value: 'DIR', description: 'Repository whose journal to use', default: 'the current directory' },
   config: { type: 'string', value: 'FILE', description: 'Config file', default: 'waves.config.json at the root, if any' },
+  force: { type: 'boolean', description: "release or renew: act on another holder's lease" },
   json: { type: 'boolean', description: 'Print the answer as JSON' },
   debug: { type: 'boolean', description: 'Show stack traces of errors' },
   help: { type: 'boolean', short: 'h', description: 'Show this help' },
 };
 
 export const LEASE_HELP = `Usage: waves lease acquire LANE [--holder H] [--ttl 1h]
-       waves lease release ID
-       waves lease renew ID [--ttl 1h]
+       waves lease release ID [--holder H | --force]
+       waves lease renew ID [--ttl 1h] [--holder H | --force]
        waves lease list
        waves lease gc
 
@@ -42,6 +43,8 @@ compare-and-swap push, expiry judged with leases.clockSkew (default 1m) of margi
 gc drops expired entries (and those dated in the future) and files that are not leases from the
 git table, and says which (--json: dropped, foreign); it compacts the journal to its live leases
 (--json: compacted), as any change does once the journal passes 8 MB.
+release and renew act only on a lease of the holder (--holder, else leases.holder, else
+user@host): another holder's, a run's included, needs --force (exit 2 otherwise).
 acquire is refused while another holder's live lease covers the same path, one inside it or one
 around it. The lane . is the whole repository: waves dispatch takes it for a
 serial issue (one that must run alone), and a serial issue waits while any other lease is held.
@@ -54,8 +57,8 @@ ${renderFlags(LEASE_FLAGS)}
 Examples:
   waves lease acquire packages/cli --holder agent-7 --ttl 30m
   waves lease acquire cli --json            # {"status":"acquired","id":"l-…",…} or {"status":"refused","holder":…,"until":…}
-  waves lease renew l-mabc123-9f3e --ttl 1h
-  waves lease release l-mabc123-9f3e
+  waves lease renew l-mabc123-9f3e --ttl 1h --holder agent-7
+  waves lease release l-mabc123-9f3e --holder agent-7
   waves lease list
 
 Exit codes: 0 acquired or done, 3 refused (or the lease already ended, or the git table stayed
@@ -136,7 +139,13 @@ export async function runLease(argv: readonly string[], io: CliIo): Promise<numb
   }
   if (action === 'release' || action === 'renew') {
     const id = one('lease ID');
-    await reportCorrupt(backend, io);
+    const { leases, warnings } = await backend.list();
+    if (backend.kind === 'journal') for (const warning of warnings) io.stderr(`waves: ${safeText(warning)}\n`);
+    // Ids are public (lease list): another holder's lease, a run's included, is freed or kept only on purpose.
+    const lease = leases.find((l) => l.id === id);
+    if (lease && lease.holder !== holder && !values.force) {
+      throw new UsageError(`lease ${action}: ${id} (${safeText(lease.lane)}) is held by ${safeText(lease.holder)}, not ${safeText(holder)}; give its holder with --holder, or --force to ${action} another holder's lease`);
+    }
     const [result] = action === 'release' ? await backend.release([id]) : await backend.renew([id], ttlMs);
     if (!result) throw new Error(`lease ${action}: the backend answered nothing`);
     if (result.status === 'unknown') throw new UsageError(`lease ${action}: no lease ${JSON.stringify(id)} in ${path.relative(io.cwd, journal) || journal}`);

@@ -177,7 +177,7 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
     const held = record.leaseIds.filter((id) => heldNow.has(id));
     if (held.length === 0) continue;
     const lanes = held.map((id) => safeText(heldNow.get(id)!));
-    io.stderr(`waves: ${record.id} (#${record.issue.number}) ended (${view}) but its leases on ${lanes.join(', ')} were not released; waves lease release ${held.join(' ')} frees them\n`);
+    io.stderr(`waves: ${record.id} (#${record.issue.number}) ended (${view}) but its leases on ${lanes.join(', ')} were not released; waves lease release --force ${held.join(' ')} frees them\n`);
   }
   if (values.json) {
     io.stdout(
@@ -215,7 +215,7 @@ async function orphanLeases(runsDir: string, clone: string, backend: LeaseBacken
     }
     const next =
       marked === null
-        ? 'whether its processes still run cannot be told here (no /proc): waves lease release ID frees a lease'
+        ? 'whether its processes still run cannot be told here (no /proc): waves lease release --force ID frees a lease'
         : marked.length > 0
           ? `its process(es) ${marked.join(', ')} still run; once they are stopped, waves status --reap releases them`
           : 'waves status --reap releases them';

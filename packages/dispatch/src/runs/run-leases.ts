@@ -79,7 +79,7 @@ async function cloneIdentity(file: string, create: boolean): Promise<string> {
 /**
  * Whether a lease holder is a run of this clone: its tag. A run-shaped name without one (a
  * person's lease named like a run, or a run of an older waves) is no clone's to release: it
- * expires, or `waves lease release ID` frees it.
+ * expires, or `waves lease release --force ID` frees it.
  */
 function ofThisClone(holder: string, tag: string): boolean {
   return cloneOfHolder(holder) === tag;

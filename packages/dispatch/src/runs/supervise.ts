@@ -329,7 +329,7 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     );
     if (unreleased !== null) {
       const ids = record.leaseIds.join(', ');
-      await save({ reason: `${record.reason ?? record.status}; its leases were NOT released (${unreleased}): any the journal still holds keep their lanes until they expire, or until waves lease release ${ids}` }).catch(() => undefined);
+      await save({ reason: `${record.reason ?? record.status}; its leases were NOT released (${unreleased}): any the journal still holds keep their lanes until they expire, or until waves lease release --force ${ids}` }).catch(() => undefined);
     }
     for (const signal of SIGNALS) process.off(signal, onSignal);
   }
