@@ -15,6 +15,7 @@ let dir: string;
 let journal: string;
 const T0 = Date.parse('2026-11-29T12:00:00.000Z');
 const at = (ms: number) => () => new Date(T0 + ms);
+const T_ISO = new Date(T0).toISOString();
 
 beforeEach(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'waves-leases-'));
@@ -138,6 +139,13 @@ describe('the lease journal', () => {
       await expect(acquireLease(journal, { lane, holder: 'bob', ttlMs: 60_000, now: at(1) }), JSON.stringify(lane)).rejects.toThrow(/^lane /);
     }
     expect((await readJournal(journal)).events).toHaveLength(1);
+  });
+
+  it('refuses a lane that differs from a held one only in its Unicode form, and reads a decomposed journal line as its composed lane (red team 4 D9)', async () => {
+    expect(await acquireLease(journal, { lane: 'src/caf\u00e9', holder: 'alice', ttlMs: 60_000, now: at(0) })).toMatchObject({ status: 'acquired' });
+    expect(await acquireLease(journal, { lane: 'src/cafe\u0301/menu.ts', holder: 'bob', ttlMs: 60_000, now: at(1) })).toMatchObject({ status: 'refused', holder: 'alice' });
+    await writeFile(journal, `${await readFile(journal, 'utf8')}${JSON.stringify({ v: 1, op: 'acquire', id: 'l-nfd', lane: 'docs/re\u0301sume\u0301', holder: 'carol', at: T_ISO, ttlMs: 60_000 })}\n`);
+    expect((await listLeases(journal, at(2))).leases.map((l) => l.lane)).toEqual(['src/caf\u00e9', 'docs/r\u00e9sum\u00e9']);
   });
 
   it('reports a journal line whose lane has no canonical spelling as corrupt, and lets a line dated in 2100 hold nothing', async () => {

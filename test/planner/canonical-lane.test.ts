@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalLane, checkLane, decideAcquire, foldLeases, lanesOverlap, LeaseEventSchema, type LeaseEvent } from '@waves/planner';
+import { canonicalLane, checkLane, checkPathSpelling, decideAcquire, foldLeases, lanesOverlap, LeaseEventSchema, type LeaseEvent } from '@waves/planner';
 import { noisySpellingArb, repoPathArb } from '../arbitraries.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00.000Z');
@@ -13,6 +13,15 @@ describe('the canonical spelling of a lane', () => {
     expect(canonicalLane('./packages/payments///')).toBe('packages/payments');
     expect(canonicalLane('.')).toBe('.');
     expect(canonicalLane('./')).toBe('.');
+  });
+
+  it('takes a lane in its composed Unicode form: café typed on Linux and as macOS hands it out (NFD) are one lane (red team 4 D9)', () => {
+    const nfd = 'src/cafe\u0301';
+    expect(canonicalLane(nfd)).toBe('src/caf\u00e9');
+    expect(lanesOverlap('src/caf\u00e9', `${nfd}/menu.ts`)).toBe(true);
+    expect(decideAcquire([{ id: 'l-1', lane: 'src/caf\u00e9', holder: 'alice', since: '2026-11-29T12:00:00.000Z', until: '2026-11-29T13:00:00.000Z' }], `${nfd}/menu.ts`, 'bob')).toMatchObject({ status: 'refused' });
+    // The file system's own spelling stays available, for walking the names as they are stored.
+    expect(checkPathSpelling(nfd)).toEqual({ ok: true, lane: nfd });
   });
 
   it('refuses what is not a place inside the repository, instead of meaning the whole of it', () => {

@@ -8,7 +8,7 @@ export { verifyPlan } from './verify/verify-plan.js';
 export { CLOCK_SKEW_MS, foldLeases, IsoInstant, JournalHeaderSchema, JournalSealSchema, lanesOverlap, LeaseEventSchema, MAX_LEASE_TTL_MS } from './leases/fold-leases.js';
 export { decideAcquire, decideLeases, heldLeases, leasePathOf } from './leases/decide-lease.js';
 export type { AcquireDecision, HeldLease, LeaseRefusalReason, LeaseRules, LeaseVerdict } from './leases/decide-lease.js';
-export { canonicalLane, checkLane, WHOLE_REPOSITORY } from './leases/canonical-lane.js';
+export { canonicalLane, checkLane, checkPathSpelling, WHOLE_REPOSITORY } from './leases/canonical-lane.js';
 export { holderProblem, MAX_HOLDER_LENGTH } from './leases/lease-holder.js';
 export type { LaneCheck } from './leases/canonical-lane.js';
 export type { JournalSeal, Lease, LeaseEvent } from './leases/fold-leases.js';

@@ -6,7 +6,7 @@
  */
 import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { checkLane } from '@waves/planner';
+import { checkPathSpelling } from '@waves/planner';
 
 export type FencePath = { ok: true; repoPath: string } | { ok: false; reason: 'invalid' | 'own'; message: string };
 
@@ -43,7 +43,8 @@ export async function resolveFencePath(tree: string, text: string): Promise<Fenc
     const through = await linkBeforeDotDot(tree, realTree, text);
     if (through !== null) return invalid(`${through} is a symbolic link, and a \`..\` after it leads elsewhere than the path says`);
   }
-  const checked = checkLane(relative.split(path.sep).join('/'));
+  // As the file system spells it (no Unicode composition): each name on the way is looked at below.
+  const checked = checkPathSpelling(relative.split(path.sep).join('/'));
   if (!checked.ok || checked.lane === '.') return invalid(checked.ok ? 'the whole work tree is not a file' : checked.problem);
   const repoPath = checked.lane;
   const top = repoPath.split('/')[0]!;

@@ -6,6 +6,8 @@
  * - a backslash is a separator (`packages\payments` is `packages/payments`);
  * - empty and `.` segments collapse (`packages//./payments/` → `packages/payments`);
  * - surrounding whitespace goes (a typo, never a different lane);
+ * - Unicode is taken in its composed form (NFC): `café` typed on Linux and `cafe\u0301`, as macOS
+ *   file APIs hand it out, are one lane (on APFS and NTFS they name the same file);
  * - `.` (or `./`, `.//.`…) alone is the whole repository;
  * - refused: the empty string and `/` (they must not silently mean the whole repository), any
  *   `..` segment, absolute paths (`/x`, `C:\x`, `\\server\x`) and `~` — none names a place
@@ -23,6 +25,15 @@ export type LaneCheck = { ok: true; lane: string } | { ok: false; problem: strin
 
 /** The canonical spelling of a lane or path, or why it has none. Pure. */
 export function checkLane(text: string): LaneCheck {
+  return checkPathSpelling(text.normalize('NFC'));
+}
+
+/**
+ * `checkLane` without the Unicode composition: the path as the file system spells it, byte for
+ * byte, for walking it (a live fence looks at each name on the way: the composed spelling of a
+ * name stored decomposed is another name on Linux). Pure.
+ */
+export function checkPathSpelling(text: string): LaneCheck {
   const trimmed = text.trim();
   if (trimmed === '') return { ok: false, problem: 'empty (the whole repository is ".")' };
   const slashed = trimmed.replace(/\\/g, '/');
