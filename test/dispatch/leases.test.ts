@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireLease, acquireLeases, appendEvents, compactJournal, journalBackend, listLeases, readJournal, releaseLease, releaseLeases, renewLease, successorOf, withJournalLock } from '@waves/dispatch';
+import { acquireLease, acquireLeases, appendEvents, compactJournal, compactLeaseJournal, journalBackend, listLeases, readJournal, releaseLease, releaseLeases, renewLease, successorOf, withJournalLock } from '@waves/dispatch';
 import { foldLeases, lanesOverlap, LeaseEventSchema, type LeaseEvent } from '@waves/planner';
 
 const RACER = fileURLToPath(new URL('../fixtures/agents/lease-racer.mjs', import.meta.url));
@@ -385,6 +385,24 @@ describe('the lease journal compacted (red team 4 D3)', () => {
     expect((await listLeases(journal, at(2))).leases.map((l) => l.holder)).toEqual(['h1']);
     expect((await readdir(path.dirname(journal))).filter((name) => name.endsWith('.next'))).toEqual([]);
   });
+
+  it('voids the line of a writer stalled past the stale time whose lock a compaction took over, and fails it with one line', async () => {
+    await mkdir(path.dirname(journal), { recursive: true });
+    await writeFile(journal, history(20_000));
+    const go = path.join(dir, 'go');
+    const late = execa('node', [LATE_WRITER, journal, 'packages/core', go, 'unchecked'], { reject: false, stdin: 'ignore' });
+    await new Promise<void>((resolve) => late.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('decided') && resolve()));
+    late.kill('SIGSTOP');
+    const compacted = await compactLeaseJournal(journal, () => new Date());
+    expect(compacted.after).toBeLessThan(compacted.before);
+    expect(await acquireLease(journal, { lane: 'packages/core/src', holder: 'awake', ttlMs: 600_000, now: () => new Date() })).toMatchObject({ status: 'acquired' });
+    await writeFile(go, '');
+    late.kill('SIGCONT');
+    const result = await late;
+    expect(result.exitCode, result.stdout).toBe(1);
+    expect(result.stderr.trim()).toMatch(/^WavesError: lease journal .*: its lock was taken over while this process was stalled/);
+    expect((await listLeases(journal, () => new Date())).leases.map((l) => [l.holder, l.lane])).toEqual([['awake', 'packages/core/src']]);
+  }, 60_000);
 
   it('refuses, before writing it, a change that would take the journal past 64 MB though compacted — never one that makes the journal unreadable', async () => {
     await mkdir(path.dirname(journal), { recursive: true });
