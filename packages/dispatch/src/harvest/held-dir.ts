@@ -15,7 +15,7 @@
  * NOTE: Linux's /proc is required (heldDirsSupported). Elsewhere callers do not act at all.
  */
 import { constants, existsSync, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readdir, readlink, rmdir, symlink, unlink, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readlink, realpath, rmdir, symlink, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { megabytes } from '@waves/planner';
 
@@ -323,14 +323,12 @@ export async function heldParent(top: HeldDir, rel: string, make: boolean): Prom
 }
 
 /**
- * Removes files of a tree (`/`-separated paths from its top), never through a link: each parent
- * folder is walked down from the top's handle (a link or a file on the way: the path is left
- * alone), and the entry, when it is no folder, is unlinked in the very folder held — a link is
- * removed itself, never what it leads to. Elsewhere than Linux, each path is checked for links on
- * the way just before its unlink. Returns the paths it could not remove (an error, not an absence).
+ * Calls `act` on each path of a tree (`/`-separated, from its top) in the folder that holds it,
+ * walked down from the top's handle: a path with a link or a file on its way is skipped, never
+ * followed. Where folders cannot be held (not Linux), each path is checked for links on its way
+ * just before `act` runs on it by its plain path.
  */
-export async function removeTreeFiles(tree: string, rels: readonly string[]): Promise<string[]> {
-  const failed: string[] = [];
+async function eachInTree(tree: string, rels: readonly string[], act: (entry: string, stat: Stats, rel: string) => Promise<void>): Promise<void> {
   if (!heldDirsSupported()) {
     for (const rel of rels) {
       const parts = rel.split('/');
@@ -340,11 +338,10 @@ export async function removeTreeFiles(tree: string, rels: readonly string[]): Pr
         blocked = stat === null || !stat.isDirectory();
       }
       const stat = blocked ? null : await lstat(path.join(tree, rel)).catch(() => null);
-      if (stat !== null && !stat.isDirectory()) await unlink(path.join(tree, rel)).catch(() => failed.push(rel));
+      if (stat !== null) await act(path.join(tree, rel), stat, rel);
     }
-    return failed;
+    return;
   }
-  const { realpath } = await import('node:fs/promises');
   const top = await HeldDir.openTop(tree, await realpath(tree));
   try {
     for (const rel of rels) {
@@ -352,11 +349,7 @@ export async function removeTreeFiles(tree: string, rels: readonly string[]): Pr
       if (held === null) continue;
       try {
         const stat = await held.dir.stat(held.name);
-        if (stat !== null && !stat.isDirectory()) {
-          await unlink(held.dir.entry(held.name)).catch((error: unknown) => {
-            if (codeOf(error) !== 'ENOENT') failed.push(rel);
-          });
-        }
+        if (stat !== null) await act(held.dir.entry(held.name), stat, rel);
       } finally {
         await Promise.all(held.opened.map((d) => d.close()));
       }
@@ -364,33 +357,27 @@ export async function removeTreeFiles(tree: string, rels: readonly string[]): Pr
   } finally {
     await top.close();
   }
+}
+
+/**
+ * Removes files of a tree (`/`-separated paths from its top), never through a link: each entry
+ * that is no folder is unlinked in the very folder held — a link is removed itself, never what it
+ * leads to. Returns the paths it could not remove (an error, not an absence).
+ */
+export async function removeTreeFiles(tree: string, rels: readonly string[]): Promise<string[]> {
+  const failed: string[] = [];
+  await eachInTree(tree, rels, async (entry, stat, rel) => {
+    if (stat.isDirectory()) return;
+    await unlink(entry).catch((error: unknown) => {
+      if (codeOf(error) !== 'ENOENT') failed.push(rel);
+    });
+  });
   return failed;
 }
 
 /** Removes empty folders of a tree (`/`-separated paths from its top), never through a link; the deepest first. */
 export async function removeTreeDirs(tree: string, rels: readonly string[]): Promise<void> {
-  const sorted = [...rels].sort((a, b) => b.length - a.length);
-  if (!heldDirsSupported()) {
-    for (const rel of sorted) {
-      const stat = await lstat(path.join(tree, rel)).catch(() => null);
-      if (stat?.isDirectory()) await rmdir(path.join(tree, rel)).catch(() => undefined);
-    }
-    return;
-  }
-  const { realpath } = await import('node:fs/promises');
-  const top = await HeldDir.openTop(tree, await realpath(tree));
-  try {
-    for (const rel of sorted) {
-      const held = await heldParent(top, rel, false).catch(() => null);
-      if (held === null) continue;
-      try {
-        const stat = await held.dir.stat(held.name);
-        if (stat?.isDirectory()) await rmdir(held.dir.entry(held.name)).catch(() => undefined);
-      } finally {
-        await Promise.all(held.opened.map((d) => d.close()));
-      }
-    }
-  } finally {
-    await top.close();
-  }
+  await eachInTree(tree, [...rels].sort((a, b) => b.length - a.length), async (entry, stat) => {
+    if (stat.isDirectory()) await rmdir(entry).catch(() => undefined);
+  });
 }
