@@ -114,11 +114,11 @@ describe('waves harvest', () => {
     expect(readFileSync(w105.verify[0]!.log, 'utf8')).toContain('verifying packages/core/src/cart.ts');
     expect(path.basename(w105.verify[0]!.log)).toMatch(/^verify-105-\d{8}T\d{9}Z\.log$/);
     expect(first.report.needsPerson.map((p) => p.number)).toEqual([101, 105]);
-    // Verification ran in each worktree, with the issue's paths — but not where out-of-fence
+    // Verification ran in a clean tree of each run, with the issue's paths — but not where out-of-fence
     // changes remain (package.json could be what it runs).
     expect(w101.reasons.join(' ')).toMatch(/verification not run: out-of-fence changes remain \(revert them with --revert-out-of-fence\)/);
     expect(w101.verify).toEqual([]);
-    expect(t.verifyTrace().map((v) => [path.basename(v.cwd), v.args])).toEqual([
+    expect(t.verifyTrace().map((v) => [path.basename(v.cwd).replace(/^resolve-(\d+)-.*$/, 'issue-$1'), v.args])).toEqual([
       ['issue-102', ['packages/core/src/discounts.ts', 'packages/web/']],
       ['issue-105', ['packages/core/src/cart.ts', 'packages/core/src/money.ts']],
     ]);
@@ -316,7 +316,9 @@ describe('waves harvest', () => {
         102: { edit: { 'packages/web/src/index.ts': 'export {};\n', 'packages/web/src/app.test.ts': 'edited\n' }, delete: ['packages/web/src/view.test.ts'] },
         105: { edit: { 'packages/core/src/cart.ts': 'export const cart = 2;\n' } },
       },
-      { 'issue-101': 'write:build/out.txt', 'issue-105': 'write:packages/core/src/money.ts' },
+      // Each verification writes in the clean tree it runs in (`.waves/verify/<run>`), which is
+      // nobody's, and — standing in for a process the agent left — in the run's worktree.
+      { 'issue-101': 'write:build/own.txt,../../worktrees/issue-101/build/out.txt', 'issue-105': 'write:packages/core/src/own.ts,../../worktrees/issue-105/packages/core/src/money.ts' },
     );
     await repo!.write({ 'packages/web/src/view.test.ts': 'test\n', 'packages/web/src/app.test.ts': 'test\n' });
     await repo!.git('add', '-A');
@@ -325,15 +327,17 @@ describe('waves harvest', () => {
     const { exitCode, report } = await t.harvest('--commit');
     expect(exitCode).toBe(4);
     expect(byIssue(report, 101).witness!.reasons.join(' ')).toMatch(/build\/out\.txt changed outside the fence while waves verified/);
+    expect(byIssue(report, 101).witness!.reasons.join(' ')).not.toMatch(/own\.txt/);
     expect(byIssue(report, 101).witness!.commit).toBeNull();
     const w102 = byIssue(report, 102).witness!;
     expect(w102.reasons.join(' ')).toMatch(/it deleted existing test\(s\): packages\/web\/src\/view\.test\.ts/);
     expect(w102.notes.join(' ')).toMatch(/it edited existing test\(s\): packages\/web\/src\/app\.test\.ts/);
-    // #105's verification wrote money.ts, inside its fence: noted, and not committed — the commit
-    // holds what verification checked, not what it made.
+    // money.ts was written in #105's worktree, inside its fence, while it was verified: noted, and
+    // not committed — the commit holds what verification checked.
     const w105 = byIssue(report, 105).witness!;
     expect(w105.reasons).toEqual([]);
     expect(w105.notes.join(' ')).toMatch(/packages\/core\/src\/money\.ts appeared inside the fence while waves verified .*not committed/);
+    expect(w105.notes.join(' ')).not.toMatch(/own\.ts/);
     expect(w105.commit?.paths).toEqual(['packages/core/src/cart.ts']);
   }, 120_000);
 

@@ -193,9 +193,9 @@ fi
 
   it('commits only what verification checked: a file changed while it ran needs a person, nothing is committed', async () => {
     // The verification stands in for the agent's leftover process (acts/swapafter): it appends to
-    // an in-fence file while waves verifies.
+    // an in-fence file of the run's worktree while waves verifies (in a clean tree of its own).
     t = await hostileSetup({
-      verify: [['sh', '-c', 'echo "// EVIL" >> packages/web/src/index.ts']],
+      verify: [['sh', '-c', 'echo "// EVIL" >> "$(git rev-parse --git-common-dir)/../.waves/worktrees/issue-102/packages/web/src/index.ts"']],
       script: 'if [ "$1" = 102 ]; then echo "// fix" >> packages/web/src/index.ts; fi',
     });
     expect((await t.dispatch('--worktree')).exitCode).toBe(0);

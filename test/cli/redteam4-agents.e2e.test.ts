@@ -1,11 +1,11 @@
 /**
  * Red team, round 4 — a hostile agent against what harvest audits and commits: changes committed
  * under waves' own folders, branches an earlier run or another agent left, top-level files the
- * live fence granted, the issues file rewritten between waves, ignored files verification would
- * run, a commit an agent dressed as a harvest's, and waves' own clean-up through an agent's link.
+ * live fence granted, the issues file rewritten between waves, ignored and untracked files
+ * verification would run (it runs in a clean tree), a commit an agent dressed as a harvest's, and waves' own clean-up through an agent's link.
  * Each on a real temporary repository with a scripted agent doing what the case says.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { byIssue, hostileSetup, type Hostile } from '../helpers/hostile-setup.js';
@@ -141,7 +141,7 @@ printf 'touch {scratch}/judge-ran\\necho "Test Files 1 passed"\\nexit 0\\n' > no
       await h.git(h.root, '-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qm', 'ignore node_modules');
     };
 
-    it('removes them from a worktree of waves\' own before verification, which then runs what the setup left', async () => {
+    it('never runs them: verification runs in a clean tree of waves\' own, the run\'s worktree left as it is', async () => {
       t = await hostileSetup({ script, verify: judge() });
       await ignoreNodeModules(t);
       expect((await t.dispatch('--worktree', '--top', '1')).exitCode).toBe(0);
@@ -149,14 +149,16 @@ printf 'touch {scratch}/judge-ran\\necho "Test Files 1 passed"\\nexit 0\\n' > no
       const harvest = await t.harvest('--commit');
       const w = byIssue(harvest.report, 101).witness!;
       expect(existsSync(path.join(t.scratch, 'judge-ran'))).toBe(false);
-      expect(existsSync(path.join(t.worktree(101), 'node_modules/.bin/judge'))).toBe(false);
-      expect(w.notes.join(' ')).toMatch(/removed 1 ignored file\(s\) the agent wrote .* before verification, which runs what the setup left: node_modules\/\.bin\/judge/);
       expect(w.verify.map((v) => v.status)).toEqual(['failed']);
+      expect(readFileSync((w.verify[0] as unknown as { log: string }).log, 'utf8')).toContain('no judge');
       expect(w.status).toBe('needs_person');
       expect(w.commit).toBeNull();
+      // Nothing of the verification's tree is left behind.
+      expect(existsSync(path.join(t.root, '.waves/verify')) ? readdirSync(path.join(t.root, '.waves/verify')) : []).toEqual([]);
+      expect(await t.git(t.root, 'worktree', 'list', '--porcelain')).not.toContain('.waves/verify');
     }, 60_000);
 
-    it('does not verify in the shared work tree, where they may be the person\'s: it says which', async () => {
+    it('never runs them from the shared work tree either, and leaves them there (they may be the person\'s)', async () => {
       t = await hostileSetup({ script, verify: judge() });
       await ignoreNodeModules(t);
       expect((await t.dispatch('--top', '1')).exitCode).toBe(0);
@@ -164,9 +166,53 @@ printf 'touch {scratch}/judge-ran\\necho "Test Files 1 passed"\\nexit 0\\n' > no
       const w = byIssue(harvest.report, 101).witness!;
       expect(existsSync(path.join(t.scratch, 'judge-ran'))).toBe(false);
       expect(existsSync(path.join(t.root, 'node_modules/.bin/judge'))).toBe(true);
-      expect(w.verify).toEqual([]);
-      expect(w.reasons.join(' ')).toMatch(/verification not run: the run wrote ignored file\(s\) verification could run or load .*: node_modules\/\.bin\/judge/);
+      expect(w.verify.map((v) => v.status)).toEqual(['failed']);
       expect(w.status).toBe('needs_person');
+      expect(w.commit).toBeNull();
+    }, 60_000);
+
+    it('sets the clean tree up with the config\'s setup commands, sealed at dispatch, and commits what passed there', async () => {
+      const setup = [['sh', '-c', `mkdir -p node_modules/.bin && printf 'echo judged' > node_modules/.bin/judge`]];
+      t = await hostileSetup({ script: 'echo "// fix" >> packages/api/src/routes/checkout.ts', verify: judge(), config: { worktree: { setup } } });
+      await ignoreNodeModules(t);
+      expect((await t.dispatch('--worktree', '--top', '1')).exitCode).toBe(0);
+      rmSync(path.join(t.worktree(101), 'node_modules'), { recursive: true });
+      // A setup changed after dispatch is not what verification runs.
+      const config = path.join(t.root, 'waves.config.json');
+      writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), worktree: { setup: [['false']] } }));
+      const harvest = await t.harvest('--commit');
+      const w = byIssue(harvest.report, 101).witness!;
+      expect(w.verify.map((v) => v.status), w.reasons.join('\n')).toEqual(['passed']);
+      expect(w.status, w.reasons.join('\n')).toBe('clean');
+      expect(w.commit?.paths).toEqual(['packages/api/src/routes/checkout.ts']);
+      expect(existsSync(path.join(t.root, 'node_modules'))).toBe(false);
+    }, 60_000);
+
+    it('says so, and verifies nothing, when the setup of the clean tree fails', async () => {
+      t = await hostileSetup({ script: 'echo "// fix" >> packages/api/src/routes/checkout.ts', verify: judge(), config: { worktree: { setup: [['sh', '-c', 'exit 7']] } } });
+      expect((await t.dispatch('--top', '1')).exitCode).toBe(0);
+      const harvest = await t.harvest('--commit');
+      const w = byIssue(harvest.report, 101).witness!;
+      expect(w.verify).toEqual([]);
+      expect(w.reasons.join(' ')).toMatch(/verification not run: the setup of the clean tree it runs in failed: sh -c exit 7 \(exit code 7\), see \.dispatch-runs\/verify-101-\w+\.setup\.log/);
+      expect(w.commit).toBeNull();
+    }, 60_000);
+
+    it('never runs an untracked file the agent left outside any diff: waves\' own folder, which the shared work tree holds', async () => {
+      const runner = [['sh', '-c', 'for f in .waves/*.sh; do [ -e "$f" ] && sh "$f"; done; exit 0']];
+      t = await hostileSetup({
+        script: `
+echo "// fix" >> packages/api/src/routes/checkout.ts
+mkdir -p .waves
+echo 'touch {scratch}/own-ran' > .waves/evil.sh
+`,
+        verify: runner,
+      });
+      expect((await t.dispatch('--top', '1')).exitCode).toBe(0);
+      const harvest = await t.harvest('--commit');
+      const w = byIssue(harvest.report, 101).witness!;
+      expect(existsSync(path.join(t.scratch, 'own-ran'))).toBe(false);
+      expect(w.verify.map((v) => v.status)).toEqual(['passed']);
     }, 60_000);
   });
 

@@ -162,7 +162,9 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   checkLogFloor(config);
   const setupTimeoutMs = durationOf(config.config.worktree?.setupTimeout ?? DEFAULT_SETUP_TIMEOUT, { configKey: 'worktree.setupTimeout' });
   // Each worktree is set up before its agent starts: the config's commands, or the lockfile's install.
-  const setup = values.worktree ? (config.config.worktree?.setup ?? (await lockfileSetup(root))) : [];
+  // The clean tree harvest verifies in is set up the same way, worktree or not (sealed with the verify commands).
+  const verifySetup = config.config.worktree?.setup ?? (await lockfileSetup(root));
+  const setup = values.worktree ? verifySetup : [];
   let promptTemplate = config.config.prompt?.template ?? DEFAULT_PROMPT_TEMPLATE;
   if (config.config.prompt?.file) {
     const promptFile = await configPath(config, root, 'prompt.file', config.config.prompt.file);
@@ -265,7 +267,7 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
       logMaxBytes: config.config.logs?.maxBytes ?? null,
       // Sealed in each record: the harvest runs these, whatever the config says by then.
       projectConfigAllowed: Object.hasOwn(config.config.agents ?? {}, agent.name) && config.config.agents![agent.name]!.permissions?.projectConfig === true,
-      verify: { commands: config.config.verify ?? [], timeoutMs: durationOf(config.config.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, { configKey: 'verifyTimeout' }), config: config.file },
+      verify: { commands: config.config.verify ?? [], timeoutMs: durationOf(config.config.verifyTimeout ?? DEFAULT_VERIFY_TIMEOUT, { configKey: 'verifyTimeout' }), config: config.file, setup: verifySetup },
       setupTimeoutMs,
       graceMs: killGraceMs(io.env),
       now: () => io.now(),

@@ -8,7 +8,7 @@
  * refs, never into a nested repository): an agent can write `.git/hooks` or the config, and what
  * git then runs would run as the person, outside any sandbox the agent had.
  */
-import { lstat, mkdtemp, readlink, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readlink, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execaGit } from '@waves/planner';
@@ -133,47 +133,21 @@ export async function changesSince(cwd: string, base: string | null): Promise<Ch
 
 /**
  * The untracked files of the work tree that the ignore rules of `base` do not ignore (with no
- * base, a repository without commits: its tree's own `.gitignore` files) — or, `ignored`, those
- * they do ignore.
+ * base, a repository without commits: its tree's own `.gitignore` files).
  */
-async function untrackedFiles(cwd: string, base: string | null, ignored = false): Promise<string[]> {
-  const which = ignored ? ['--ignored'] : [];
-  if (base === null) return splitZ(await git(cwd, ['ls-files', '--others', ...which, '--exclude-per-directory=.gitignore', '-z']));
+async function untrackedFiles(cwd: string, base: string | null): Promise<string[]> {
+  if (base === null) return splitZ(await git(cwd, ['ls-files', '--others', '--exclude-per-directory=.gitignore', '-z']));
   const text = baseExcludeText(await ignoreFilesOf(cwd, base));
   const dir = await mkdtemp(path.join(tmpdir(), 'waves-ignores-'));
   try {
     const file = path.join(dir, 'exclude');
     await writeFile(file, text, { mode: 0o600 });
-    return splitZ(await git(cwd, ['ls-files', '--others', ...which, `--exclude-from=${file}`, '-z']));
+    return splitZ(await git(cwd, ['ls-files', '--others', `--exclude-from=${file}`, '-z']));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-/**
- * The files the ignore rules of `base` hide (node_modules, builds, caches) whose inode changed from
- * `sinceMs` to `untilMs` — by its ctime, which no process can set back: what was written, created,
- * replaced or re-linked there meanwhile. Git lists them (never through a link to a folder); waves'
- * own state and `skip` (its own integration files) aside.
- */
-export async function ignoredWrittenSince(cwd: string, base: string | null, sinceMs: number, untilMs: number, skip: ReadonlySet<string> = new Set()): Promise<string[]> {
-  const listed = (await untrackedFiles(cwd, base, true)).filter((p) => !p.endsWith('/') && !OWN_STATE.test(p) && !skip.has(p));
-  const out: string[] = [];
-  for (let i = 0; i < listed.length; i += 256) {
-    const chunk = listed.slice(i, i + 256);
-    const stats = await Promise.all(chunk.map((p) => lstat(path.join(cwd, p)).catch(() => null)));
-    chunk.forEach((p, k) => {
-      const stat = stats[k];
-      if (stat && !stat.isDirectory() && stat.ctimeMs >= sinceMs && stat.ctimeMs <= untilMs) out.push(p);
-    });
-  }
-  return out.sort();
-}
-
-/** What verification may run or load among ignored files: code, an executable, a manifest, or anything under a `.bin` folder. */
-export function couldRun(file: string, mode: number | null): boolean {
-  return /\.(?:[cm]?[jt]sx?|node|wasm|sh|bash|py|pth)$/.test(file) || /(?:^|\/)(?:package\.json|\.bin\/.*)$/.test(file) || (mode !== null && (mode & 0o111) !== 0);
-}
 
 /** The `.gitignore` files of a commit: path → content. */
 async function ignoreFilesOf(cwd: string, commit: string): Promise<Map<string, string>> {

@@ -47,10 +47,11 @@ import { commitInFence, commitsWithTrailer } from './commit-in-fence.js';
 import { committedBranchProblem } from './committed-check.js';
 import { describeLinks, findLinks } from './find-links.js';
 import { describeNestedRepos, findNestedRepos } from './find-nested-repos.js';
-import { changesSince, couldRun, GitError, hashFiles, headCommit, ignoredWrittenSince, indexFlags, MAX_FILE_BYTES, newIndexFlags, workTreeOf } from './git-changes.js';
+import { changesSince, GitError, hashFiles, headCommit, indexFlags, MAX_FILE_BYTES, newIndexFlags, workTreeOf } from './git-changes.js';
 import { changesWhatGitRuns, gitStateChanges, readGitEntries } from './git-snapshot.js';
 import { changedSince, holdFiles, type HeldFiles } from './held-blobs.js';
-import { heldDirsSupported, removeTreeFiles, TreeRaceError } from './held-dir.js';
+import { heldDirsSupported, TreeRaceError } from './held-dir.js';
+import { VERIFY_DIR, withVerifyTree } from './verify-tree.js';
 import { lstatInTree, readTreeFile } from './path-links.js';
 import { describeRefChanges, describeWavesRefChanges, readRefs, refChanges, wavesCommitsOnly, wavesRefChanges } from './ref-snapshot.js';
 import { RevertError, Reverter } from './revert-path.js';
@@ -341,34 +342,6 @@ function emptyWitness(record: RunRecord, options: HarvestOptions, reasons: strin
 
 const list = (paths: readonly string[], max = 5) => (paths.length <= max ? paths.join(', ') : `${paths.slice(0, max).join(', ')} and ${paths.length - max} more`);
 
-/**
- * The ignored files the run wrote (from its agent's start), before verification: removed in a
- * worktree of waves' own (noted), or — in the shared work tree — a reason not to verify when any
- * of them is something verification could run or load. Null when verification may go on.
- */
-async function ignoredWrites(record: RunRecord, cwd: string, base: string | null, installed: ReadonlySet<string>, ownWorktree: boolean, notes: string[]): Promise<string | null> {
-  const since = record.agentStartedAt !== undefined ? Date.parse(record.agentStartedAt) : record.setup && record.setup.commands.length > 0 ? Number.NaN : Date.parse(record.startedAt);
-  if (!Number.isFinite(since)) {
-    notes.push("its record has no agent start time (dispatched by an older waves): ignored files it wrote (node_modules, builds) cannot be told apart from its setup's, and verification may load them");
-    return null;
-  }
-  // Until the run ended (and a second more, the supervisor settling it): what a harvest's own
-  // verification wrote since (a build, a test cache) is not the agent's.
-  const until = record.endedAt !== null ? Date.parse(record.endedAt) + 1_000 : Number.POSITIVE_INFINITY;
-  const written = await ignoredWrittenSince(cwd, base, since, Number.isFinite(until) ? until : Number.POSITIVE_INFINITY, installed);
-  if (written.length === 0) return null;
-  if (ownWorktree) {
-    // The entry itself (a link is removed, never followed), only where no link leads to it.
-    const failed = await removeTreeFiles(cwd, written).catch((error: unknown) => [`${list(written)} (${(error as Error).message.split('\n')[0]})`]);
-    if (failed.length > 0) return `verification not run: ignored file(s) the run wrote could not be removed first: ${list(failed)}`;
-    notes.push(`removed ${written.length} ignored file(s) the agent wrote (caches, builds, node_modules) before verification, which runs what the setup left: ${list(written)}`);
-    return null;
-  }
-  const modes = await Promise.all(written.map(async (file) => (await lstatInTree(cwd, file))?.mode ?? null));
-  const runnable = written.filter((file, i) => couldRun(file, modes[i]!));
-  if (runnable.length === 0) return null;
-  return `verification not run: the run wrote ignored file(s) verification could run or load (in the shared work tree they may be yours, so waves leaves them): ${list(runnable)} — check them, then harvest again`;
-}
 
 /** Stops the processes marked as a verification of this issue still running in its work tree (SIGTERM, the grace, SIGKILL); their pids. */
 async function stopLeftoverVerification(prefix: string, cwd: string, graceMs = 5_000): Promise<number[]> {
@@ -621,14 +594,8 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   if (verification.note) notes.push(verification.note);
   /** The in-fence files as verification is about to see them (blobs written), for the commit. */
   let held: HeldFiles | null = null;
-  // Verification runs as the person and loads what the tree holds, ignored files too (node_modules,
-  // builds): what the agent wrote there — a test runner of its own in node_modules/.bin — would run
-  // and decide the verdict. In a worktree of waves' own they go first; in the shared tree (where
-  // they may be the person's) a run that wrote such files is not verified.
-  const ignoredProblem = verification.commands.length > 0 && audit.outOfFence.length === 0 && audit.inFence.length > 0 && flaggedNow.length === 0 ? await ignoredWrites(record, cwd, base, installed, worktree !== null, notes) : null;
   if (verification.commands.length === 0) reasons.push(`no verify commands in waves.config.json${record.verify ? ' at dispatch' : ''}: nothing checked the work`);
   else if (flaggedNow.length > 0) reasons.push('verification not run: index flags set during the run hide what the files hold from git');
-  else if (ignoredProblem !== null) reasons.push(ignoredProblem);
   else if (audit.outOfFence.length > 0) {
     // Verification runs as the person, and what it runs can be what the run changed outside its
     // fence (package.json's scripts.test behind `npm test`, a config it loads): not while that remains.
@@ -637,25 +604,35 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
         ? 'verification not run: out-of-fence changes remain (revert them with --revert-out-of-fence)'
         : 'verification not run: out-of-fence changes remain (without a worktree waves does not revert them: undo them yourself)',
     );
+  } else if (unreadable.hardLinked.length > 0 || unreadable.oversized.length > 0) {
+    reasons.push('verification not run: the files named above cannot be read into the tree it runs in');
   } else if (audit.inFence.length > 0) {
     const inFencePaths = audit.inFence.flatMap(touchedPaths);
-    if (options.commit && unreadable.hardLinked.length === 0 && unreadable.oversized.length === 0) held = await holdFiles(cwd, inFencePaths, true);
+    held = await holdFiles(cwd, inFencePaths, true);
     // A harvest killed while it verified left its verification running (a watch mode, a server):
     // stopped before this one starts, and named.
-    const leftover = await stopLeftoverVerification(`verify-${record.issue.number}-`, await realpath(cwd).catch(() => cwd), options.graceMs);
+    const leftover = await stopLeftoverVerification(`verify-${record.issue.number}-`, path.join(await realpath(options.root).catch(() => options.root), VERIFY_DIR), options.graceMs);
     if (leftover.length > 0) notes.push(`stopped ${leftover.length} process(es) an earlier harvest's verification left running (that harvest was killed): ${leftover.join(', ')}`);
-    const log = path.join(options.runsDir, `verify-${record.issue.number}-${stamp(options.now())}.log`);
+    const stamped = stamp(options.now());
+    const log = path.join(options.runsDir, `verify-${record.issue.number}-${stamped}.log`);
     const commands = verification.commands.map((argv) => renderVerify(argv, declared, options.packagesOf(declared)));
-    verify.push(
-      ...(await runVerify(commands, {
-        cwd,
-        log,
-        timeoutMs: verification.timeoutMs,
-        maxBytes: options.logMaxBytes ?? null,
-        graceMs: options.graceMs,
-        ...(options.signal ? { signal: options.signal } : {}),
-      })),
-    );
+    const run = (argv: readonly (readonly string[])[], dir: string, logFile: string, timeoutMs: number, env?: NodeJS.ProcessEnv) =>
+      runVerify(argv, { cwd: dir, log: logFile, timeoutMs, maxBytes: options.logMaxBytes ?? null, graceMs: options.graceMs, ...(options.signal ? { signal: options.signal } : {}), ...(env ? { env } : {}) });
+    // In a clean tree of its own: the run's HEAD and the in-fence files held for the commit, set up
+    // as the dispatch sealed it — never the agent's tree, whose ignored and untracked files no diff shows.
+    await withVerifyTree(options.root, cwd, await headCommit(cwd), held, record.id, async (dir) => {
+      const setup = record.verify?.setup ?? record.setup?.commands ?? [];
+      if (setup.length > 0) {
+        const setupLog = path.join(options.runsDir, `verify-${record.issue.number}-${stamped}.setup.log`);
+        // HUSKY=0 as in a worktree's setup (supervise.ts): an install's `prepare` would write the hooks path into the repository's git config.
+        const failed = (await run(setup, dir, setupLog, record.verify?.setupTimeoutMs ?? record.setup?.timeoutMs ?? verification.timeoutMs, { ...process.env, HUSKY: '0' })).find((r) => r.status !== 'passed');
+        if (failed) {
+          reasons.push(`verification not run: the setup of the clean tree it runs in ${failed.status.replace('_', ' ')}: ${failed.argv.join(' ')}${failed.exitCode !== null ? ` (exit code ${failed.exitCode})` : ''}, see ${path.relative(options.root, setupLog)}`);
+          return;
+        }
+      }
+      verify.push(...(await run(commands, dir, log, verification.timeoutMs)));
+    });
     const bad = verify.find((v) => v.status !== 'passed');
     if (bad) reasons.push(`verification ${bad.status.replace('_', ' ')}: ${bad.argv.join(' ')}${bad.exitCode !== null ? ` (exit code ${bad.exitCode})` : ''}, see ${path.relative(options.root, bad.log)}`);
     // What is committed is what the tree holds now: verification (a build) or a session still

@@ -64,7 +64,7 @@ export function groupRefusal(pgid: number, runId: string | null): string | null 
 }
 
 /**
- * The live processes whose marker starts with `prefix` and whose working folder is `cwd` (waves
+ * The live processes whose marker starts with `prefix` and whose working folder is `cwd` or below it (waves
  * itself left out): what an earlier harvest's verification left when that harvest was killed.
  * Empty where /proc cannot tell.
  */
@@ -77,7 +77,8 @@ export function processesMarkedUnder(prefix: string, cwd: string): number[] {
       if (p.pid <= 1 || p.pid === process.pid) return false;
       try {
         if (!readFileSync(`/proc/${p.pid}/environ`, 'latin1').split('\0').some((e) => e.startsWith(entry))) return false;
-        return readlinkSync(`/proc/${p.pid}/cwd`) === cwd;
+        const where = readlinkSync(`/proc/${p.pid}/cwd`);
+        return where === cwd || where.startsWith(`${cwd}/`);
       } catch {
         return false;
       }

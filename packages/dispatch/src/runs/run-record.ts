@@ -265,6 +265,12 @@ export const RunRecordSchema = z.object({
       timeoutMs: z.number().int().positive(),
       /** The config file they came from (absolute; null: none): harvest compares them with the same file only. */
       config: z.string().nullable().optional(),
+      /**
+       * What sets up the clean tree the harvest verifies in (the config's `worktree.setup`, else the
+       * lockfile's install), each with `setupTimeoutMs`: verification never runs in the agent's tree.
+       */
+      setup: z.array(z.array(z.string()).min(1)).optional(),
+      setupTimeoutMs: z.number().int().positive().optional(),
     })
     .optional(),
   /**

@@ -92,7 +92,7 @@ export interface RunWaveOptions {
   /** Bytes of each agent's output kept in its log (`logs.maxBytes`); null or absent: no cap. */
   logMaxBytes?: number | null;
   /** The verification in force now (the config's), sealed in each record for the harvest. */
-  verify?: { commands: readonly (readonly string[])[]; timeoutMs: number; config?: string | null };
+  verify?: { commands: readonly (readonly string[])[]; timeoutMs: number; config?: string | null; setup?: readonly (readonly string[])[] };
   /** `agents.<name>.permissions.projectConfig` of the person's config (project-agent-config.ts). */
   projectConfigAllowed?: boolean;
   /** How long each worktree setup command (`dispatch.setup`) may run; default 10 minutes. */
@@ -230,7 +230,16 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
       startedAt: date.toISOString(), endedAt: null, dispatchId, scope: scopeOf(issue),
       passEnv: [...(options.dispatch.agent.env ?? [])], logMaxBytes: options.logMaxBytes ?? null,
       ...(options.projectConfigAllowed ? { projectConfigAllowed: true } : {}),
-      ...(options.verify ? { verify: { commands: options.verify.commands.map((argv) => [...argv]), timeoutMs: options.verify.timeoutMs, ...(options.verify.config !== undefined ? { config: options.verify.config } : {}) } } : {}),
+      ...(options.verify
+        ? {
+            verify: {
+              commands: options.verify.commands.map((argv) => [...argv]),
+              timeoutMs: options.verify.timeoutMs,
+              ...(options.verify.config !== undefined ? { config: options.verify.config } : {}),
+              ...(options.verify.setup ? { setup: options.verify.setup.map((argv) => [...argv]), setupTimeoutMs: options.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS } : {}),
+            },
+          }
+        : {}),
       // Run by the supervisor in the worktree before the agent starts (worktree-setup.ts).
       ...(dispatch.setup.length > 0 ? { setup: { commands: dispatch.setup, timeoutMs: options.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS, log: setupLogOf(files.log) } } : {}),
       ...(Object.keys(dispatch.env).length > 0 ? { agentEnv: dispatch.env } : {}),

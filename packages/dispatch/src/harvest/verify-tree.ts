@@ -1,0 +1,69 @@
+/**
+ * The tree a harvest verifies in. Verification runs as the person, outside any sandbox the agent
+ * had, and a test runner loads whatever its folder holds: files git ignores (`node_modules`,
+ * builds), untracked ones, a folder made unreadable, a nested repository — none of which a diff
+ * shows, and all of which the agent could write (a runner of its own in `node_modules/.bin`
+ * decided "passed"). So it never runs in the agent's tree: a commit is made (on no branch) of the
+ * run's HEAD with exactly the in-fence files harvest holds for the commit, checked out afresh in a
+ * detached worktree under `.waves/verify/`, set up with the setup commands sealed at dispatch (the
+ * lockfile's install by default), verified there, and removed. A tree a killed harvest left is
+ * removed by the next one.
+ */
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { git } from './git-changes.js';
+import { treeWith, type HeldFiles } from './held-blobs.js';
+import { isRunning } from '../runs/process-table.js';
+
+/** Where the trees are checked out, in the repository (waves' own state, never the agent's). */
+export const VERIFY_DIR = '.waves/verify';
+
+const IDENTITY = ['-c', 'user.name=waves', '-c', 'user.email=waves@localhost'];
+
+/** Removes the trees of harvests that are gone (killed while they verified). */
+async function removeStale(root: string): Promise<void> {
+  const dir = path.join(root, VERIFY_DIR);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  let removed = false;
+  for (const name of names) {
+    const pid = Number(/-(\d+)$/.exec(name)?.[1] ?? Number.NaN);
+    if (Number.isSafeInteger(pid) && pid !== process.pid && isRunning(pid)) continue;
+    await git(root, ['worktree', 'remove', '--force', path.join(dir, name)]).catch(() => undefined);
+    await rm(path.join(dir, name), { recursive: true, force: true });
+    removed = true;
+  }
+  if (removed) await git(root, ['worktree', 'prune']).catch(() => undefined);
+}
+
+/**
+ * Runs `fn` in a fresh detached worktree of `root` at HEAD of `runTree` (or nothing) with `held`
+ * over it; the worktree is removed afterwards, whatever happens.
+ */
+export async function withVerifyTree<T>(root: string, runTree: string, head: string | null, held: HeldFiles, label: string, fn: (dir: string) => Promise<T>): Promise<T> {
+  await removeStale(root);
+  const scratch = await mkdtemp(path.join(tmpdir(), 'waves-verify-'));
+  let commit: string;
+  try {
+    const tree = await treeWith(runTree, head, held, path.join(scratch, 'index'));
+    commit = (await git(runTree, [...IDENTITY, 'commit-tree', tree, ...(head ? ['-p', head] : []), '-m', 'waves: what a harvest verifies (on no branch)'])).trim();
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+  const dir = path.join(root, VERIFY_DIR, `${label.replace(/[^\w.-]/g, '_')}-${process.pid}`);
+  await mkdir(path.dirname(dir), { recursive: true });
+  await rm(dir, { recursive: true, force: true });
+  await git(root, ['worktree', 'add', '--detach', '--quiet', dir, commit]);
+  try {
+    return await fn(dir);
+  } finally {
+    await git(root, ['worktree', 'remove', '--force', dir]).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+    await git(root, ['worktree', 'prune']).catch(() => undefined);
+  }
+}
