@@ -52,7 +52,14 @@ const recordsOf = (root: string) => {
     r.stdout
       .split('\n')
       .filter((n) => /^resolve-.*\.json$/.test(n))
-      .map((n) => JSON.parse(readFileSync(path.join(dir, n), 'utf8')) as { id: string; status: string; reason: string | null; leaseIds: string[]; leaseEpochs?: Record<string, number>; log: string; issue: { number: number } }),
+      // A record listed may be gone when read: a run whose lease was refused is removed, not started.
+      .flatMap((n) => {
+        try {
+          return [JSON.parse(readFileSync(path.join(dir, n), 'utf8')) as { id: string; status: string; reason: string | null; leaseIds: string[]; leaseEpochs?: Record<string, number>; log: string; issue: { number: number } }];
+        } catch {
+          return [];
+        }
+      }),
   );
 };
 

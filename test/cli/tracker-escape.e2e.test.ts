@@ -104,8 +104,8 @@ describe.runIf(process.platform === 'linux')('daemons that escaped the tracker',
       expect(stray.where).toBe(`cwd ${execFileSync('realpath', [shared.root], { encoding: 'utf8' }).trim()}`);
     }
     if (strays.length > 0) expect(readFileSync(record.log, 'utf8')).toContain(`[waves] stopped ${strays.length} process(es) that escaped the run's tracking but sat in its tree`);
-    // The documented limit: the one that left the tree and holds nothing in it runs on.
-    expect(away.filter(alive).length).toBe(1);
+    // The one that left the tree and holds nothing in it is the documented limit: the tracker catches
+    // it only when it sees it before it leaves (on a loaded machine it may), so nothing is asserted of it.
   }, 90_000);
 
   it('are all gone, the one that left the tree too, when the agent runs in a pid namespace of its own (unshare, as the README shows)', async (context) => {
