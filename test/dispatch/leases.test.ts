@@ -97,8 +97,9 @@ describe('the lease journal', () => {
     await writeFile(journal, cut);
     const read = await readJournal(journal);
     expect(read.events).toEqual([]);
-    expect(read.corrupt.map((c) => [c.line, c.reason])).toEqual([...Array.from({ length: 10 }, (_, i) => [i + 1, 'partial']), [11, undefined]]);
-    expect((await journalBackend(journal, at(1)).list()).warnings[0]).toBe('leases.jsonl line 1: one lane of an acquisition whose other lines did not all land (cut short), void');
+    // Line 1 is the journal's header: waves gives a journal a generation before it writes to it.
+    expect(read.corrupt.map((c) => [c.line, c.reason])).toEqual([...Array.from({ length: 10 }, (_, i) => [i + 2, 'partial']), [12, undefined]]);
+    expect((await journalBackend(journal, at(1)).list()).warnings[0]).toBe('leases.jsonl line 2: one lane of an acquisition whose other lines did not all land (cut short), void');
     expect(await acquireLease(journal, { lane: 'packages/p3', holder: 'bob', ttlMs: 60_000, now: at(1) })).toMatchObject({ status: 'acquired' });
     // Whole, the same lines count.
     await writeFile(journal, whole);
@@ -109,7 +110,7 @@ describe('the lease journal', () => {
     await acquireLease(journal, { lane: 'a', holder: 'h1', ttlMs: 60_000, now: at(0) });
     await writeFile(journal, `${await readFile(journal, 'utf8')}this is not json\n{"v":1,"op":"acquire","id":"torn","la`);
     const read = await readJournal(journal);
-    expect(read.corrupt.map((c) => c.line)).toEqual([2, 3]);
+    expect(read.corrupt.map((c) => c.line)).toEqual([3, 4]);
     expect(read.events).toHaveLength(1);
     await acquireLease(journal, { lane: 'b', holder: 'h1', ttlMs: 60_000, now: at(1) });
     const after = await readJournal(journal);
@@ -240,7 +241,7 @@ describe('the lease journal', () => {
     expect(read.events.map((e) => e.id)).toEqual(['first', 'third']);
     expect(read.corrupt).toEqual([{ line: 2, text: expect.stringContaining('"id":"second"'), reason: 'void' }]);
     expect((await listLeases(journal, () => new Date())).leases.map((l) => l.holder)).toEqual(['first', 'third']);
-    expect((await journalBackend(journal, () => new Date()).list()).warnings).toEqual(['leases.jsonl line 2: written by a process after its lock was taken over (it was stalled), void']);
+    expect((await journalBackend(journal, () => new Date()).list()).warnings).toEqual(['leases.jsonl line 2: written where the journal no longer ended, or for another generation of it — by a process whose lock was taken over (it was stalled), or by an older waves still running beside this one — void']);
     // Positions are bytes: a holder name of non-ASCII letters, and a torn line before, move nothing.
     await writeFile(journal, `${await readFile(journal, 'utf8')}{"v":1,"op":"acq`);
     await acquireLease(journal, { lane: 'lib', holder: 'zoë@höst', ttlMs: 600_000, now: () => new Date() });
@@ -304,7 +305,7 @@ describe('the lease journal', () => {
     for (const r of results) expect(r.exitCode, r.stderr).toBe(0);
     const { events, corrupt } = await readJournal(journal);
     expect(corrupt).toEqual([]);
-    for (const line of (await readFile(journal, 'utf8')).trim().split('\n')) expect(LeaseEventSchema.safeParse(JSON.parse(line)).success).toBe(true);
+    for (const line of (await readFile(journal, 'utf8')).trim().split('\n').slice(1)) expect(LeaseEventSchema.safeParse(JSON.parse(line)).success).toBe(true);
     // Replay the journal: after every event, no two live leases of different holders overlap.
     const live = new Map<string, { lane: string; holder: string }>();
     let acquired = 0;
@@ -344,6 +345,7 @@ describe('the lease journal compacted (red team 4 D3)', () => {
     const events = [line({ v: 1, op: 'acquire', id: 'l-long', lane: 'docs', holder: 'keeper', at: T(-60 * 86_400_000), ttlMs: max })];
     for (let at = -60 * 86_400_000 + 86_400_000; at <= -1_000; at += 86_400_000) events.push(line({ v: 1, op: 'renew', id: 'l-long', at: T(at), ttlMs: max }));
     await writeFile(journal, events.join('') + history(50_000));
+    const original = (await stat(journal)).size;
     await link(journal, path.join(dir, 'first-journal'));
     const backend = journalBackend(journal, at(0));
     const a = await acquireLease(journal, { lane: 'packages/a', holder: 'h1', ttlMs: 60_000, now: at(0) });
@@ -354,7 +356,8 @@ describe('the lease journal compacted (red team 4 D3)', () => {
     expect(before.map((l) => l.id)).toEqual(['l-long', (a as { id: string }).id]);
     const compacted = await backend.gc();
     expect(compacted.compacted).toMatchObject({ kept: 2 });
-    expect(compacted.compacted!.after).toBeLessThan(compacted.compacted!.before / 50);
+    // The first change gave the journal a generation: compacted then, and again by gc.
+    expect(compacted.compacted!.after).toBeLessThan(original / 50);
     const text = await readFile(journal, 'utf8');
     expect(JSON.parse(text.split('\n')[0]!)).toMatchObject({ v: 1, op: 'journal', gen: expect.stringMatching(/^[0-9a-f]{16}$/) });
     for (const now of [30_000, 1_000_000, 40 * 86_400_000]) expect((await listLeases(journal, at(now))).leases, String(now)).toEqual((await listLeasesOf(before, now)));
@@ -478,5 +481,41 @@ describe('the lease journal compacted (red team 4 D3)', () => {
     expect((await listLeases(journal, () => new Date())).leases.map((l) => l.holder)).toEqual(['first', 'h2', 'h3']);
     expect((await readJournal(journal)).corrupt).toEqual([]);
     expect((await readdir(path.dirname(journal))).filter((name) => name.endsWith('.next'))).toEqual([]);
+  });
+
+  it('gives a journal a generation before it writes to it, so every line it writes names one', async () => {
+    await mkdir(path.dirname(journal), { recursive: true });
+    await writeFile(journal, line({ v: 1, op: 'acquire', id: 'l-legacy', lane: 'docs', holder: 'old', at: T(0), ttlMs: 600_000, pos: 0 }));
+    expect(await acquireLease(journal, { lane: 'src', holder: 'new', ttlMs: 600_000, now: at(1) })).toMatchObject({ status: 'acquired' });
+    const lines = (await readFile(journal, 'utf8')).trim().split('\n').map((text) => JSON.parse(text) as { op: string; gen?: string });
+    expect(lines[0]).toMatchObject({ op: 'journal', gen: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    expect(lines.slice(1).map((l) => [l.op, l.gen])).toEqual([['acquire', lines[0]!.gen], ['acquire', lines[0]!.gen]]);
+    expect((await listLeases(journal, at(2))).leases.map((l) => l.holder)).toEqual(['old', 'new']);
+  });
+
+  it("counts an older waves' line, which names no generation, where that waves found the end — its lease holds, and no one else is given the lane (red team F5)", async () => {
+    await acquireLease(journal, { lane: 'packages/b', holder: 'new', ttlMs: 600_000, now: at(0) });
+    await compactLeaseJournal(journal, at(1));
+    // What a waves from before generations appends to a compacted journal: `pos`, no `gen`.
+    const end = (await stat(journal)).size;
+    await writeFile(journal, `${await readFile(journal, 'utf8')}${line({ v: 1, op: 'acquire', id: 'l-old-build', lane: 'src/a', holder: 'alice', at: T(1), ttlMs: 600_000, pos: end })}`);
+    expect((await listLeases(journal, at(2))).leases.map((l) => [l.holder, l.lane])).toEqual([['new', 'packages/b'], ['alice', 'src/a']]);
+    expect(await acquireLease(journal, { lane: 'src/a/x.ts', holder: 'bob', ttlMs: 600_000, now: at(2) })).toMatchObject({ status: 'refused', holder: 'alice' });
+    // Its renewal, written where it found the end, counts too; one written elsewhere is void, and said so.
+    const again = (await stat(journal)).size;
+    await writeFile(journal, `${await readFile(journal, 'utf8')}${line({ v: 1, op: 'renew', id: 'l-old-build', at: T(3), ttlMs: 900_000, pos: again })}${line({ v: 1, op: 'acquire', id: 'l-stray', lane: 'lib', holder: 'carol', at: T(3), ttlMs: 600_000, pos: 7 })}`);
+    expect((await listLeases(journal, at(4))).leases.find((l) => l.holder === 'alice')?.until).toBe(T(3 + 900_000));
+    expect((await journalBackend(journal, at(4)).list()).warnings).toEqual([expect.stringMatching(/^leases\.jsonl line \d+: written where the journal no longer ended, .* or by an older waves still running beside this one — void$/)]);
+  });
+
+  it('refuses, with one line and nothing written, a journal whose header waves did not write: another key, or a line past 256 bytes (red team F6)', async () => {
+    await mkdir(path.dirname(journal), { recursive: true });
+    for (const header of [{ v: 1, op: 'journal', gen: '0123456789abcdef', note: 'x'.repeat(300) }, { v: 1, op: 'journal', gen: '0123456789abcdef', by: 'tool' }]) {
+      const text = `${line(header)}${line({ v: 1, op: 'acquire', id: 'l-1', lane: 'src/a', holder: 'alice', at: T(0), ttlMs: 600_000, pos: line(header).length, gen: '0123456789abcdef' })}`;
+      await writeFile(journal, text);
+      await expect(acquireLease(journal, { lane: 'src/b', holder: 'bob', ttlMs: 600_000, now: at(1) })).rejects.toThrow(/^lease journal .*leases\.jsonl: its first line is a journal header waves did not write \(other keys, or longer than 256 bytes\), so no lease in it can be judged; stop every waves run, then move it aside/);
+      await expect(compactLeaseJournal(journal, at(1))).rejects.toThrow(/its first line is a journal header waves did not write/);
+      expect(await readFile(journal, 'utf8')).toBe(text);
+    }
   });
 });

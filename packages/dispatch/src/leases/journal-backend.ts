@@ -8,9 +8,9 @@
  */
 import { closeSync, constants, lstatSync, openSync, readSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import { canonicalLane, JournalHeaderSchema } from '@waves/planner';
+import { canonicalLane, MAX_JOURNAL_HEADER_BYTES } from '@waves/planner';
 import type { ChangeResult, GcResult, LeaseBackend, LeaseListing } from './lease-backend.js';
-import { acquireLeases, compactLeaseJournal, listLeases, releaseLease, renewLease } from './lease-journal.js';
+import { acquireLeases, compactLeaseJournal, headerGen, listLeases, releaseLease, renewLease } from './lease-journal.js';
 
 export function journalBackend(journal: string, now: () => Date): LeaseBackend {
   const identityOf = () => {
@@ -31,7 +31,7 @@ export function journalBackend(journal: string, now: () => Date): LeaseBackend {
         leases,
         warnings: corrupt.map((line) =>
           line.reason === 'void'
-            ? `${path.basename(journal)} line ${line.line}: written by a process after its lock was taken over (it was stalled), void`
+            ? `${path.basename(journal)} line ${line.line}: written where the journal no longer ended, or for another generation of it — by a process whose lock was taken over (it was stalled), or by an older waves still running beside this one — void`
             : line.reason === 'partial'
               ? `${path.basename(journal)} line ${line.line}: one lane of an acquisition whose other lines did not all land (cut short), void`
               : `${path.basename(journal)} line ${line.line}: not a lease event (torn or edited), skipped`,
@@ -92,10 +92,9 @@ function isCompacted(journal: string): boolean {
   let fd: number | null = null;
   try {
     fd = openSync(journal, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
-    const head = Buffer.alloc(256);
+    const head = Buffer.alloc(MAX_JOURNAL_HEADER_BYTES + 1);
     const read = readSync(fd, head, 0, head.length, 0);
-    const feed = head.subarray(0, read).indexOf(10);
-    return feed >= 0 && JournalHeaderSchema.safeParse(JSON.parse(head.toString('utf8', 0, feed))).success;
+    return headerGen(head.subarray(0, read)) !== null;
   } catch {
     return false;
   } finally {

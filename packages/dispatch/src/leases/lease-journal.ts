@@ -33,7 +33,7 @@ import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { decideLanes, refusalOf, type AcquireResult, type ChangeResult } from './lease-backend.js';
-import { canonicalLane, foldLeases, InputError, JournalHeaderSchema, JournalSealSchema, LeaseEventSchema, MAX_LEASE_TTL_MS, readRegularBytes, WavesError, type JournalSeal, type Lease, type LeaseEvent, type LeaseRules } from '@waves/planner';
+import { canonicalLane, foldLeases, InputError, JournalHeaderSchema, JournalSealSchema, LeaseEventSchema, MAX_JOURNAL_HEADER_BYTES, MAX_LEASE_TTL_MS, readRegularBytes, WavesError, type JournalSeal, type Lease, type LeaseEvent, type LeaseRules } from '@waves/planner';
 
 export const DEFAULT_JOURNAL = '.waves/leases.jsonl';
 
@@ -136,9 +136,14 @@ export async function readJournal(file: string, options: { maxBytes?: number } =
   const corrupt: CorruptLine[] = [];
   let gen: string | null = null;
   let seal: { next: string } | null = null;
-  // Only where its writer found the end, in the generation it read (lines of other writers and tools, with no `pos`, count anywhere).
+  // Only where its writer found the end (`pos`; lines of other tools, with none, count anywhere),
+  // in the generation it read. A line with no `gen` is an older waves' (this one starts a
+  // generation before it writes): it counts where it found the end, as that waves read it back —
+  // so a supervisor of an older build renewing through an upgrade keeps its lane, and no one else
+  // is given it. A seal is this waves' alone: only in the generation it names.
   const counts = (line: { pos?: number | undefined; gen?: string | undefined }, start: number) =>
-    line.pos === undefined ? line.gen === undefined || line.gen === gen : line.pos === start && (line.gen ?? null) === gen;
+    (line.gen === undefined || line.gen === gen) && (line.pos === undefined || line.pos === start);
+  const sealCounts = (line: { pos: number; gen?: string | undefined }, start: number) => line.pos === start && (line.gen ?? null) === gen;
   // The lines of each acquisition of several lanes that count: all of them count, or none.
   const batches = new Map<string, { n: number; lines: { event: LeaseEvent; line: CorruptLine }[] }>();
   // Line by line over the bytes: a line's offset is where its first byte is, whatever its text holds.
@@ -157,11 +162,16 @@ export async function readJournal(file: string, options: { maxBytes?: number } =
         json = null;
       }
       const op = typeof json === 'object' && json !== null ? (json as { op?: unknown }).op : undefined;
-      if (op === 'journal' && start === 0 && JournalHeaderSchema.safeParse(json).success) gen = (json as { gen: string }).gen;
-      else if (op === 'sealed') {
+      if (op === 'journal' && start === 0) {
+        // The generation every line of the file is judged by: one waves did not write could make
+        // every lease void (or this process's appends fail after they counted); refused, never guessed.
+        const header = headerGen(bytes.subarray(0, Math.min(bytes.length, MAX_JOURNAL_HEADER_BYTES + 1)));
+        if (header === null) throw new InputError(`lease journal ${file}: its first line is a journal header waves did not write (other keys, or longer than ${MAX_JOURNAL_HEADER_BYTES} bytes), so no lease in it can be judged; stop every waves run, then move it aside (mv ${file} ${file}.bad) and run again`);
+        gen = header;
+      } else if (op === 'sealed') {
         const parsed = JournalSealSchema.safeParse(json);
         if (!parsed.success) corrupt.push({ line: number, text: line });
-        else if (!counts(parsed.data, start)) corrupt.push({ line: number, text: line, reason: 'void' });
+        else if (!sealCounts(parsed.data, start)) corrupt.push({ line: number, text: line, reason: 'void' });
         else seal = { next: parsed.data.next };
       } else {
         const parsed = LeaseEventSchema.safeParse(json);
@@ -377,14 +387,24 @@ async function appendLines(file: string, records: readonly ((pos: number) => obj
   end.torn = false;
 }
 
-/** The generation an open journal names in its first line, or null. */
+/** The generation an open journal names in its first line, or null: read as `readJournal` reads it. */
 async function generationOf(handle: FileHandle): Promise<string | null> {
-  const head = Buffer.alloc(256);
+  const head = Buffer.alloc(MAX_JOURNAL_HEADER_BYTES + 1);
   const { bytesRead } = await handle.read(head, 0, head.length, 0);
-  const feed = head.subarray(0, bytesRead).indexOf(10);
+  return headerGen(head.subarray(0, bytesRead));
+}
+
+/**
+ * The generation a journal's first bytes (at least `MAX_JOURNAL_HEADER_BYTES + 1` of them, or
+ * all) name in a header line of waves' own, or null: the one reading of a header, shared by
+ * `readJournal`, the check after every append, and the backend's replaced-journal check.
+ */
+export function headerGen(head: Uint8Array): string | null {
+  const bytes = Buffer.from(head.buffer, head.byteOffset, head.byteLength);
+  const feed = bytes.subarray(0, MAX_JOURNAL_HEADER_BYTES + 1).indexOf(10);
   if (feed < 0) return null;
   try {
-    const header = JournalHeaderSchema.safeParse(JSON.parse(head.toString('utf8', 0, feed)));
+    const header = JournalHeaderSchema.safeParse(JSON.parse(bytes.toString('utf8', 0, feed)));
     return header.success ? header.data.gen : null;
   } catch {
     return null;
@@ -402,6 +422,8 @@ export interface Compaction {
   after: number;
   /** The live leases kept. */
   kept: number;
+  /** Whether a new generation replaced the journal (not when it would not shrink, or not fit). */
+  replaced: boolean;
 }
 
 /**
@@ -425,7 +447,7 @@ export async function compactJournal(file: string, read: JournalRead, now: Date,
   }
   // Live leases only, and each line now says where and for which generation: it may not shrink. A
   // sealed file whose new file is gone is compacted whatever the gain, so long as it can be read.
-  if (offset > MAX_JOURNAL_BYTES || (!options.force && offset >= read.end.offset)) return { before: read.end.offset, after: read.end.offset, kept: live.length };
+  if (offset > MAX_JOURNAL_BYTES || (!options.force && offset >= read.end.offset)) return { before: read.end.offset, after: read.end.offset, kept: live.length, replaced: false };
   const next = successorOf(file, gen);
   const handle = await open(next, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o644);
   try {
@@ -445,7 +467,7 @@ export async function compactJournal(file: string, read: JournalRead, now: Date,
   }
   await finishCompaction(file, gen);
   await removeLeftSuccessors(file, gen);
-  return { before: read.end.offset, after: offset, kept: live.length };
+  return { before: read.end.offset, after: offset, kept: live.length, replaced: true };
 }
 
 /** Renames a sealed journal's new file into place; false when it is not there (renamed by another process, or lost). */
@@ -506,7 +528,7 @@ function eventsOfLease(lease: Lease): LeaseEvent[] {
  */
 async function readToChange(file: string, lock: JournalLock, now: Date): Promise<JournalRead> {
   let compacted = false;
-  for (let attempt = 0; attempt < 4; attempt++) {
+  for (let attempt = 0; attempt < 5; attempt++) {
     const read = await readJournal(file, { maxBytes: MAX_COMPACTABLE_BYTES });
     if (read.seal !== null) {
       if (await finishCompaction(file, read.seal.next)) continue;
@@ -514,15 +536,23 @@ async function readToChange(file: string, lock: JournalLock, now: Date): Promise
       const again = await readJournal(file, { maxBytes: MAX_COMPACTABLE_BYTES });
       if (again.seal?.next === read.seal.next && again.end.offset === read.end.offset) {
         const compaction = await compactJournal(file, again, now, lock, { force: true });
-        if (compaction.after === compaction.before) throw new InputError(`lease journal ${file}: sealed by a compaction whose new file ${path.basename(successorOf(file, read.seal.next))} is gone, and its live leases take more than ${MAX_JOURNAL_BYTES / 1024 / 1024} MB; release the leases no one needs`);
+        if (!compaction.replaced) throw new InputError(`lease journal ${file}: sealed by a compaction whose new file ${path.basename(successorOf(file, read.seal.next))} is gone, and its live leases take more than ${MAX_JOURNAL_BYTES / 1024 / 1024} MB; release the leases no one needs`);
       }
       continue;
     }
-    if (!compacted && read.end.offset >= COMPACT_AT_BYTES) {
+    // A journal of no generation (new, or written by an older waves) is given one before this
+    // waves writes to it: then every line it writes names its generation, and only an older
+    // waves' lines have none (see `readJournal`).
+    if (!compacted && (read.end.gen === null || read.end.offset >= COMPACT_AT_BYTES)) {
       compacted = true;
+      if (read.end.gen === null) {
+        const compaction = await compactJournal(file, read, now, lock, { force: true });
+        if (!compaction.replaced) return read;
+        continue;
+      }
       // Nothing written when it would not shrink (live leases only): `read` is the journal still.
       const compaction = await compactJournal(file, read, now, lock);
-      if (compaction.after === compaction.before) return read;
+      if (!compaction.replaced) return read;
       continue;
     }
     return read;
@@ -532,11 +562,11 @@ async function readToChange(file: string, lock: JournalLock, now: Date): Promise
 
 /** Compacts the journal now, under its lock, at any size (`waves lease gc`); nothing when there is none. */
 export async function compactLeaseJournal(file: string, now: () => Date): Promise<Compaction> {
-  if ((await lstat(file).catch(() => null)) === null) return { before: 0, after: 0, kept: 0 };
+  if ((await lstat(file).catch(() => null)) === null) return { before: 0, after: 0, kept: 0, replaced: false };
   return withJournalLock(file, async (lock) => {
     for (let attempt = 0; attempt < 4; attempt++) {
       const read = await readJournal(file, { maxBytes: MAX_COMPACTABLE_BYTES });
-      if (read.end.offset === 0) return { before: 0, after: 0, kept: 0 };
+      if (read.end.offset === 0) return { before: 0, after: 0, kept: 0, replaced: false };
       if (read.seal !== null && (await finishCompaction(file, read.seal.next))) continue;
       return compactJournal(file, read, now(), lock, { force: read.seal !== null });
     }

@@ -61,8 +61,14 @@ const JournalPos = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional
 const JournalGenId = z.string().regex(/^[0-9a-f]{8,64}$/);
 const JournalGen = JournalGenId.optional();
 
-/** The first line of a compacted journal: its generation. */
-export const JournalHeaderSchema = z.object({ v: z.literal(1), op: z.literal('journal'), gen: JournalGenId });
+/**
+ * The first line of a compacted journal: its generation, and nothing else (a header with other
+ * keys, or longer than `MAX_JOURNAL_HEADER_BYTES`, is not one waves wrote, and is refused).
+ */
+export const JournalHeaderSchema = z.strictObject({ v: z.literal(1), op: z.literal('journal'), gen: JournalGenId });
+
+/** The most bytes a journal's header line may take, its line feed excluded (waves writes 50). */
+export const MAX_JOURNAL_HEADER_BYTES = 256;
 
 /**
  * The last line a compaction writes into the journal it replaces, at its `pos` like any line: it
