@@ -147,6 +147,18 @@ describe('a FIFO where git opens a file', () => {
       expect(result.exitCode, args.join(' ')).toBe(2);
       expect(result.stderr.trim()).toMatch(/^waves: \S+fifo\.inc is a FIFO, not a file: git would block reading it \(included by \S+\/\.git\/config\); remove the include/);
     }
+    // Written as git reads it too: the key on its section's line, a value continued on the next
+    // line (in quotes or not), a comment after it (red team F7: each waited out git's deadline).
+    const configFile = path.join(t.root, '.git', 'config');
+    const config = readFileSync(configFile, 'utf8').replace(`[include]\n\tpath = ${fifo}\n`, '');
+    const cut = fifo.length - 4;
+    for (const shape of [`[include] path = ${fifo}\n`, `[include]\n\tpath = "${fifo.slice(0, cut)}\\\n${fifo.slice(cut)}"\n`, `[include]\n\tpath = ${fifo.slice(0, cut)}\\\n${fifo.slice(cut)} ; a comment\n`]) {
+      writeFileSync(configFile, config + shape);
+      expect((await execa('git', ['config', '--file', configFile, '--get-all', 'include.path'])).stdout, shape).toBe(fifo);
+      const result = await t.waves('plan', '--from-issues', 'backlog.json');
+      expect(result.exitCode, shape).toBe(2);
+      expect(result.stderr.trim(), shape).toMatch(/^waves: \S+fifo\.inc is a FIFO, not a file: git would block reading it \(included by \S+\/\.git\/config\); remove the include/);
+    }
   }, 180_000);
 
   it('anywhere else: git is stopped at its deadline (WAVES_GIT_TIMEOUT) and one line names the command, the folder and the likely cause', async () => {
