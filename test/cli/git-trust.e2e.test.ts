@@ -10,6 +10,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, wri
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { byIssue, hostileSetup, type Hostile } from '../helpers/hostile-setup.js';
+import { waves } from '../helpers/example-repo.js';
 
 let t: Hostile | null = null;
 afterEach(async () => {
@@ -239,6 +240,27 @@ echo "// $1" >> README.md
     expect(ran(gpgMarker)).not.toBe('');
     const sha = byIssue(report, 101).witness!.commit!.sha;
     expect(await t.git(t.root, 'cat-file', '-p', sha)).toMatch(/^gpgsig -----BEGIN PGP SIGNATURE-----/m);
+  }, 120_000);
+});
+
+describe('a file of the repository the global config includes (red team F8)', () => {
+  it("is the repository's own config at first contact, whatever scope git gives it: waves asks the person to look, and its filter never runs first", async () => {
+    t = await hostileSetup({ script: '' });
+    const filter = markerProgram(t.scratch, 'fmt');
+    // A team's shared, tracked .gitconfig, which the person's global config includes.
+    writeFileSync(path.join(t.root, '.gitconfig'), `[filter "fmt"]\n\tclean = ${filter.program}\n\tsmudge = ${filter.program}\n`);
+    writeFileSync(path.join(t.root, '.git', 'info', 'attributes'), '*.ts filter=fmt\n');
+    const global = path.join(t.scratch, 'global.gitconfig');
+    for (const include of [`[include]\n\tpath = ${t.root}/.gitconfig\n`, `[includeIf "gitdir:${t.root}/"]\n\tpath = ${t.root}/.gitconfig\n`]) {
+      writeFileSync(global, include);
+      rmSync(path.join(t.env.WAVES_STATE_DIR, 'git-trust'), { recursive: true, force: true });
+      const first = await waves(['plan', '--from-issues', 'backlog.json'], t.root, { ...t.env, GIT_CONFIG_GLOBAL: global });
+      expect(first.exitCode, include).toBe(2);
+      expect(first.stderr.trim()).toMatch(/^waves: this repository's own git config names a program: filter\.fmt\.(clean|smudge)=.* in \.gitconfig \(and 1 more\); waves runs no git command in a repository it meets for the first time until you have looked/);
+      expect(ran(filter.marker)).toBe('');
+    }
+    expect((await waves(['trust', '--yes'], t.root, { ...t.env, GIT_CONFIG_GLOBAL: global })).exitCode).toBe(0);
+    expect((await waves(['plan', '--from-issues', 'backlog.json'], t.root, { ...t.env, GIT_CONFIG_GLOBAL: global })).exitCode).toBe(0);
   }, 120_000);
 });
 

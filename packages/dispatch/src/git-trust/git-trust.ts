@@ -17,6 +17,7 @@
  * no sandbox runs as the person and can rewrite the baseline too.
  */
 import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { lstat, mkdir, readdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError, execaGit, gitInputProblem, readRegularFile, SAFE_GIT_CONFIG } from '@waves/planner';
@@ -228,7 +229,11 @@ export async function checkGitTrust(root: string, now: Date = new Date(), option
     // config names (.git/config, a worktree's, what they include) came with the repository — a
     // tarball, a copied folder — as much as from the person: git would run it from waves' very
     // first listing, so the person looks first.
-    const own = configs.flatMap(({ config }) => [...config].filter(([, s]) => s.scope === 'local' || s.scope === 'worktree'));
+    // A file of the repository's own is so whatever scope git gives it: the person's global config
+    // may include a tracked file of the repository (a team's shared .gitconfig), which git
+    // reports as global.
+    const places = await repositoryPlaces(root, gitDir, configs.map((c) => c.dir));
+    const own = configs.flatMap(({ config }) => [...config].filter(([, s]) => s.scope === 'local' || s.scope === 'worktree' || inRepository(s.origin, places)));
     if (own.length > 0) {
       const [key, setting] = own[0]!;
       throw new GitTrustError(
@@ -251,6 +256,26 @@ export async function checkGitTrust(root: string, now: Date = new Date(), option
     );
   }
   return { commitSigning: signingOptions(mainConfig) };
+}
+
+/** The folders whose files are the repository's own: its work trees and its git dir, as given and as resolved. */
+async function repositoryPlaces(root: string, gitDir: string, dirs: readonly string[]): Promise<string[]> {
+  const given = [root, gitDir, ...dirs];
+  const resolved = await Promise.all(given.map((dir) => realpath(dir).catch(() => dir)));
+  return [...new Set([...given, ...resolved])];
+}
+
+/** Whether a setting's origin (`file:<path>`) is a file inside one of `places` (a link to one is followed). */
+function inRepository(origin: string, places: readonly string[]): boolean {
+  if (!origin.startsWith('file:')) return false;
+  const file = path.resolve(origin.slice('file:'.length));
+  let real = file;
+  try {
+    real = realpathSync(file);
+  } catch {
+    // Gone since git read it: judged by its name.
+  }
+  return places.some((dir) => isInside(dir, file) || isInside(dir, real));
 }
 
 /** A FIFO or a device where git opens a file (an ignore or attributes file at the root, the git dir's, an include): one line, before any git blocks on it. */
