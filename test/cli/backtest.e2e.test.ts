@@ -196,6 +196,27 @@ describe('waves backtest, end to end', () => {
     }
   });
 
+  it('skips, and says so, the names that are not UTF-8: two of them never become one path and a conflict the commits never had (red team F9)', async () => {
+    const bytes = await TempRepo.create({ 'package.json': '{ "name": "b", "private": true }\n', 'src/a.ts': 'export const a = 1;\n' });
+    try {
+      const commit = (subject: string) => bytes.git('-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qm', subject);
+      // Written by byte: src/bad\xff.ts, then src/bad\xfe.ts (a lossy decoding makes both src/bad\ufffd.ts).
+      for (const [byte, subject] of [[0xff, 'fix: one (#2)'], [0xfe, 'fix: two (#3)']] as const) {
+        await writeFile(Buffer.concat([Buffer.from(path.join(bytes.root, 'src', 'bad')), Buffer.from([byte]), Buffer.from('.ts')]), 'export const x = 1;\n');
+        await bytes.git('add', '-A');
+        await commit(subject);
+      }
+      const result = await waves(['--root', bytes.root, '--last', '2', '--json']);
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stderr.trim()).toBe("waves: 2 file name(s) the range's commits change are not valid UTF-8 and were skipped, as the file listing skips them (rename them)");
+      const report = BacktestReportSchema.parse(JSON.parse(result.stdout));
+      expect(result.stdout).not.toContain('\ufffd');
+      expect(report.rules.find((r) => r.rule === 'path')).toMatchObject({ truePairs: 0 });
+    } finally {
+      await bytes.dispose();
+    }
+  });
+
   it('refuses a base that does not check out clean, and removes its worktree', async () => {
     const dirty = await TempRepo.create({ '.gitattributes': 'a.ts filter=stray\n', 'a.ts': 'export const a = 1;\n' });
     try {

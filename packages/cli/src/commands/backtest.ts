@@ -196,6 +196,7 @@ export async function runBacktestCommand(argv: readonly string[], io: CliIo): Pr
   }
   warnSkipped(repo, io);
   if (history.renamesUnknown) io.stderr(`waves: ${history.renamesUnknown}\n`);
+  if (history.unreadableNames) io.stderr(`waves: ${history.unreadableNames}\n`);
   progress(`planning ${history.commits.length} commit(s)`);
   const report = runBacktest({
     commits: history.commits,

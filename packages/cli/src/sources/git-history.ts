@@ -28,6 +28,12 @@ export interface HistoryRange {
   commits: HistoryCommit[];
   /** Why the renames of the range are not known, or not all of them (a warning for people). */
   renamesUnknown?: string;
+  /** Files the range's commits name that were skipped: their names are not valid UTF-8 (a warning for people). */
+  unreadableNames?: string;
+}
+
+function unreadableOf(count: number): { unreadableNames?: string } {
+  return count === 0 ? {} : { unreadableNames: `${count} file name(s) the range's commits change are not valid UTF-8 and were skipped, as the file listing skips them (rename them)` };
 }
 
 /** git with nothing from the repository's config that could change what it prints or run anything. */
@@ -38,6 +44,18 @@ function git(root: string, args: readonly string[]) {
     reject: false,
     maxBuffer: 1024 * 1024 * 1024,
     stripFinalNewline: false,
+  });
+}
+
+/** git's output as bytes: names in it are decoded one by one (`nulTokens`). */
+function gitBytes(root: string, args: readonly string[]) {
+  return execaGit([...SAFE_GIT_CONFIG, '-c', 'log.showSignature=false', '-c', 'core.quotepath=off', ...args], {
+    cwd: root,
+    stdin: 'ignore',
+    reject: false,
+    maxBuffer: 1024 * 1024 * 1024,
+    stripFinalNewline: false,
+    encoding: 'buffer',
   });
 }
 
@@ -65,11 +83,11 @@ const STATUS: Record<string, FileChange> = { A: 'create', D: 'delete' };
  * parents and subject; a subject has no NUL), then status and path tokens. A subject may hold any
  * other character, so the header is split at its first separator only.
  */
-export function parseLog(stdout: string): HistoryCommit[] {
-  const commits: (HistoryCommit & { files: { path: string; change: FileChange }[] })[] = [];
-  const tokens = stdout.split('\0');
+export function parseLog(stdout: string | Uint8Array): HistoryCommit[] & { unreadableNames?: number } {
+  const commits: (HistoryCommit & { files: { path: string; change: FileChange }[] })[] & { unreadableNames?: number } = [];
+  const tokens = nulTokens(stdout);
   for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i]!.replace(/^\n+/, '');
+    const token = (tokens[i] ?? '').replace(/^\n+/, '');
     if (token === '') continue;
     if (token.startsWith('\x1e')) {
       const cut = token.indexOf('\x1f');
@@ -83,7 +101,10 @@ export function parseLog(stdout: string): HistoryCommit[] {
     const commit = commits.at(-1);
     const path = tokens[i + 1];
     if (!status || !commit || path === undefined) throw new Error(`git log: unexpected output ${JSON.stringify(token.slice(0, 80))}`);
-    commit.files.push({ path, change: STATUS[status[1]!] ?? 'edit' });
+    // A name that is not UTF-8 is skipped and counted, as the file listing skips it: decoded
+    // lossily, two names would become one, and two commits a conflict they never had.
+    if (path === null) commits.unreadableNames = (commits.unreadableNames ?? 0) + 1;
+    else commit.files.push({ path, change: STATUS[status[1]!] ?? 'edit' });
     i++;
   }
   return commits;
@@ -93,12 +114,12 @@ export function parseLog(stdout: string): HistoryCommit[] {
  * Parses `git log -z --name-status --diff-filter=R --format=%x1e%H`: per commit, its renames
  * (`R<score>`, the old path, the new path).
  */
-export function parseRenames(stdout: string): Map<string, { from: string; to: string }[]> {
+export function parseRenames(stdout: string | Uint8Array): Map<string, { from: string; to: string }[]> {
   const out = new Map<string, { from: string; to: string }[]>();
   let current: { from: string; to: string }[] | null = null;
-  const tokens = stdout.split('\0');
+  const tokens = nulTokens(stdout);
   for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i]!.replace(/^\n+/, '');
+    const token = (tokens[i] ?? '').replace(/^\n+/, '');
     if (token === '') continue;
     if (token.startsWith('\x1e')) {
       const sha = token.slice(1).trim();
@@ -109,10 +130,40 @@ export function parseRenames(stdout: string): Map<string, { from: string; to: st
     const from = tokens[i + 1];
     const to = tokens[i + 2];
     if (!/^R\d*$/.test(token) || current === null || from === undefined || to === undefined) throw new Error(`git log: unexpected output ${JSON.stringify(token.slice(0, 80))}`);
-    current.push({ from, to });
+    if (from !== null && to !== null) current.push({ from, to });
     i += 2;
   }
   return out;
+}
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+const LOSSY_UTF8 = new TextDecoder('utf-8');
+
+/**
+ * git's `-z` output split at its NULs, each token decoded on its own: a commit header (which
+ * starts with the record separator) lossily — a subject is text for people — and any other token,
+ * a status or a path, strictly: null when it is not UTF-8.
+ */
+function nulTokens(stdout: string | Uint8Array): (string | null)[] {
+  if (typeof stdout === 'string') return stdout.split('\0');
+  const tokens: (string | null)[] = [];
+  for (let start = 0; start <= stdout.length; ) {
+    let end = stdout.indexOf(0, start);
+    if (end < 0) end = stdout.length;
+    const bytes = stdout.subarray(start, end);
+    let offset = 0;
+    while (bytes[offset] === 10) offset++;
+    if (bytes[offset] === 0x1e) tokens.push(LOSSY_UTF8.decode(bytes));
+    else {
+      try {
+        tokens.push(STRICT_UTF8.decode(bytes));
+      } catch {
+        tokens.push(null);
+      }
+    }
+    start = end + 1;
+  }
+  return tokens;
 }
 
 async function shallowHint(root: string): Promise<string> {
@@ -132,7 +183,7 @@ export async function readHistory(request: HistoryRequest): Promise<HistoryRange
       throw new UsageError(`--since ${request.since} is not an ancestor of --until ${request.until}: no range between them${await shallowHint(root)}`);
     }
   }
-  const log = await git(root, [
+  const log = await gitBytes(root, [
     'log',
     '--first-parent',
     '--diff-merges=off',
@@ -146,8 +197,10 @@ export async function readHistory(request: HistoryRequest): Promise<HistoryRange
     since === null ? until : `${since}..${until}`,
     '--',
   ]);
-  if (log.exitCode !== 0) throw new Error(`git log failed: ${log.stderr.split('\n')[0]}`);
-  const commits = parseLog(log.stdout).reverse();
+  if (log.exitCode !== 0) throw new Error(`git log failed: ${LOSSY_UTF8.decode(log.stderr).split('\n')[0]}`);
+  const parsed = parseLog(log.stdout);
+  const unreadable = parsed.unreadableNames ?? 0;
+  const commits = [...parsed].reverse();
   const oldest = commits[0];
   if (!oldest) throw new UsageError(`no commit between --since ${request.since} and --until ${request.until} on the first-parent line`);
   if (oldest.parents.length === 0) {
@@ -164,7 +217,7 @@ export async function readHistory(request: HistoryRequest): Promise<HistoryRange
   // their paths at the base, where the backtest plans. Exact renames are cheap; a bounded limit
   // keeps a huge move from costing minutes.
   const renameLog = (similarity: string) =>
-    git(root, [
+    gitBytes(root, [
       '-c',
       'diff.renameLimit=20000',
       'log',
@@ -185,14 +238,14 @@ export async function readHistory(request: HistoryRequest): Promise<HistoryRange
   // missing some blobs (partial, or a mirror without its largest files) still has those.
   let inexactLost: string | null = null;
   if (renames.exitCode !== 0) {
-    inexactLost = renames.stderr.split('\n')[0]?.replace(/^fatal: /, '') ?? '';
+    inexactLost = LOSSY_UTF8.decode(renames.stderr).split('\n')[0]?.replace(/^fatal: /, '') ?? '';
     renames = await renameLog('100%');
   }
   if (renames.exitCode !== 0) {
     // Rename detection reads the files' contents: a clone missing some (partial, or a broken
     // object) still replays, with files judged by the paths their commits name.
-    const why = renames.stderr.split('\n')[0]?.replace(/^fatal: /, '') ?? '';
-    return { until, since, base, commits, renamesUnknown: `renames in the range could not be read (${why}): files are judged by the paths their commits name` };
+    const why = LOSSY_UTF8.decode(renames.stderr).split('\n')[0]?.replace(/^fatal: /, '') ?? '';
+    return { until, since, base, commits, ...unreadableOf(unreadable), renamesUnknown: `renames in the range could not be read (${why}): files are judged by the paths their commits name` };
   }
   const renamed = parseRenames(renames.stdout);
   return {
@@ -200,6 +253,7 @@ export async function readHistory(request: HistoryRequest): Promise<HistoryRange
     since,
     base,
     commits: commits.map((commit) => (renamed.get(commit.sha)?.length ? { ...commit, renames: renamed.get(commit.sha)! } : commit)),
+    ...unreadableOf(unreadable),
     ...(inexactLost !== null ? { renamesUnknown: `renames with edits in the range could not be read (${inexactLost}): only files moved unchanged are followed to their paths at the base` } : {}),
   };
 }
