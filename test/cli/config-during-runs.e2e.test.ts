@@ -3,9 +3,10 @@
  * in the shared work tree the agent of #102 sets `verify` in waves.config.json to its own command;
  * wave 1's harvest names the change, and `dispatch --wave 2` must not seal it for wave 2's harvest.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waves } from '../helpers/example-repo.js';
 import { hostileSetup, type Hostile } from '../helpers/hostile-setup.js';
 
 let t: Hostile | null = null;
@@ -91,8 +92,34 @@ fi
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr.trim().split('\n')).toEqual([expect.stringMatching(/--from-issues backlog\.json differs from HEAD and was changed while run\(s\) [#\d, ]*#102\b[#\d, ]* were running \(an agent could have rewritten the issues the plan reads/)]);
     expect(records()).toEqual(before);
+    // Named through a link — the root, or the file by an absolute path (macOS's /tmp) — it is the same file (red team E03).
+    const link = path.join(t.scratch, 'linked-root');
+    symlinkSync(t.root, link);
+    for (const args of [['--root', link, '--from-issues', 'backlog.json'], ['--from-issues', path.join(link, 'backlog.json')]]) {
+      const through = await waves(['dispatch', ...args, '--agent', 'scripted', '--wave', '2'], t.root, t.env);
+      expect(through.exitCode, args.join(' ')).toBe(2);
+      expect(through.stderr.trim()).toMatch(/^waves: --from-issues backlog\.json differs from HEAD and was changed while run\(s\) [#\d, ]*#102\b/);
+    }
+    expect(records()).toEqual(before);
     // Restored by the person, it dispatches.
     await t.git(t.root, 'checkout', '--', 'backlog.json');
     expect((await t.dispatch('--wave', '2')).exitCode).toBe(0);
+  }, 120_000);
+
+  it('refuses an issues file outside the repository changed while runs ran (an agent not sandboxed writes there too); touched by the person afterwards, it dispatches', async () => {
+    t = await hostileSetup({ script: `if [ "$1" = 102 ]; then echo >> {scratch}/backlog.json; fi\necho "// x" >> packages/web/src/index.ts` });
+    const outside = path.join(t.scratch, 'backlog.json');
+    copyFileSync(path.join(t.root, 'backlog.json'), outside);
+    const dispatch = (...args: string[]) => waves(['dispatch', '--from-issues', outside, '--agent', 'scripted', ...args], t!.root, t!.env);
+    expect((await dispatch()).exitCode).toBe(0);
+    await t.harvest();
+    const before = records();
+    const refused = await dispatch('--wave', '2');
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^waves: --from-issues \S+backlog\.json was changed while run\(s\) [#\d, ]*#102\b[#\d, ]* were running \(an agent could have rewritten the issues the plan reads.*touch \S+backlog\.json once they have ended/)]);
+    expect(records()).toEqual(before);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    utimesSync(outside, new Date(), new Date());
+    expect((await dispatch('--wave', '2')).exitCode).toBe(0);
   }, 120_000);
 });

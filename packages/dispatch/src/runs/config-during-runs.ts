@@ -9,7 +9,7 @@
  * A person who edits the config between dispatches never trips it; one who edited it while agents
  * ran touches it once they have ended.
  */
-import { lstat, stat } from 'node:fs/promises';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { execaGit } from '@waves/planner';
 import { GIT_OPTIONS, hashFiles } from '../harvest/git-changes.js';
@@ -29,14 +29,12 @@ const END_SLACK_MS = 1_000;
  * the repository at `root`), or null. `stakes`: what an agent could have rewritten there.
  */
 export async function configChangedDuringRuns(root: string, runsDir: string, file: string, stakes = 'its verify or agents'): Promise<string | null> {
-  const rel = path.relative(root, file).split(path.sep).join('/');
-  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return null;
-  const [now] = await hashFiles(root, [rel]);
-  const blobAt = async (commit: string): Promise<string | null> => {
-    const result = await execaGit([...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${commit}:${rel}`], { cwd: root, reject: false, stdin: 'ignore' });
-    return result.exitCode === 0 ? result.stdout.trim() : null;
-  };
-  const content = now?.hash ?? null;
+  // Compared where they really are: a root or a file named through a link (macOS's /tmp, a linked
+  // home) is the same place, never taken for a file outside the repository and left unchecked.
+  const [realRoot, realFolder] = await Promise.all([realpath(root).catch(() => root), realpath(path.dirname(file)).catch(() => path.dirname(file))]);
+  const rel = path.relative(realRoot, path.join(realFolder, path.basename(file))).split(path.sep).join('/');
+  if (rel === '') return null;
+  const outside = rel === '..' || rel.startsWith('../') || path.isAbsolute(rel);
   // The later ctime of the path and (a link) of what it leads to.
   const times = await Promise.all([lstat(file).catch(() => null), stat(file).catch(() => null)]);
   const ctime = Math.max(...times.map((s) => s?.ctimeMs ?? 0));
@@ -49,6 +47,17 @@ export async function configChangedDuringRuns(root: string, runsDir: string, fil
   }
   if (runs.length === 0) return null;
   const named = (list: readonly RunRecord[]) => list.map((r) => `#${r.issue.number}`).slice(0, 5).join(', ') + (list.length > 5 ? ` and ${list.length - 5} more` : '');
+  // Outside the repository there is no HEAD to compare with; an agent that is not sandboxed can
+  // write there as well: changed while runs ran is enough.
+  if (outside) {
+    return `${file} was changed while run(s) ${named(runs)} were running (an agent could have rewritten ${stakes}): check it — if the change is yours, touch ${file} once they have ended — and dispatch again`;
+  }
+  const [now] = await hashFiles(root, [rel]);
+  const content = now?.hash ?? null;
+  const blobAt = async (commit: string): Promise<string | null> => {
+    const result = await execaGit([...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${commit}:${rel}`], { cwd: root, reject: false, stdin: 'ignore' });
+    return result.exitCode === 0 ? result.stdout.trim() : null;
+  };
   if (content !== (await blobAt('HEAD'))) {
     return `${rel} differs from HEAD and was changed while run(s) ${named(runs)} were running (an agent could have rewritten ${stakes}): check it — if the change is yours, touch ${rel} once they have ended; else restore it (git checkout -- ${rel}) — and dispatch again`;
   }
