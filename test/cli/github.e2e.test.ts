@@ -60,6 +60,28 @@ describe('waves plan --repo against a fake GitHub API', () => {
     for (const entry of entries) expect((entry.dependsOn ?? []).length).toBeLessThanOrEqual(50);
   }, 120_000);
 
+  it("looks the dependencies up in turns across the issues: others' long lists never push an issue's own dependency out (red team E14)", async () => {
+    // Four issues each name 50 low numbers (200, the cap of one command); #1 names one, open and on no page read.
+    const filler = (from: number) => Array.from({ length: 50 }, (_, i) => `#${from + i}`).join(', ');
+    const issues: FakeIssue[] = [
+      { number: 1, title: 'Fix the cart total', body: 'Depends on #900. Touches `packages/web/src/components/CartView.tsx`.', labels: [], created_at: '2026-11-01T00:00:00Z' },
+      ...[2, 3, 4, 5].map((n, k) => ({ number: n, title: `Issue ${n}`, body: `Depends on ${filler(10 + 50 * k)}`, labels: [], created_at: `2026-11-0${n}T00:00:00Z` })),
+      // Enough newer issues that #900, the newest, is on a page the plan never reads.
+      ...Array.from({ length: 120 }, (_, i) => ({ number: 1000 + i, title: `Filler ${i}`, body: 'vague', labels: [], created_at: '2026-11-10T00:00:00Z' })),
+      { number: 900, title: 'Cart model first', body: '`packages/core/src/cart.ts`', labels: [], created_at: '2026-11-20T00:00:00Z' },
+    ];
+    server = await new FakeGithub({ owner: 'acme', repo: 'shop', issues, token: TOKEN }).start();
+    const result = await waves(['plan', '--repo', 'acme/shop', '--api-url', server.url, '--root', SHOP, '--top', '5', '--json'], { GITHUB_TOKEN: TOKEN });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const lookups = server.requests.filter((r) => /\/issues\/\d+$/.test(r.url));
+    expect(lookups.length).toBe(200);
+    expect(lookups.some((r) => r.url.endsWith('/issues/900'))).toBe(true);
+    expect(result.stderr).toMatch(/the selected issues name 201 dependencies that were not read; 200 are looked up, each issue's in turn, and the other 1 \(named by #\d\) are not in the backlog, and count as done/);
+    const plan = JSON.parse(result.stdout) as { waves: { issues: { number: number }[] }[]; deferred: { number: number; reason: string }[] };
+    // #1 waits for #900, open: never in a wave of this plan.
+    expect(plan.waves.flatMap((w) => w.issues.map((i) => i.number))).not.toContain(1);
+  }, 120_000);
+
   it('gives the same plan as the same issues in a file, through pagination, pull requests, a 502 and a secondary rate limit', async () => {
     server = await new FakeGithub({
       owner: 'acme',

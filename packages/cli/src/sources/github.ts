@@ -271,18 +271,22 @@ export async function readGithubBacklog(options: GithubSourceOptions): Promise<G
 
     // Dependencies of the selected issues that were not read: open or closed?
     const selected = rankIssues(parsedIssues(read), options.priorityLabels).slice(0, options.top);
-    const missing = new Set<number>();
-    for (const issue of selected) {
-      for (const dep of extractMentions(issue.title, issue.body, { repoSlug: options.repo }).dependsOn) if (!read.has(dep)) missing.add(dep);
-    }
+    const perIssue = selected.map((issue) => ({
+      number: issue.number,
+      deps: extractMentions(issue.title, issue.body, { repoSlug: options.repo }).dependsOn.filter((dep) => !read.has(dep)),
+    }));
     // Each issue names at most MAX_DEPENDENCIES (extract-mentions.ts); the look-ups of one command
-    // are bounded too: a backlog's text decides how many requests go out with the token.
-    const wanted = [...missing].sort((a, b) => a - b);
-    if (wanted.length > MAX_DEPENDENCY_LOOKUPS) {
-      options.warn(`the selected issues name ${wanted.length} dependencies that were not read; only the first ${MAX_DEPENDENCY_LOOKUPS} are looked up (the others are not in the backlog, and count as done)`);
-      wanted.length = MAX_DEPENDENCY_LOOKUPS;
+    // are bounded too: a backlog's text decides how many requests go out with the token. Taken in
+    // turns, each issue's first, then each one's second…, in rank order: the issues that name
+    // dozens of numbers never push another issue's own dependency out of the look-ups.
+    const wanted = dependencyTurns(perIssue, MAX_DEPENDENCY_LOOKUPS);
+    if (wanted.skipped.size > 0) {
+      const issues = perIssue.filter((p) => p.deps.some((dep) => wanted.skipped.has(dep))).map((p) => `#${p.number}`);
+      options.warn(
+        `the selected issues name ${wanted.numbers.length + wanted.skipped.size} dependencies that were not read; ${MAX_DEPENDENCY_LOOKUPS} are looked up, each issue's in turn, and the other ${wanted.skipped.size} (named by ${issues.slice(0, 5).join(', ')}${issues.length > 5 ? ', …' : ''}) are not in the backlog, and count as done`,
+      );
     }
-    for (const number of wanted) {
+    for (const number of wanted.numbers) {
       requests++;
       const record = await readOne(octokit, host, owner, name, number);
       if (record) read.set(number, record);
@@ -295,6 +299,27 @@ export async function readGithubBacklog(options: GithubSourceOptions): Promise<G
 
 /** The most dependencies one command looks up, one request each. */
 export const MAX_DEPENDENCY_LOOKUPS = 200;
+
+/**
+ * Up to `max` distinct dependencies to look up, taken in turns across the issues (in their order):
+ * each one's first, then each one's second, and so on; the rest are `skipped`.
+ */
+export function dependencyTurns(issues: readonly { deps: readonly number[] }[], max: number): { numbers: number[]; skipped: Set<number> } {
+  const numbers: number[] = [];
+  const taken = new Set<number>();
+  const all = new Set(issues.flatMap((issue) => issue.deps));
+  const longest = Math.max(0, ...issues.map((issue) => issue.deps.length));
+  for (let turn = 0; turn < longest && numbers.length < max; turn++) {
+    for (const issue of issues) {
+      const dep = issue.deps[turn];
+      if (dep === undefined || taken.has(dep)) continue;
+      taken.add(dep);
+      numbers.push(dep);
+      if (numbers.length === max) break;
+    }
+  }
+  return { numbers, skipped: new Set([...all].filter((dep) => !taken.has(dep))) };
+}
 
 /** The issues read, as the backlog; `warn` (the last call only) hears of text cut to GitHub's limits. */
 function parsedIssues(read: Map<number, IssueRecord>, warn?: (message: string) => void): BacklogIssue[] {
