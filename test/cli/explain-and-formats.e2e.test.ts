@@ -91,10 +91,10 @@ describe('plans people read on GitHub', () => {
 
   it('leaves nothing in a title that GitHub would link by itself: URLs, www. names, issue references (red team 4)', () => {
     const repo = makeRepo({ files: ['a.ts'], imports: [] });
-    const title = 'Re-login at https://evil.example/login, see www.evil.example, fixes other-org/other-repo#1 and GH-2 and #3';
+    const title = 'Re-login at https://evil.example/login, see www.evil.example, _www.under.example and (WWW.paren.example, fixes other-org/other-repo#1 and GH-2 and #3';
     const md = renderPlanMarkdown(analyzePlan({ issues: [issue(1, { title, body: '`a.ts`' })], repo, options: {}, now: NOW }).plan);
     const row = md.split('\n').find((line) => line.startsWith('| #1 |'))!.split(' | ')[1]!;
-    expect(row).not.toMatch(/https?:\/\/|www\.|[\w-]+\/[\w.-]+#\d|\bGH-\d|(?<!&)#\d/);
+    expect(row).not.toMatch(/https?:\/\/|www\.|[\w-]+\/[\w.-]+#\d|\bGH-\d|(?<!&)#\d/i);
     expect(row).toContain('https&#58;//evil.example/login');
   });
 

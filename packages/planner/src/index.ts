@@ -6,6 +6,7 @@ export { analyzePlan, planWaves, resolvePlanOptions, scopeOptionsFor, summaryLin
 export type { PlanAnalysis, PlanInput } from './plan.js';
 export { verifyPlan } from './verify/verify-plan.js';
 export { CLOCK_SKEW_MS, foldLeases, IsoInstant, JournalHeaderSchema, JournalSealSchema, lanesOverlap, LeaseEventSchema, MAX_JOURNAL_HEADER_BYTES, MAX_LEASE_TTL_MS } from './leases/fold-leases.js';
+export { INVISIBLE_CLASS, invisibleExcept } from './text/invisible.js';
 export { decideAcquire, decideLeases, heldLeases, leasePathOf } from './leases/decide-lease.js';
 export type { AcquireDecision, HeldLease, LeaseRefusalReason, LeaseRules, LeaseVerdict } from './leases/decide-lease.js';
 export { canonicalLane, checkLane, checkPathSpelling, WHOLE_REPOSITORY } from './leases/canonical-lane.js';

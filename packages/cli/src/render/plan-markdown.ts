@@ -4,13 +4,15 @@
  * a table, inject HTML or mention anyone.
  */
 import { heldBecause } from './plan-table.js';
-import type { Plan } from '@waves/planner';
+import { invisibleExcept, type Plan } from '@waves/planner';
+
+const INVISIBLE = invisibleExcept();
 
 /** Text for a GitHub markdown table cell. */
 export function markdownCell(text: string): string {
   return (
     text
-      .replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, ' ')
+      .replace(INVISIBLE, ' ')
       .replace(/&/g, '&amp;')
       // Before any entity is written (each holds a `#`): GitHub makes `#12` and `org/repo#12` issue references.
       .replace(/#/g, '&#35;')
@@ -22,7 +24,8 @@ export function markdownCell(text: string): string {
       // GitHub links these without any markup: a URL, a `www.` name, `GH-12` — a title would put a
       // live link, or a cross-reference on another repository's issue, into the plan's comment.
       .replace(/:\/\//g, '&#58;//')
-      .replace(/\b(www)\./gi, '$1&#46;')
+      // Wherever it stands: GFM links `www.` after `_`, `*`, `~` or `(` too, where `\b` does not hold.
+      .replace(/(www)\./gi, '$1&#46;')
       .replace(/\b(GH)-(?=\d)/gi, '$1&#45;')
       .trim()
   );

@@ -4,14 +4,11 @@
  * breaks) and bidirectional marks are shown as visible escapes, so a title cannot rewrite the
  * screen, open a hyperlink, reorder what a reader sees or start a new line where it should not.
  */
-const UNSAFE_CLASS = '\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u2069\\ufe00-\\ufe0f\\ufeff';
-/** Characters outside the first plane that show as nothing: the Unicode tag characters (which a model reads as ASCII) and the variation selectors' supplement. */
-const INVISIBLE_ASTRAL = '[\\u{e0000}-\\u{e0fff}]';
-
-/** Every character `safeText` escapes: C0 (line breaks included), DEL, C1, bidirectional and zero-width marks, separators, BOM, tag characters. */
-export const UNSAFE_CHARACTERS = new RegExp(`[${UNSAFE_CLASS}]|${INVISIBLE_ASTRAL}`, 'gu');
+import { invisibleExcept } from '@waves/planner';
+/** Every character `safeText` escapes: `INVISIBLE_CLASS` (C0 with the line breaks, DEL, C1, format and default-ignorable characters, separators, Hangul fillers). */
+export const UNSAFE_CHARACTERS = invisibleExcept();
 /** The same but the line feed: what must never reach stdout raw, whatever the renderer. */
-const UNSAFE_BUT_LINE_FEED = new RegExp(`[${UNSAFE_CLASS.replace('\\u0000-\\u001f', '\\u0000-\\u0009\\u000b-\\u001f')}]|${INVISIBLE_ASTRAL}`, 'gu');
+const UNSAFE_BUT_LINE_FEED = invisibleExcept('\n');
 
 const escape = (ch: string) => {
   const code = ch.codePointAt(0)!;
