@@ -175,6 +175,24 @@ describe('answers asking again cannot mend', () => {
     } finally {
       raw.close();
     }
+    // A 101 Switching Protocols to a plain GET (red team B7′): an answer, not an unreachable host.
+    let upgrades = 0;
+    const upgrade = createNetServer((socket) => {
+      upgrades++;
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\n\r\n');
+        setTimeout(() => socket.end(), 50);
+      });
+    });
+    await new Promise<void>((resolve) => upgrade.listen(0, '127.0.0.1', resolve));
+    try {
+      const result = await plan(`http://127.0.0.1:${(upgrade.address() as AddressInfo).port}`);
+      expect(result.exitCode).toBe(1);
+      expect(oneLine(result.stderr)).toMatch(/answered an unexpected HTTP status \(101 Switching Protocols, an upgrade no one asked for\); is it a GitHub API\?$/);
+      expect(upgrades).toBe(1);
+    } finally {
+      upgrade.close();
+    }
     const creds = await serve((_req, res, base) => {
       res.writeHead(302, { location: base.replace('http://', 'http://u:p@') + '/x' });
       res.end();

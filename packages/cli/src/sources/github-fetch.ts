@@ -116,6 +116,11 @@ function finalFailure(error: unknown, input: Parameters<Fetch>[0], init: Request
   if (has((c) => c.code === 'ERR_ASSERTION') || says(/invalid status code|status code must be/i)) {
     return new NotRetriedError(`GitHub API at ${host}: ${endpoint} answered with no valid HTTP status; is it a GitHub API?`);
   }
+  // A 1xx answer to a plain request (101 Switching Protocols): undici says "bad upgrade". The host
+  // answered, with a status no API answers a GET with; asking again gets the same.
+  if (has((c) => c.code === 'UND_ERR_SOCKET' && typeof c.message === 'string' && /bad upgrade/i.test(c.message))) {
+    return new NotRetriedError(`GitHub API at ${host}: ${endpoint} answered an unexpected HTTP status (101 Switching Protocols, an upgrade no one asked for); is it a GitHub API?`);
+  }
   if (says(/too many content-encodings/i)) return new NotRetriedError(`GitHub API at ${host}: ${endpoint} answered a body encoded more than 5 times over; not read`);
   return null;
 }
