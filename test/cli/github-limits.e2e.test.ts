@@ -157,6 +157,17 @@ describe('answers asking again cannot mend', () => {
     }, 60_000);
   }
 
+  it('refuses, with one line and without handing it to octokit, a page of a million labels (red team B3′)', async () => {
+    const server = await serve((req, res) => {
+      if (req.url?.startsWith('/repos/acme/shop/labels')) return json(res, 200, []);
+      json(res, 200, [{ ...issue(1), labels: Array(1_200_000).fill('a') }]);
+    });
+    const result = await plan(server.url);
+    expect(result.exitCode).toBe(1);
+    expect(oneLine(result.stderr)).toMatch(/answered more than 1,000,000 JSON values; no page of GitHub's holds that many/);
+    expect(server.requests()).toBe(2);
+  }, 60_000);
+
   it('takes malformed HTTP, a redirect carrying credentials and a next-page link to file: for what they are, at once, never as a host unreachable (red team 4)', async () => {
     // A raw server: two different Content-Length headers, which no HTTP client can read.
     let count = 0;

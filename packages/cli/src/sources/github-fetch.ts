@@ -125,6 +125,32 @@ function finalFailure(error: unknown, input: Parameters<Fetch>[0], init: Request
   return null;
 }
 
+/**
+ * The most JSON values an answer may hold. octokit parses every answer with a reviver called once
+ * per value (json-with-bigint), which took 1.9 GB for a page of 7 million labels (red team B3′)
+ * before any check of waves' could cut them; a page of GitHub's holds far fewer.
+ */
+const MAX_VALUES = 1_000_000;
+
+/** Whether a JSON body holds more than `MAX_VALUES` values: parsed natively (no reviver), then counted. */
+function tooManyValues(body: Uint8Array): boolean {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+  } catch {
+    return false; // not JSON: octokit says so
+  }
+  let count = 0;
+  const stack: unknown[] = [parsed];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (++count > MAX_VALUES) return true;
+    if (Array.isArray(value)) for (const item of value) stack.push(item);
+    else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) stack.push(item);
+  }
+  return false;
+}
+
 /** The whole body, or an AnswerTooLargeError as soon as it passes `maxBytes` (by its Content-Length, or as it streams). */
 async function readBody(response: Response, maxBytes: number, fail: () => Error): Promise<Uint8Array> {
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
@@ -214,6 +240,10 @@ export function fetchWithTimeout(timeoutMs: number, inner: Fetch = globalThis.fe
     if (body !== null && body.length > MAX_FIELD_BYTES && holdsLongString(body, MAX_FIELD_BYTES)) {
       const { host, endpoint } = where(input, init);
       throw new NotRetriedError(`GitHub API at ${host}: ${endpoint} answered a field larger than ${MAX_FIELD_BYTES / (1024 * 1024)} MB; no field of GitHub's is that large (an issue body holds at most 65,536 characters), so it was not read`);
+    }
+    if (body !== null && body.length > 2 * MAX_VALUES && tooManyValues(body)) {
+      const { host, endpoint } = where(input, init);
+      throw new NotRetriedError(`GitHub API at ${host}: ${endpoint} answered more than ${MAX_VALUES.toLocaleString('en-US')} JSON values; no page of GitHub's holds that many (100 issues of 100 labels are under 100,000), so it was not read`);
     }
     // An answer whose status is no HTTP status (999) cannot be a Response; asking again mends nothing.
     if (response.status < 200 || response.status > 599) {
