@@ -216,11 +216,14 @@ echo 'touch {scratch}/own-ran' > .waves/evil.sh
     }, 60_000);
   });
 
-  it.runIf(process.platform === 'linux')('never reaps a run one of whose processes still runs after its agent killed its supervisor and left: waves stop stops it', async () => {
+  it.runIf(process.platform === 'linux').each([
+    ['its marker', 'setsid sh -c'],
+    ['no marker at all (env -i, red team E08)', 'env -i /usr/bin/setsid /bin/sh -c'],
+  ])('never reaps a run one of whose processes (%s) still runs after its agent killed its supervisor and left: waves stop stops it', async (_what, launch) => {
     t = await hostileSetup({
       script: `
 if [ "$1" = 101 ]; then
-  setsid sh -c 'while :; do echo "// x" >> packages/api/src/routes/checkout.ts; sleep 0.2; done' >/dev/null 2>&1 < /dev/null &
+  ${launch} 'while :; do echo "// x" >> packages/api/src/routes/checkout.ts; /bin/sleep 0.2; done' >/dev/null 2>&1 < /dev/null &
   echo $! > {scratch}/writer
   kill -9 $PPID
 fi

@@ -17,6 +17,8 @@ import {
   leasesByRun,
   leaseStoreOf,
   markedProcesses,
+  runStrays,
+  ticksAt,
   openLeaseBackend,
   readRecords,
   readSeals,
@@ -63,10 +65,14 @@ ${renderFlags(STATUS_FLAGS)}
 `;
 
 /** The live processes of a run its record cannot show as its agent: marked with its id, or tracked (sealed), by pid and start time. */
-function stillRunning(record: RunRecord): number[] {
+async function stillRunning(file: string, record: RunRecord): Promise<number[]> {
   const marked = markedProcesses(record.id) ?? [];
   const tracked = (record.tracked?.pids ?? []).filter((p) => isSameProcess({ pid: p.pid, start: p.start })).map((p) => p.pid);
-  return [...new Set([...marked, ...tracked])].sort((a, b) => a - b);
+  // And what the supervisor's last sweep would have found in the run's tree: a writer with no
+  // marker, started before the tracker's list reached the seal (red team E08).
+  const since = ticksAt(Date.parse(record.startedAt));
+  const strays = since === null ? [] : (await runStrays(file, record, record.id, since)).map((s) => s.pid);
+  return [...new Set([...marked, ...tracked, ...strays])].sort((a, b) => a - b);
 }
 
 export async function runStatus(argv: readonly string[], io: CliIo): Promise<number> {
@@ -106,7 +112,7 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
     // A run whose supervisor and agent are gone may still have processes of its own (a daemon its
     // agent started, marked with the run's id or found by the tracker): those still write in its
     // lanes, so its leases stay until `waves stop` has stopped them.
-    const lingering = view === 'stale' && values.reap && !unsealed.has(file) ? stillRunning(record) : [];
+    const lingering = view === 'stale' && values.reap && !unsealed.has(file) ? await stillRunning(file, record) : [];
     if (lingering.length > 0) {
       io.stderr(`waves: ${record.id} (#${record.issue.number}) has lost its supervisor and agent, but its process(es) ${lingering.join(', ')} still run: not reaped; waves stop --run ${record.id} stops them\n`);
     } else if (view === 'stale' && values.reap && !unsealed.has(file)) {

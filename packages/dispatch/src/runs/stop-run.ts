@@ -17,6 +17,7 @@ import { removeDeadSocket } from '../fence/fence-server.js';
 import { readSeal, readTrustedRecord, TERMINAL, writeRecord, type RunRecord } from './run-record.js';
 import { markerEntry } from './agent-env.js';
 import { DescendantTracker } from './track-descendants.js';
+import { runStrays, stopStrays, ticksAt } from './stray-processes.js';
 
 export interface StopRunOptions {
   /** The lease journal of the repository (not the record's say). */
@@ -70,6 +71,11 @@ export async function stopRun(file: string, options: StopRunOptions): Promise<St
   const sealed = await readSeal(file).catch(() => null);
   const tracker = sealed?.tracked ? DescendantTracker.fromRecord(sealed.tracked, markerEntry(runId)) : null;
   const tree = await stopProcessTree({ pgid: record.pid, runId, trusted: false, tracker }, { graceMs: grace });
+  // What escaped the tracker and its marker (a daemon started with env -i just before the agent
+  // killed its supervisor, the tracker's list not yet saved): the supervisor's last sweep, here.
+  const since = ticksAt(Date.parse(record.startedAt));
+  const strays = since === null ? [] : await runStrays(file, record, runId, since);
+  if (strays.length > 0) tree.survivors.push(...(await stopStrays(strays, grace)));
   // The supervisor may have settled it meanwhile; its word is better than ours.
   const latest = await readTrustedRecord(file).catch(() => record);
   if (isTerminal(latest)) return { file, record: latest, by: 'supervisor', refused: tree.refused, survivors: tree.survivors, released: null };

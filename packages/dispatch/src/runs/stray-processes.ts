@@ -23,9 +23,12 @@
  * README). Without /proc (macOS) nothing is swept.
  */
 import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { markerEntry } from './agent-env.js';
 import { anotherRuns } from './kill-tree.js';
 import { ownProcessGroup } from './process-table.js';
+import { readSeals, type RunRecord } from './run-record.js';
 
 export interface Stray {
   pid: number;
@@ -182,4 +185,50 @@ export async function stopStrays(strays: readonly Stray[], graceMs: number): Pro
   const killedBy = Date.now() + 3_000;
   while (Date.now() < killedBy && strays.some(same)) await new Promise((r) => setTimeout(r, 100));
   return strays.filter(same).map((s) => s.pid);
+}
+
+/**
+ * The run's strays (see above): in its tree — its worktree; in the shared work tree, its fence,
+ * and the root as a cwd — started after `since` (clock ticks after boot). The supervisors and
+ * dispatchers of the repository's runs are never taken. Empty without /proc.
+ */
+export async function runStrays(recordFile: string, record: RunRecord, runId: string, since: number): Promise<Stray[]> {
+  if (process.platform !== 'linux') return [];
+  const real = (file: string) => realpath(file).catch(() => null);
+  const trees: string[] = [];
+  const cwdAt: string[] = [];
+  if (record.worktree !== null) {
+    const tree = await real(record.worktree.path);
+    if (tree !== null) trees.push(tree);
+  } else {
+    const root = await real(record.cwd);
+    if (root === null) return [];
+    cwdAt.push(root);
+    for (const entry of record.scope?.fence ?? []) {
+      const clean = entry.replace(/\/+$/, '');
+      if (clean === '' || clean === '.' || clean.split('/').includes('..')) continue;
+      trees.push(path.join(root, clean));
+    }
+  }
+  const exclude = new Set<number>([process.pid]);
+  for (const other of (await readSeals(path.dirname(recordFile)).catch(() => new Map<string, RunRecord>())).values()) {
+    if (other.supervisorPid) exclude.add(other.supervisorPid);
+    if (other.dispatcher) exclude.add(other.dispatcher.pid);
+  }
+  return findStrays({ since, marker: markerEntry(runId), trees, cwdAt, exclude });
+}
+
+/**
+ * A wall-clock time as clock ticks after boot (100 a second, Linux's USER_HZ), a second early: what
+ * started after it, for a run whose agent's own start time is not known (its supervisor is gone).
+ * Null without /proc.
+ */
+export function ticksAt(ms: number): number | null {
+  try {
+    const boot = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'latin1'));
+    if (!boot) return null;
+    return Math.max(0, Math.floor(((ms - Number(boot[1]) * 1000) / 1000 - 1) * 100));
+  } catch {
+    return null;
+  }
 }

@@ -12,7 +12,6 @@
  * daemon an agent left behind too), checks they are gone, finishes the log (redacted), and only
  * then settles the record and releases the leases.
  */
-import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { MAX_DURATION_MS } from '../leases/lease-journal.js';
 import { leaseStoreOf, openLeaseBackend } from '../leases/open-lease-backend.js';
@@ -26,7 +25,7 @@ import { DEFAULT_GRACE_MS, stopProcessTree } from './kill-tree.js';
 import { exitWithin, startLogged, type Exit, type LoggedProcess } from './logged-process.js';
 import { readSeals, readTrustedRecord, TERMINAL, writeRecord, type RunRecord, type TerminalStatus } from './run-record.js';
 import { processStart } from './process-table.js';
-import { findStrays, stopStrays, type Stray } from './stray-processes.js';
+import { runStrays, stopStrays, type Stray } from './stray-processes.js';
 import { DescendantTracker } from './track-descendants.js';
 import { CLIENT_MODULE, startLiveFence, type LiveFence } from '../fence/live-fence.js';
 import { CACHE_DIR, dropCachesChangedDuring } from '../harvest/cache-written.js';
@@ -386,34 +385,9 @@ function ownVariables(variables: Readonly<Record<string, string>> | undefined): 
   return out;
 }
 
-/**
- * The run's tree for the last sweep (stray-processes.ts): its worktree; in the shared work tree, its
- * fence, and the root as a cwd. The supervisors of the repository's runs are never taken.
- */
 async function sweepStrays(recordFile: string, record: RunRecord, runId: string, since: number | null, graceMs: number): Promise<{ found: Stray[]; survivors: number[] }> {
-  if (since === null || process.platform !== 'linux') return { found: [], survivors: [] };
-  const real = (file: string) => realpath(file).catch(() => null);
-  const trees: string[] = [];
-  const cwdAt: string[] = [];
-  if (record.worktree !== null) {
-    const tree = await real(record.worktree.path);
-    if (tree !== null) trees.push(tree);
-  } else {
-    const root = await real(record.cwd);
-    if (root === null) return { found: [], survivors: [] };
-    cwdAt.push(root);
-    for (const entry of record.scope?.fence ?? []) {
-      const clean = entry.replace(/\/+$/, '');
-      if (clean === '' || clean === '.' || clean.split('/').includes('..')) continue;
-      trees.push(path.join(root, clean));
-    }
-  }
-  const exclude = new Set<number>();
-  for (const other of (await readSeals(path.dirname(recordFile)).catch(() => new Map<string, RunRecord>())).values()) {
-    if (other.supervisorPid) exclude.add(other.supervisorPid);
-    if (other.dispatcher) exclude.add(other.dispatcher.pid);
-  }
-  const found = findStrays({ since, marker: markerEntry(runId), trees, cwdAt, exclude });
+  if (since === null) return { found: [], survivors: [] };
+  const found = await runStrays(recordFile, record, runId, since);
   if (found.length === 0) return { found, survivors: [] };
   return { found, survivors: await stopStrays(found, graceMs) };
 }
