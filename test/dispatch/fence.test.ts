@@ -181,6 +181,22 @@ describe('a live fence', () => {
     await run.keeper.close();
   });
 
+  it('never adds CI configuration of another forge, nor a build file or tool config, to a running run\'s fence (red team E, E04)', async () => {
+    const run = keeperFor(['packages/core/src/discounts.ts', 'packages/web/']);
+    const ci = ['.circleci/config.yml', '.gitlab/ci/build.yml', '.gitlab-ci.yml', '.gitea/workflows/ci.yml', '.forgejo/workflows/ci.yml', '.buildkite/pipeline.yml', '.woodpecker/build.yml', 'Jenkinsfile', '.travis.yml'];
+    const tools = [
+      'packages/payments/.cargo/config.toml', 'packages/payments/.mvn/extensions.xml', 'gradle/wrapper/gradle-wrapper.properties', 'packages/payments/Directory.Build.props',
+      'packages/payments/pyproject.toml', 'packages/payments/pytest.ini', 'packages/payments/tox.ini', 'packages/payments/build.rs', 'packages/payments/mise.local.toml',
+      'packages/payments/Cargo.toml', 'packages/payments/build.gradle.kts', 'packages/payments/pom.xml', 'packages/payments/Makefile',
+    ];
+    const results = await run.keeper.check([...ci, ...tools], 'watcher');
+    expect(results.map((r) => [r.repoPath, r.status, r.reason])).toEqual([...ci.map((p) => [p, 'refused', 'root']), ...tools.map((p) => [p, 'refused', 'control'])]);
+    expect(run.last().extensions).toEqual([]);
+    expect(run.last().refusals.map((r) => r.path)).toEqual([...ci, ...tools]);
+    expect((await readJournal(run.journal)).events).toEqual([]);
+    await run.keeper.close();
+  });
+
   it('refuses a path whose `..` comes after a symbolic link: the kernel writes through the link, elsewhere than the spelling says (F16)', async () => {
     const run = keeperFor(['packages/api/']);
     await mkdir(path.join(repo.root, 'packages/core/src/d'), { recursive: true });

@@ -128,6 +128,41 @@ describe('decideLeases: the one lease rule', () => {
     expect(decideLeases(own, ['packages/c/package.json'], 'run-1', rules(1)).status).toBe('granted');
   });
 
+  it('never grows a running run\'s fence onto CI configuration of any forge, nor onto the build files and tool configs other ecosystems run (red team E, E04)', () => {
+    const own = [lease('packages/a/src/x.ts', 'run-1')];
+    // CI folders and files at the top: root files (shared by every package) and control files.
+    const ci = [
+      '.circleci/config.yml', '.gitlab/ci/build.yml', '.gitlab-ci.yml', '.gitea/workflows/ci.yml', '.forgejo/workflows/ci.yml', '.buildkite/pipeline.yml',
+      '.woodpecker/build.yml', '.woodpecker.yml', '.semaphore/semaphore.yml', '.tekton/pipeline.yaml', '.azure-pipelines/ci.yml', 'azure-pipelines.yml',
+      'bitbucket-pipelines.yml', '.travis.yml', 'Jenkinsfile', '.drone.yml', 'appveyor.yml', '.ci/run', '.github/workflows/ci.yml',
+    ];
+    for (const file of ci) {
+      expect(isControlFile(file), file).toBe(true);
+      for (const treeOrNot of [rules(1, { extension: true }), { graph: null, tree: null, contentionDepth: 1, serial: [], extension: true }]) {
+        expect(decideLeases(own, [file], 'run-1', treeOrNot), file).toMatchObject({ status: 'refused', reason: 'root', lane: file });
+      }
+    }
+    // Build files and tool configs, at any depth: control files, whoever holds what.
+    const tools = [
+      'packages/c/.cargo/config.toml', 'packages/c/.mvn/extensions.xml', '.mvn/jvm.config', '.config/dotnet-tools.json', 'packages/c/.config/mise.toml',
+      'gradle/wrapper/gradle-wrapper.properties', 'packages/c/gradle/wrapper/gradle-wrapper.jar', 'packages/c/pyproject.toml', 'packages/c/setup.cfg',
+      'packages/c/setup.py', 'packages/c/pytest.ini', 'packages/c/tox.ini', 'packages/c/noxfile.py', 'packages/c/conftest.py', 'packages/c/build.rs',
+      'packages/c/Cargo.toml', 'packages/c/Directory.Build.props', 'packages/c/Directory.Build.targets', 'packages/c/build.gradle', 'packages/c/settings.gradle.kts',
+      'packages/c/gradlew', 'packages/c/mvnw', 'packages/c/pom.xml', 'packages/c/mise.local.toml', 'packages/c/mise.dev.toml', 'packages/c/.mise.local.toml',
+      'packages/c/Taskfile.dist.yml', 'packages/c/lefthook-local.yml', 'packages/c/Makefile', 'packages/c/justfile', 'packages/c/App.csproj',
+      // In any case, as a case-insensitive checkout reads them.
+      'packages/c/CARGO.TOML', 'packages/c/.Cargo/config.toml', 'packages/c/Gradle/Wrapper/gradle-wrapper.properties',
+    ];
+    for (const file of tools) {
+      expect(isControlFile(file), file).toBe(true);
+      expect(decideLeases(own, [file], 'run-1', rules(1, { extension: true })), file).toMatchObject({ status: 'refused', reason: 'control', lane: file });
+    }
+    // Names that only look alike stay ordinary files.
+    for (const file of ['packages/c/src/gradle.ts', 'packages/c/src/wrapper/x.ts', 'packages/c/src/cargo.ts', 'docs/ci.md', 'packages/c/src/build.ts', 'packages/c/config/x.ts', 'packages/c/src/mise.ts']) {
+      expect(isControlFile(file), file).toBe(false);
+    }
+  });
+
   it('throws for a lane with no canonical spelling, never deciding on a guess', () => {
     expect(() => decideLeases([], ['../etc/passwd'], 'run-1', rules())).toThrow(/leaves the repository/);
     expect(() => decideLeases([], ['/etc/passwd'], 'run-1')).toThrow(/absolute/);

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { auditFence, fenceWithCompanions, inFence, isRootFile, scopeAccuracy, sumAccuracy, touchedPaths, type ChangedPath, type PredictedLeaf } from '@waves/planner';
+import { auditFence, fenceWithCompanions, inFence, isControlFile, isRootFile, ROOT_FILE_GLOBS, scopeAccuracy, sumAccuracy, touchedPaths, type ChangedPath, type PredictedLeaf } from '@waves/planner';
 
 describe('fence audit', () => {
   const fence = ['packages/api/src/routes/checkout.ts', 'packages/web/'];
@@ -80,6 +80,22 @@ describe('fence audit', () => {
     expect(isRootFile('tsconfig.base.json')).toBe(true);
     expect(isRootFile('packages/a/tsconfig.json')).toBe(false);
     expect(isRootFile('packages/a/src/x.ts')).toBe(false);
+  });
+
+  it('treats the CI configuration of every forge as root files, like .github/ (red team E, E04)', () => {
+    for (const file of [
+      '.circleci/config.yml', '.gitlab/ci/build.yml', '.gitea/workflows/ci.yml', '.forgejo/workflows/ci.yml', '.buildkite/pipeline.yml', '.woodpecker/build.yml',
+      '.semaphore/semaphore.yml', '.tekton/pipeline.yaml', '.azure-pipelines/ci.yml', '.ci/run', '.github/workflows/ci.yml',
+    ]) {
+      expect(isRootFile(file), file).toBe(true);
+      expect(ROOT_FILE_GLOBS.some((glob) => glob === `${file.split('/')[0]}/**`), file).toBe(true);
+    }
+    for (const file of ['.gitlab-ci.yml', '.woodpecker.yml', 'azure-pipelines.yml', 'bitbucket-pipelines.yml', '.travis.yml', 'Jenkinsfile', '.drone.yml', 'appveyor.yml']) {
+      expect(ROOT_FILE_GLOBS, file).toContain(file);
+    }
+    // Deeper down they are no root files (no forge reads them there), but still control files.
+    expect(isRootFile('packages/a/.circleci/config.yml')).toBe(false);
+    expect(isControlFile('packages/a/.circleci/config.yml')).toBe(true);
   });
 
   const segment = fc.constantFrom('a', 'b', 'c', 'src', 'lib');

@@ -7,12 +7,13 @@
 import { baseName } from '../paths/repo-paths.js';
 import type { RepoPath } from '../types.js';
 import { splitPieces } from '../graph/text-tokens.js';
+import { isCiConfig } from '../scope/ci-paths.js';
 
 export type FileRole = 'source' | 'test' | 'fixture' | 'example' | 'playground' | 'manifest' | 'config' | 'ci';
 
 /** The role of a path (the first that applies: CI, fixture, example, playground, test, manifest, config, else source). */
 export function fileRole(path: RepoPath): FileRole {
-  if (path.startsWith('.github/') || path.startsWith('.circleci/') || path.startsWith('.gitlab')) return 'ci';
+  if (isCiConfig(path)) return 'ci';
   if (/(?:^|\/)(?:__)?fixtures?(?:__)?\//.test(path)) return 'fixture';
   if (/(?:^|\/)(?:examples?|demos?)\//.test(path)) return 'example';
   if (/(?:^|\/)playgrounds?\//.test(path) || /^play(?:ground)?\.[^/]+$/.test(path)) return 'playground';

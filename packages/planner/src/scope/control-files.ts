@@ -1,14 +1,20 @@
 /**
  * Control files: files a tool or an agent executes or obeys when it runs in the work tree — a
  * package manager (its manifests, rc files and hooks), git (attributes, ignores, submodules, hooks
- * managers), CI, the agents (their settings, plugins, MCP servers, instruction files), waves itself,
- * and the config modules build and test tools load as code (`*.config.ts`, `.eslintrc.cjs`).
+ * managers), CI (every forge's, ci-paths.ts), the agents (their settings, plugins, MCP servers,
+ * instruction files), waves itself, the config modules build and test tools load as code
+ * (`*.config.ts`, `.eslintrc.cjs`), and the build files and tool configs of other ecosystems
+ * (Python's, Rust's, Gradle's and Maven's, MSBuild's, mise's, nix's).
  * A change to one runs code, or changes what runs, the next time anyone works in the tree: never
  * added to a parallel run's fence as an extension (decide-lease.ts), and a change to one that the
  * plan did not put in the issue's fence needs a person at harvest. The plan's own rules do not use
  * this list: an issue that names such a file is planned as before.
+ *
+ * NOTE: a name a tool looks up by convention belongs here even when it is rare in JavaScript
+ * repositories: the agent chooses what to plant, and the next tool to run in that folder obeys it.
  */
 import type { RepoPath } from '../types.js';
+import { CI_DIRS, CI_FILES } from './ci-paths.js';
 
 /**
  * File names (at any depth) that tools run or obey, lower-cased: names are compared in any case,
@@ -62,11 +68,67 @@ const CONTROL_NAMES = new Set([
   'deno.json',
   'deno.jsonc',
   'bunfig.toml',
+  'taskfile.dist.yml',
+  'taskfile.dist.yaml',
+  'lefthook-local.yml',
+  'lefthook-local.yaml',
+  '.lefthook.yaml',
+  '.lefthook-local.yml',
+  '.lefthook-local.yaml',
+  'rakefile',
+  'gemfile',
+  // Python: build scripts and the configs pytest, tox, nox, pip, pipenv and poetry read (`addopts`, plugins, indexes).
   'conftest.py',
+  'pyproject.toml',
+  'setup.py',
+  'setup.cfg',
+  'pytest.ini',
+  'tox.ini',
+  'noxfile.py',
+  'pipfile',
+  'pip.conf',
+  'poetry.toml',
+  'uv.toml',
+  'pixi.toml',
+  // Rust: the manifest (build scripts, its own `[patch]`), the build script, the toolchain it selects.
+  'cargo.toml',
+  'build.rs',
+  'rust-toolchain',
+  'rust-toolchain.toml',
+  // Gradle and Maven: the wrappers download and run what their properties name; the builds run plugins.
+  'gradlew',
+  'gradlew.bat',
+  'gradle.properties',
+  'mvnw',
+  'mvnw.cmd',
+  'pom.xml',
+  // MSBuild imports these into every project below them; NuGet reads its package sources.
+  'directory.build.props',
+  'directory.build.targets',
+  'directory.build.rsp',
+  'directory.packages.props',
+  'nuget.config',
+  // Nix shells run their hooks on entry (`nix develop`, direnv's `use flake`).
+  'flake.nix',
+  'shell.nix',
+  'devenv.nix',
+  ...CI_FILES.map((name) => name.toLowerCase()),
 ]);
 
-/** Folders (at any depth, any case) whose every file a tool runs or obeys — `.git` among them: a nested repository's config and hooks. */
-const CONTROL_DIRS = new Set(['.git', '.husky', '.githooks', '.claude', '.opencode', '.github', '.vscode', '.devcontainer', '.yarn', '.cursor', '.codex', '.gemini', '.windsurf', '.clinerules', '.roo', '.continue', '.junie', '.kiro', '.kilocode', '.amazonq', '.idea', '.zed', '.mise', '.qwen']);
+/**
+ * Folders (at any depth, any case) whose every file a tool runs or obeys — `.git` among them: a
+ * nested repository's config and hooks; the CI folders; `.cargo` (its `config.toml` sets runners
+ * and linkers), `.mvn` (extensions, JVM options), `.config` (where mise, dotnet tools, nextest and
+ * others look).
+ */
+const CONTROL_DIRS = new Set([
+  '.git', '.husky', '.githooks', '.claude', '.opencode', '.vscode', '.devcontainer', '.yarn', '.cursor', '.codex', '.gemini', '.windsurf',
+  '.clinerules', '.roo', '.continue', '.junie', '.kiro', '.kilocode', '.amazonq', '.idea', '.zed', '.mise', '.qwen', '.cargo', '.mvn', '.config',
+  ...CI_DIRS.map((dir) => dir.toLowerCase()),
+]);
+
+/** Folder paths (two or more names, at any depth, any case) whose every file a tool runs: the Gradle wrapper's (its jar, its `distributionUrl`). */
+const CONTROL_DIR_PATHS: readonly string[] = ['gradle/wrapper'];
 
 /**
  * Patterns of names (lower-cased): rc files (`.npmrc`, `.yarnrc.yml`, `.eslintrc.cjs`), config
@@ -81,6 +143,12 @@ const CONTROL_PATTERNS: readonly RegExp[] = [
   /^jsconfig(\..+)?\.json$/,
   // Environment files tools load (`.env`, `.env.local`, `.env.test`).
   /^\.env(\..+)?$/,
+  // mise's per-environment and local configs (`mise.local.toml`, `.mise.dev.toml`).
+  /^\.?mise\.[\w.-]+\.toml$/,
+  // Gradle builds, settings and init scripts (`build.gradle`, `settings.gradle.kts`).
+  /\.gradle(\.kts)?$/,
+  // MSBuild projects: their targets run at every build.
+  /\.(cs|fs|vb)proj$/,
 ];
 
 /** Whether a repository path is a control file or folder (see above): its name, or a folder on its way, in any case. */
@@ -91,5 +159,7 @@ export function isControlFile(repoPath: RepoPath): boolean {
   if (CONTROL_NAMES.has(name)) return true;
   // A folder on its way, or the folder itself (`.claude/`, `.github`).
   if (segments.some((s) => CONTROL_DIRS.has(s))) return true;
+  const joined = `/${segments.join('/')}/`;
+  if (CONTROL_DIR_PATHS.some((dir) => joined.includes(`/${dir}/`))) return true;
   return CONTROL_PATTERNS.some((pattern) => pattern.test(name));
 }

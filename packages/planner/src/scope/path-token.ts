@@ -18,7 +18,7 @@ const FILE_EXTENSIONS = new Set(
     'ts tsx mts cts js jsx mjs cjs json jsonc json5 md mdx markdown txt rst adoc yaml yml toml ini cfg conf xml ' +
     'html htm css scss sass less styl vue svelte astro go mod sum rs py pyi rb java kt kts scala swift c h cc cpp cxx hpp hh ' +
     'cs fs php pl lua sh bash zsh fish ps1 bat sql graphql gql proto prisma tf hcl lock gradle properties ' +
-    'csv tsv svg png jpg jpeg gif webp ico wasm snap dockerfile makefile'
+    'csv tsv svg png jpg jpeg gif webp ico wasm snap dockerfile makefile props targets csproj fsproj vbproj nix'
   ).split(' '),
 );
 
@@ -164,7 +164,7 @@ export function notRepositoryFiles(segments: readonly string[]): string | null {
 function hasFileExtension(token: string, strong: boolean): boolean {
   const base = token.slice(token.lastIndexOf('/') + 1);
   const dot = base.lastIndexOf('.');
-  if (dot <= 0 || dot === base.length - 1) return /^(?:Makefile|Dockerfile|LICENSE|Procfile|Gemfile|Rakefile|Justfile)$/.test(base);
+  if (dot <= 0 || dot === base.length - 1) return /^(?:Makefile|GNUmakefile|Dockerfile|LICENSE|Procfile|Gemfile|Rakefile|Justfile|justfile|Jenkinsfile|gradlew|mvnw)$/.test(base);
   const ext = base.slice(dot + 1).toLowerCase();
   if (!/^[a-z][a-z0-9]{0,9}$/.test(ext)) return false;
   if (FILE_EXTENSIONS.has(ext)) return true;

@@ -3,10 +3,12 @@ import { isDirectoryLeaf, type LeafKind } from './extract-scope.js';
 import { globMatcher, normalisePattern } from '../paths/globs.js';
 import { parentDir } from '../paths/repo-paths.js';
 import type { RepoTree } from './repo-tree.js';
+import { CI_GLOBS } from './ci-paths.js';
 
 /**
  * Root files: the files the repository's packages share — the root manifest, the workspace
- * file, the base tsconfig files, CI config, and lockfiles wherever they are. Two issues touching
+ * file, the base tsconfig files, CI config (every forge's: ci-paths.ts), and lockfiles wherever
+ * they are. Two issues touching
  * root files conflict (`path`, "both touch root files"): two dependency changes rewrite one
  * lockfile, two changes to the shared configuration build on each other. They no longer make an
  * issue run alone: replayed on 300 commits of seven public repositories, that cost up to 6 waves
@@ -19,8 +21,7 @@ export const ROOT_FILE_GLOBS: readonly string[] = [
   'package.json',
   'pnpm-workspace.yaml',
   'tsconfig*.json',
-  '.github/**',
-  '.ci/**',
+  ...CI_GLOBS,
   '**/pnpm-lock.yaml',
   '**/package-lock.json',
   '**/npm-shrinkwrap.json',
