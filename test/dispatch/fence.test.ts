@@ -197,6 +197,36 @@ describe('a live fence', () => {
     await run.keeper.close();
   });
 
+  it('refuses a control file under a folder of the fence unless the fence names the file itself; sources under the folder stay allowed (red team E, E16)', async () => {
+    const planted = [
+      'packages/web/.claude/settings.json', 'packages/web/AGENTS.md', 'packages/web/CLAUDE.md', 'packages/web/.envrc', 'packages/web/.npmrc',
+      'packages/web/vitest.config.ts', 'packages/web/package.json', 'packages/web/tsconfig.json', 'packages/web/pyproject.toml',
+    ];
+    const lane = keeperFor(['packages/core/src/discounts.ts', 'packages/web/']);
+    const results = await lane.keeper.check([...planted, 'packages/web/src/index.ts', 'packages/web/src/new-view.tsx'], 'watcher');
+    expect(results.map((r) => [r.repoPath, r.status, r.reason])).toEqual([
+      ...planted.map((p) => [p, 'refused', 'control']),
+      ['packages/web/src/index.ts', 'allowed', undefined],
+      ['packages/web/src/new-view.tsx', 'allowed', undefined],
+    ]);
+    expect(results[0]!.message).toMatch(/control file .*folder of the fence/);
+    expect(lane.last().refusals.map((r) => [r.path, r.reason])).toEqual(planted.map((p) => [p, 'control']));
+    expect((await readJournal(lane.journal)).events).toEqual([]);
+    await lane.keeper.close();
+    // The whole repository as a folder (`./`) names no control file either.
+    const root = keeperFor(['./']);
+    expect((await root.keeper.check(['packages/web/.npmrc', 'packages/web/src/index.ts'], 'claude')).map((r) => r.status)).toEqual(['refused', 'allowed']);
+    await root.keeper.close();
+    // An issue whose plan names the manifest may change it, and the lockfile its install rewrites.
+    const named = keeperFor(['packages/web/', 'packages/web/package.json']);
+    expect((await named.keeper.check(['packages/web/package.json', 'pnpm-lock.yaml', 'packages/web/.npmrc'], 'claude')).map((r) => [r.repoPath, r.status])).toEqual([
+      ['packages/web/package.json', 'allowed'],
+      ['pnpm-lock.yaml', 'allowed'],
+      ['packages/web/.npmrc', 'refused'],
+    ]);
+    await named.keeper.close();
+  });
+
   it('refuses a path whose `..` comes after a symbolic link: the kernel writes through the link, elsewhere than the spelling says (F16)', async () => {
     const run = keeperFor(['packages/api/']);
     await mkdir(path.join(repo.root, 'packages/core/src/d'), { recursive: true });

@@ -74,6 +74,20 @@ describe('live fences replayed on a wave', () => {
     const report = simulateLiveFences({ waves: [[3]], fences, issues, rules, base, decide: decideLeases, serialIssues: new Set([3]) });
     expect(report.events.map((e) => [e.path, e.outcome, e.reason])).toEqual([['package.json', 'person', 'control']]);
   });
+
+  it('sends a control file only a folder of the fence holds to a person, as the live fence refuses it; one the fence names is written (red team E, E16)', () => {
+    const planted = [issue(4, edit('lib/.npmrc', 'lib/c.ts', 'lib/package.json', 'lib/vitest.config.ts'))];
+    const lane = simulateLiveFences({ waves: [[4]], fences: new Map([[4, ['lib']]]), issues: planted, rules, base, decide: decideLeases });
+    expect(lane.events.map((e) => [e.path, e.outcome, e.reason])).toEqual([
+      ['lib/.npmrc', 'person', 'control'],
+      ['lib/package.json', 'person', 'control'],
+      ['lib/vitest.config.ts', 'person', 'control'],
+    ]);
+    expect(lane).toMatchObject({ writes: 4, inFence: 1, person: 3, issuesStopped: 1 });
+    const named = simulateLiveFences({ waves: [[4]], fences: new Map([[4, ['lib', 'lib/package.json']]]), issues: planted, rules, base, decide: decideLeases });
+    expect(named.events.map((e) => e.path)).toEqual(['lib/.npmrc', 'lib/vitest.config.ts']);
+    expect(named.inFence).toBe(2);
+  });
 });
 
 describe('the backtest report of live fences', () => {

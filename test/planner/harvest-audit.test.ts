@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { auditFence, fenceWithCompanions, inFence, isControlFile, isRootFile, ROOT_FILE_GLOBS, scopeAccuracy, sumAccuracy, touchedPaths, type ChangedPath, type PredictedLeaf } from '@waves/planner';
+import { auditFence, fenceWithCompanions, inFence, isControlFile, isRootFile, isUnnamedControlFile, ROOT_FILE_GLOBS, scopeAccuracy, sumAccuracy, touchedPaths, type ChangedPath, type PredictedLeaf } from '@waves/planner';
 
 describe('fence audit', () => {
   const fence = ['packages/api/src/routes/checkout.ts', 'packages/web/'];
@@ -96,6 +96,22 @@ describe('fence audit', () => {
     // Deeper down they are no root files (no forge reads them there), but still control files.
     expect(isRootFile('packages/a/.circleci/config.yml')).toBe(false);
     expect(isControlFile('packages/a/.circleci/config.yml')).toBe(true);
+  });
+
+  it('takes a control file as named only by a file leaf that is the file itself, never by a folder holding it (red team E, E16)', () => {
+    const lane = ['packages/core/src/discounts.ts', 'packages/web/'];
+    for (const file of [
+      'packages/web/.claude/settings.json', 'packages/web/AGENTS.md', 'packages/web/CLAUDE.md', 'packages/web/.envrc', 'packages/web/.npmrc',
+      'packages/web/vitest.config.ts', 'packages/web/package.json', 'packages/web/pyproject.toml', 'packages/web/.cargo/config.toml',
+    ]) {
+      expect(inFence(lane, file), file).toBe(true);
+      expect(isUnnamedControlFile(file, lane), file).toBe(true);
+      expect(isUnnamedControlFile(file, ['./']), file).toBe(true);
+      // The issue that names the file may change it.
+      expect(isUnnamedControlFile(file, [...lane, file]), file).toBe(false);
+    }
+    // Sources under the folder stay covered by it.
+    for (const file of ['packages/web/src/components/CartView.tsx', 'packages/web/src/config.ts', 'packages/web/README.md']) expect(isUnnamedControlFile(file, lane), file).toBe(false);
   });
 
   const segment = fc.constantFrom('a', 'b', 'c', 'src', 'lib');

@@ -76,7 +76,7 @@ export { createRepoTree } from './scope/repo-tree.js';
 export { baseName, containsPath, normalisePattern, parentDir } from './paths/repo-paths.js';
 export type { RepoTree } from './scope/repo-tree.js';
 export { categoryFromLabel, laneFromLabel, resolveLaneName } from './scope/resolve-lane.js';
-export { isControlFile } from './scope/control-files.js';
+export { isControlFile, isUnnamedControlFile, UNNAMED_CONTROL_FILE } from './scope/control-files.js';
 export { BUILTIN_SERIAL_GLOBS, matchSerial, ROOT_FILE_GLOBS, rootFileOf, rootFilesOf } from './scope/serial-paths.js';
 export { hubRuleOf, matchHub } from './scope/hub-paths.js';
 export type { HubOptions, HubRule } from './scope/hub-paths.js';

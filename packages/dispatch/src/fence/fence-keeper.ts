@@ -1,6 +1,7 @@
 /**
  * A run's live fence, kept by its supervisor. A path inside the fence (the issue's planned paths,
- * with the lockfile a manifest brings along, and what was granted since) is allowed. A path
+ * with the lockfile a manifest brings along, and what was granted since) is allowed — but for a
+ * control file only a folder leaf covers: refused (`control`), as harvest would need a person. A path
  * outside it is a request to widen the fence, decided by the one lease rule (decideLeases, with
  * `extension: true`) inside the journal's lock: granted, it is leased in the run's name with the
  * run's time to live, and recorded in the run's sealed record; refused, the refusal is recorded
@@ -18,6 +19,8 @@ import {
   fenceWithCompanions,
   inFence,
   isSourceFile,
+  isUnnamedControlFile,
+  UNNAMED_CONTROL_FILE,
   lanesOverlap,
   loadRepo,
   ModuleResolver,
@@ -214,7 +217,15 @@ export function createFenceKeeper(options: FenceKeeperOptions): FenceKeeper {
       }
     }
     if (options.ownFiles.includes(repoPath)) return refuse({ path: repoPath, reason: 'own', holder: null, via: null, message: `${repoPath} is waves' fence integration for this run, not a file of the issue` });
-    if (inFence(fence, repoPath)) return { path: asked, repoPath, status: 'allowed', message: 'inside the fence' };
+    if (inFence(fence, repoPath)) {
+      // A folder of the fence stands for the sources in it, not for a control file the agent
+      // would plant or change there (an rc file, a hook, an agent's settings): only the file
+      // itself, as a leaf, lets a write to it through — as no extension ever does.
+      if (isUnnamedControlFile(repoPath, fence)) {
+        return refuse({ path: repoPath, reason: 'control', holder: null, via: null, message: UNNAMED_CONTROL_FILE });
+      }
+      return { path: asked, repoPath, status: 'allowed', message: 'inside the fence' };
+    }
     if (inFence(extended(), repoPath)) {
       // Written again (the watcher saw it): its imports now may reach a file another run leases.
       if (by === 'watcher') {

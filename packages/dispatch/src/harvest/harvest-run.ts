@@ -23,6 +23,7 @@ import {
   inFence,
   isControlFile,
   isRootFile,
+  isUnnamedControlFile,
   isSourceFile,
   gitInputProblem,
   readRegularFile,
@@ -483,12 +484,13 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   // person as every such change does (unless reverted).
   const unwatched = record.fence?.unwatched ?? [];
   if (unwatched.length > 0) reasons.push(`the live fence's watcher could not watch ${list(unwatched.map((u) => `${u.path}/ (${u.code})`))}: writes there were not checked as they happened — check what the agent did`);
-  // A control file counts as planned only where the issue itself named it: not in a fence the plan
-  // inferred (an issue that named no path), nor in a candidate it added (a guess, not a request).
+  // A control file counts as planned only where the issue itself named it: the file itself, as a
+  // file leaf — not a folder of the fence holding it (a lane), not a fence the plan inferred (an
+  // issue that named no path), nor a candidate it added (a guess, not a request).
   const guessed = new Set(scope?.guessed ?? []);
   const planned = scope?.inferred ? [] : fenceWithCompanions((scope?.fence ?? []).filter((p) => !guessed.has(p)));
-  const controlChanged = [...new Set(first.inFence.flatMap(touchedPaths).filter((p) => isControlFile(p) && !inFence(planned, p)))];
-  if (controlChanged.length > 0) reasons.push(`it changed control file(s) its plan did not name (files that tools or agents run or obey), in its fence only as extensions or as the plan's guess: ${list(controlChanged)} — read them before anything runs or merges there`);
+  const controlChanged = [...new Set(first.inFence.flatMap(touchedPaths).filter((p) => isUnnamedControlFile(p, planned)))];
+  if (controlChanged.length > 0) reasons.push(`it changed control file(s) its plan did not name (files that tools or agents run or obey; a folder of the fence, an extension or the plan's guess does not name one): ${list(controlChanged)} — read them before anything runs or merges there`);
   // Likewise a root file (any file at the top, the manifests, lockfiles, CI, configured serial
   // paths): every package shares it, and only an issue that names it may change it.
   const rootChanged = [...new Set(first.inFence.flatMap(touchedPaths).filter((p) => isRootFile(p, options.serialGlobs) && !isControlFile(p) && !inFence(planned, p)))];

@@ -11,8 +11,9 @@
  * - **granted**: the fence widens to that file (a lease in the run's name);
  * - **refused** (`overlap`, `import`): another run holds the path or a file it imports or is
  *   imported by; the write does not happen (the agent works around it, waits or stops);
- * - **needs a person** (`root`, `serial`): a root file or a serial path, never granted to a
- *   parallel run.
+ * - **needs a person** (`root`, `serial`, `control`): a root file or a serial path, never granted
+ *   to a parallel run; a control file, never granted to any run, nor written under a folder of the
+ *   fence unless the fence names the file itself.
  *
  * Then the **collisions**: pairs of runs of one wave whose writes — inside their fences or
  * granted — truly conflict, by the backtest's own truth (the same path, a path in a directory the
@@ -24,6 +25,7 @@ import type { decideLeases, LeaseRules } from '../leases/decide-lease.js';
 import type { IssueNumber, RepoGraph, RepoPath } from '../types.js';
 import type { RepoTree } from '../scope/repo-tree.js';
 import { containsPath } from '../paths/repo-paths.js';
+import { isUnnamedControlFile, UNNAMED_CONTROL_FILE } from '../scope/control-files.js';
 import type { CommitIssue } from './backlog-from-commits.js';
 import { findTrueConflicts, type TruthBase, type TruthEvidence } from './true-conflicts.js';
 
@@ -111,6 +113,12 @@ export function simulateLiveFences(input: LiveFenceInput): LiveFenceReport {
         if (path === undefined) continue;
         writes++;
         const fence = own.get(number)!;
+        // A control file only a folder of the fence holds is refused as the live fence refuses it.
+        if (fence.some((lane) => containsPath(lane, path)) && isUnnamedControlFile(path, fence)) {
+          stopped.add(number);
+          events.push({ wave, number, path, outcome: 'person', reason: 'control', detail: `${path}: ${UNNAMED_CONTROL_FILE}` });
+          continue;
+        }
         if (fence.some((lane) => containsPath(lane, path))) {
           inFence++;
           written.get(number)!.add(path);

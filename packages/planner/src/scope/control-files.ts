@@ -7,8 +7,10 @@
  * (Python's, Rust's, Gradle's and Maven's, MSBuild's, mise's, nix's).
  * A change to one runs code, or changes what runs, the next time anyone works in the tree: never
  * added to a parallel run's fence as an extension (decide-lease.ts), and a change to one that the
- * plan did not put in the issue's fence needs a person at harvest. The plan's own rules do not use
- * this list: an issue that names such a file is planned as before.
+ * plan did not put in the issue's fence needs a person at harvest. A folder of the fence (a lane,
+ * `packages/web/`) does not cover one: only an issue that names the file itself changes it
+ * (`isUnnamedControlFile`). The plan's own rules do not use this list: an issue that names such a
+ * file is planned as before.
  *
  * NOTE: a name a tool looks up by convention belongs here even when it is rare in JavaScript
  * repositories: the agent chooses what to plant, and the next tool to run in that folder obeys it.
@@ -163,3 +165,21 @@ export function isControlFile(repoPath: RepoPath): boolean {
   if (CONTROL_DIR_PATHS.some((dir) => joined.includes(`/${dir}/`))) return true;
   return CONTROL_PATTERNS.some((pattern) => pattern.test(name));
 }
+
+/**
+ * Whether a change to `repoPath` needs the issue to name it and the fence does not: a control
+ * file is covered only by a file leaf that is the file itself, never by a folder leaf holding it
+ * (a lane's `packages/web/`, the root `./`). A folder stands for the sources in it; the agent
+ * choosing to plant `packages/web/.npmrc` or `packages/web/.claude/settings.json` there is no
+ * part of what the issue asked, and they act at the next install or agent session of anyone
+ * working in that folder, a later wave's agent included. `fence` holds leaves as runs record them
+ * (folders end with `/`), or as repository paths.
+ */
+export function isUnnamedControlFile(repoPath: RepoPath, fence: readonly string[]): boolean {
+  return isControlFile(repoPath) && !fence.includes(repoPath);
+}
+
+/** Why a write to an unnamed control file is refused (said after its path): the live fence's answer and the replay's. */
+export const UNNAMED_CONTROL_FILE =
+  'a control file (one that tools or agents run or obey: manifests, rc files, hooks, agent and CI settings, tool configs) inside a folder of the fence: the folder does not name it, and only an issue that names the file itself may change it';
+
