@@ -384,4 +384,29 @@ sleep 1
     for (const file of planted.slice(0, 5)) expect(reason).toContain(file);
     expect(reason).toMatch(/and 2 more|package\.json/);
   }, 60_000);
+
+  it('lets an issue whose plan names a control file under its folder change it, with sources under the folder, and commits them clean', async () => {
+    t = await hostileSetup({
+      config: { fence: { live: true } },
+      script: `
+node -e 'const f="packages/web/package.json",fs=require("fs"),j=JSON.parse(fs.readFileSync(f,"utf8")); j.scripts={...(j.scripts||{}),build:"tsc -b"}; fs.writeFileSync(f,JSON.stringify(j,null,2)+"\\n")'
+echo "// built" >> packages/web/src/index.ts
+echo "export const built = true;" > packages/web/src/built.ts
+sleep 1
+`,
+    });
+    const issues = path.join(t.scratch, 'named.json');
+    writeFileSync(issues, JSON.stringify([{ number: 7, title: 'Add a build script to the web package', body: 'Add a `build` script to `packages/web/package.json` and mark the entry `packages/web/src/index.ts`.', labels: [{ name: 'lane:web' }] }]));
+    const dispatch = await t.waves('dispatch', '--from-issues', issues, '--agent', 'scripted', '--worktree');
+    expect(dispatch.exitCode, dispatch.stderr).toBe(0);
+    // The lane folds the named files into its folder; the manifest, a control file, stays listed itself.
+    expect((JSON.parse(readFileSync(t.recordFile(7), 'utf8')) as { scope: { fence: string[] } }).scope.fence).toEqual(['packages/web/', 'packages/web/package.json']);
+    const log = readFileSync(path.join(t.root, '.dispatch-runs', `${t.runId(7)}.log`), 'utf8');
+    expect(log).not.toMatch(/fence: refused/);
+    const harvest = await t.harvest('--commit');
+    const w = byIssue(harvest.report, 7).witness!;
+    expect(w.reasons).toEqual([]);
+    expect(w.status).toBe('clean');
+    expect(w.commit?.paths.sort()).toEqual(['packages/web/package.json', 'packages/web/src/built.ts', 'packages/web/src/index.ts']);
+  }, 60_000);
 });

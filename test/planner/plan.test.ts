@@ -302,6 +302,25 @@ describe('root files', () => {
   });
 });
 
+describe('control files under a folder of the fence', () => {
+  it('lists a control file the issue names beside the folder that holds it, at every granularity, and leaves the waves as they were (red team E, E16)', () => {
+    const named = issue(1, { body: 'Add a `build` script to `packages/web/package.json` and use it in `packages/web/src/app.ts`.', labels: ['lane:web'] });
+    const other = touching(2, 'packages/web/src/view.ts');
+    for (const granularity of ['file', 'dir', 'package'] as const) {
+      const p = plan([named, other], { granularity });
+      expect(p.scopes.get(1)!.namedControlFiles).toEqual(['packages/web/package.json']);
+      const entry = p.plan.waves.flatMap((w) => w.issues).find((i) => i.number === 1)!;
+      expect(entry.paths, granularity).toEqual(['packages/web/', 'packages/web/package.json']);
+      // The folder holds the file: the two issues still conflict as they did.
+      expect(waveNumbers(p), granularity).toEqual([[1], [2]]);
+    }
+    // A folder alone names none of the control files under it, nor a lane's files it holds.
+    const lane = plan([issue(3, { body: 'Restyle the view.', labels: ['lane:web'] })]);
+    expect(lane.scopes.get(3)!.namedControlFiles).toEqual([]);
+    expect(lane.plan.waves[0]!.issues[0]!.paths).toEqual(['packages/web/']);
+  });
+});
+
 describe('the repository root', () => {
   it('reads an issue naming the root (`./`, `/`, "files at the root") as touching its files, which conflict with any other root file', () => {
     const result = plan([

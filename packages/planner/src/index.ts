@@ -91,7 +91,7 @@ export { classifyIssues, dependencyCycles } from './classify/classify-issues.js'
 export type { Bucket, Classification } from './classify/classify-issues.js';
 export { describeRootFiles, findConflicts, rootFilePairs, serialConflicts } from './conflicts/find-conflicts.js';
 export type { Conflict, ConflictUnit } from './conflicts/find-conflicts.js';
-export { leafLabel, rollUpLeaves } from './conflicts/roll-up-leaves.js';
+export { fenceLabels, leafLabel, rollUpLeaves } from './conflicts/roll-up-leaves.js';
 export type { Leaf } from './conflicts/roll-up-leaves.js';
 export { partitionWaves } from './waves/partition-waves.js';
 export { nextCandidate } from './waves/next-candidate.js';

@@ -9,7 +9,7 @@ import { inferRepoSlug } from './backlog/infer-repo-slug.js';
 import { rankIssues, selectIssues } from './backlog/select-issues.js';
 import { classifyIssues, type Bucket } from './classify/classify-issues.js';
 import { findConflicts, mergeConflicts, serialConflicts, type Conflict, type ConflictUnit } from './conflicts/find-conflicts.js';
-import { leafLabel, rollUpLeaves, type Leaf } from './conflicts/roll-up-leaves.js';
+import { fenceLabels, rollUpLeaves, type Leaf } from './conflicts/roll-up-leaves.js';
 import { InputError } from './errors.js';
 import { PlanOptionsSchema, type PlanOptions, type PlanOptionsInput } from './schema/options-schema.js';
 import { PLAN_SCHEMA_VERSION, type Candidate, type Plan, type PlanIssue } from './schema/plan-schema.js';
@@ -165,7 +165,7 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
     return {
       ...ref(issue),
       lanes: scope.lanes.length > 0 ? scope.lanes : scope.subsystems,
-      paths: leaves.get(issue.number)!.map(leafLabel),
+      paths: fenceLabels(leaves.get(issue.number)!, scope.namedControlFiles),
       tier: tiers[n]!.tier,
       tierRule: tiers[n]!.rule,
       serial: unit.serial ? unit.serial.reason : null,
@@ -201,7 +201,7 @@ export function analyzePlan(input: PlanInput): PlanAnalysis {
   for (const issue of selected) {
     const bucket = buckets.get(issue.number)!;
     if (bucket.bucket === 'subdivide') {
-      subdivide.push({ ...ref(issue), reason: bucket.reason, childBudget: bucket.childBudget, paths: leaves.get(issue.number)!.map(leafLabel) });
+      subdivide.push({ ...ref(issue), reason: bucket.reason, childBudget: bucket.childBudget, paths: fenceLabels(leaves.get(issue.number)!, scopes.get(issue.number)!.namedControlFiles) });
     } else if (bucket.bucket === 'triage') {
       const candidates = inference.candidates.get(issue.number);
       const likely = candidates && scopes.get(issue.number)!.leaves.length === 0 ? likelyText(candidates) : '';

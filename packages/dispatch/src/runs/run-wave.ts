@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { lstat, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execaGit } from '@waves/planner';
-import { isDirectoryLeaf, nextCandidate, WHOLE_REPOSITORY, type LeaseRefusalReason, type LeaseRules, type Plan, type PlanAnalysis, type PlanIssue } from '@waves/planner';
+import { fenceLabels, isDirectoryLeaf, nextCandidate, WHOLE_REPOSITORY, type LeaseRefusalReason, type LeaseRules, type Plan, type PlanAnalysis, type PlanIssue } from '@waves/planner';
 import { buildIssueDispatch, type DispatchOptions } from '../build-dispatch.js';
 import { checkGitTrust, GitTrustError } from '../git-trust/git-trust.js';
 import { MAX_DURATION_MS } from '../leases/lease-journal.js';
@@ -188,7 +188,7 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
     if (!issue || !scope || !leaves) return null;
     return {
       number: n, title: issue.title, url: issue.url, lanes: scope.lanes.length > 0 ? scope.lanes : scope.subsystems,
-      paths: leaves.map((l) => (l.dir ? `${l.path}/` : l.path)), tier: 'default', tierRule: 'taken as a candidate', serial: null, dependsOn: [],
+      paths: fenceLabels(leaves, scope.namedControlFiles), tier: 'default', tierRule: 'taken as a candidate', serial: null, dependsOn: [],
     };
   };
 

@@ -47,3 +47,17 @@ export function hasAncestorIn(path: RepoPath, dirs: ReadonlySet<RepoPath>): bool
 export function leafLabel(leaf: Leaf): string {
   return leaf.dir ? `${leaf.path}/` : leaf.path;
 }
+
+/**
+ * The fence as the plan shows it and dispatch enforces it: the rolled-up leaves, and beside them
+ * each control file the issue named (`IssueScope.namedControlFiles`) that a folder leaf holds — a
+ * folder does not cover a control file (control-files.ts), so the file the issue asked to change
+ * is listed itself, whatever the lane or the granularity rolled it into. Sorted as the leaves are.
+ */
+export function fenceLabels(leaves: readonly Leaf[], namedControlFiles: readonly RepoPath[]): string[] {
+  const listed = new Set(leaves.filter((leaf) => !leaf.dir).map((leaf) => leaf.path));
+  const beside = namedControlFiles.filter((file) => !listed.has(file));
+  if (beside.length === 0) return leaves.map(leafLabel);
+  const all = [...leaves, ...beside.map((path) => ({ path, dir: false }))];
+  return all.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).map(leafLabel);
+}

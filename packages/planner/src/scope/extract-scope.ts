@@ -6,6 +6,7 @@ import { ROOT_SUBSYSTEM, type RepoTree } from './repo-tree.js';
 import { resolvePath, type Resolution } from './resolve-path.js';
 import { notRepositoryFiles } from './path-token.js';
 import { isCompanionPath, isWiringPath } from './companion-paths.js';
+import { isControlFile } from './control-files.js';
 import { categoryFromLabel, laneFromLabel, resolveLaneName } from './resolve-lane.js';
 
 /**
@@ -65,6 +66,12 @@ export interface IssueScope {
    * leaves then hold the root's own files, and it touches root files (see `rootFilesOf`).
    */
   root: ScopeEvidence | null;
+  /**
+   * The control files (control-files.ts) the issue names itself, as files, in its title or body —
+   * kept past the folding: a folder leaf (a lane) holding one does not name it, so the fence lists
+   * the file beside the folder (`fenceLabels`). Sorted.
+   */
+  namedControlFiles: RepoPath[];
   /** Explicit lanes (labels, `Lane:` lines, config keyword lanes). */
   lanes: string[];
   /** Names that resolved to nothing (reported, never leaves). */
@@ -159,6 +166,7 @@ export function extractScope(
   const unresolved: ScopeNote[] = [];
   const lanes = new Set<string>();
   const fileLeaves = new Set<RepoPath>();
+  const namedControl = new Set<RepoPath>();
 
   // Lanes first: they also disambiguate relative paths in the body.
   const laneRequests: { name: string; source: ScopeSource; via: string; text: string; line: number | null }[] = [];
@@ -240,6 +248,7 @@ export function extractScope(
       continue;
     }
     leaves.add(resolved.path, resolved.kind, { source: mention.in, via: mention.via, text: mention.raw, line: mention.line });
+    if ((resolved.kind === 'file' || resolved.kind === 'new-file') && isControlFile(resolved.path)) namedControl.add(resolved.path);
     // A new file counts as a file wherever it goes; a directory, new or not, as none.
     if (resolved.kind === 'new-dir') {
       if (!mention.directory) fileLeaves.add(resolved.named);
@@ -287,6 +296,7 @@ export function extractScope(
     subsystems,
     size,
     root,
+    namedControlFiles: [...namedControl].sort(),
     lanes: [...lanes].sort(),
     unresolved,
     rejected: mentions.rejected.map((r) => ({ text: r.raw, source: r.in, line: r.line, reason: r.reason })),
