@@ -10,8 +10,9 @@ import type { CliIo } from '../io.js';
 export const FENCE_HELP = `Usage: waves fence check [--run ID] PATH…
        waves fence check [--run ID] --hook claude|opencode
 
-Asks the live fence of a running agent run about paths outside its fence. Inside the fence: allowed.
-Outside: the same lease rule as the planner's — no other run's live lease on the path, none within
+Asks the live fence of a running agent run about paths outside its fence. Inside the fence: allowed,
+but a control file only a folder of the fence holds is refused (only the file itself, as a leaf,
+names it). Outside: the same lease rule as the planner's — no other run's live lease on the path, none within
 the plan's contention depth of imports, no root file, control file or serial path — and if free,
 the path is leased in the run's name and added to its fence (recorded in its sealed record); else
 refused. Only the run's own processes may ask: the question carries WAVES_FENCE_TICKET, which waves

@@ -62,7 +62,9 @@ waves trust --help):
     what was uncommitted before the wave and what another run's fence covers);
   - fence audit: each changed file is inside the issue's planned paths (a directory covers all
     under it; a package.json brings its lockfile along) or outside; root files (manifests, lockfiles, CI, base tsconfig, files at the top)
-    changed by an issue that does not run alone are flagged; --revert-out-of-fence restores the
+    changed by an issue that does not run alone are flagged; a control file (manifests, rc and env
+    files, hooks, agent settings, CI and tool configs) changed needs a person unless the issue
+    named that file itself — a folder of the fence does not; --revert-out-of-fence restores the
     out-of-fence files of a worktree as they were at the start (the agent's versions kept in
     .dispatch-runs/reverted-<N>-<stamp>/) and touches nothing else, never through a symlink: a
     link standing for a file or a folder is backed up as a link and removed, and every act goes

@@ -44,8 +44,10 @@ Never touch these (root files, and paths other workers own right now):
 The fence is live: every file you write is checked as you write it. If the work needs a file
 outside the fence, ask first: {widen} PATH…
 It answers "allowed" or "granted" (the file is added to your fence; exit 0) or "refused", saying
-why and who holds it (exit 3): another worker is editing it or a file it imports, or it is a root
-or serial file. A refusal is not a failure: work around it, wait, or stop and say in your receipt
+why and who holds it (exit 3): another worker is editing it or a file it imports, or it is a root,
+serial or control file. A control file (a manifest, an rc or env file, a hook, an agent's settings
+or instructions, CI or tool config) is refused even inside a folder of the fence, unless the fence
+lists the file itself. A refusal is not a failure: work around it, wait, or stop and say in your receipt
 what you needed. An edit outside the fence that your tools or a shell command make anyway is
 checked too, and recorded.
 
