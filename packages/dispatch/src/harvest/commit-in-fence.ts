@@ -56,20 +56,6 @@ export function hasTrailer(message: string, trailer: string): boolean {
   return paragraphs.length > 1 && paragraphs.at(-1)!.split('\n').some((line) => line.trim() === trailer);
 }
 
-/** The commits of `from..to` (first-parent line) whose message carries this trailer. */
-export async function commitsWithTrailer(cwd: string, from: string, to: string, trailer: string): Promise<string[]> {
-  const result = await execaGit([...GIT_OPTIONS, 'log', '--first-parent', '--format=%H%x00%B%x01', '--end-of-options', `${from}..${to}`], { cwd, reject: false, stdin: 'ignore' });
-  if (result.exitCode !== 0) return [];
-  return result.stdout
-    .split('\x01')
-    .map((entry) => entry.replace(/^\n+/, ''))
-    .filter((entry) => entry.includes('\0'))
-    .flatMap((entry) => {
-      const [sha, message] = [entry.slice(0, entry.indexOf('\0')), entry.slice(entry.indexOf('\0') + 1)];
-      return hasTrailer(message, trailer) ? [sha] : [];
-    });
-}
-
 /** Commits exactly the held in-fence blobs (what verification checked) on the issue's branch. */
 export async function commitInFence(
   record: RunRecord,

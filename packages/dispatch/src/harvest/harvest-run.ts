@@ -13,7 +13,7 @@
  * (find-nested-repos.ts); the revert acts through held folders only (revert-path.ts); nothing is
  * reverted or committed while a process of the run still runs.
  */
-import { lstat, mkdir, readdir, realpath, rm, rmdir, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, realpath, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import {
@@ -44,7 +44,7 @@ import { rewrittenFields, sealFileOf } from '../runs/record-seal.js';
 import { liveProcessesOf } from '../runs/run-processes.js';
 import { runLeasesOf } from '../runs/run-leases.js';
 import { isSameProcess, readRecord, readSeal, readSeals, stamp, TERMINAL, viewStatus, WitnessSchema, writeWitness, type RunRecord, type Witness } from '../runs/run-record.js';
-import { commitInFence, commitsWithTrailer } from './commit-in-fence.js';
+import { commitInFence } from './commit-in-fence.js';
 import { committedBranchProblem } from './committed-check.js';
 import { describeLinks, findLinks } from './find-links.js';
 import { describeNestedRepos, findNestedRepos } from './find-nested-repos.js';
@@ -422,13 +422,18 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   else {
     const ownCommits = async () => new Set([...(await readSeals(options.runsDir)).values()].flatMap((r) => (r.witness?.commit ? [r.witness.commit.sha] : [])));
     const refsNow = await readRefs(options.root, worktree ? cwd : null);
-    // Without a worktree, the branch may also carry a commit of this run a killed harvest made
-    // (its Waves-Run trailer): its content is in the diff since the start, and the commit is
-    // adopted only when its tree is the one verified (commit-in-fence.ts).
+    // Without a worktree, the branch may also carry the commit of this run a killed harvest made:
+    // the one it noted in waves' state before it moved the branch (its content is in the diff
+    // since the start, and it is adopted only when its tree is the one verified:
+    // commit-in-fence.ts). Never one by its Waves-Run trailer alone: the agent knows its run's id
+    // and can write that trailer on a commit of its own (red team E07).
+    const noted = async () => ((await readFile(intent, 'utf8').catch(() => '')).trim() || null);
     const advance = worktree
       ? wavesCommitsOnly(options.root, ownCommits)
-      : async (from: string, to: string) =>
-          wavesCommitsOnly(options.root, async () => new Set([...(await ownCommits()), ...(await commitsWithTrailer(options.root, from, to, `Waves-Run: ${record.id}`))]))(from, to);
+      : wavesCommitsOnly(options.root, async () => {
+          const left = await noted();
+          return new Set([...(await ownCommits()), ...(left !== null ? [left] : [])]);
+        });
     const moved = await refChanges(refsAtStart, refsNow, advance);
     if (moved.length > 0) reasons.push(describeRefChanges(moved));
     // Another run's branch (waves/issue-M) moved or deleted: excused only when its owner ran at
