@@ -6,7 +6,7 @@
  * killed harvest (13), a bad `--base` (14), and a file changed while verification ran (15).
  * Each on a real temporary repository with a scripted agent doing what the case says.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -94,6 +94,45 @@ esac
     const third = await t.harvest('--wave', '1');
     expect(byIssue(third.report, 102).witness!.reasons.join(' ')).toMatch(/its branch waves\/issue-102 is gone/);
   }, 180_000);
+
+  it('refuses to dispatch from a base an agent of a run not yet harvested moved, and says so; harvested, the person decides (red team E15)', async () => {
+    t = await hostileSetup({
+      script: `
+case "$1" in
+  101)
+    echo "// fix" >> packages/api/src/routes/checkout.ts
+    # A commit of main plus a CI workflow of its own, put on main with plumbing.
+    main=$(git rev-parse refs/heads/main)
+    export GIT_INDEX_FILE={scratch}/evil-index
+    git read-tree "$main"
+    blob=$(echo 'on: push' | git hash-object -w --stdin)
+    git update-index --add --cacheinfo "100644,$blob,.github/workflows/evil.yml"
+    evil=$(${GIT_AS_AGENT} commit-tree "$(git write-tree)" -p "$main" -m "chore: ci")
+    unset GIT_INDEX_FILE
+    git update-ref refs/heads/main "$evil" ;;
+  102) echo "// fix" >> packages/web/src/index.ts ;;
+  *) echo "// x" >> scripts/seed.ts ;;
+esac
+`,
+    });
+    const base = (await t.git(t.root, 'rev-parse', 'main')).trim();
+    expect((await t.dispatch('--worktree')).exitCode).toBe(0);
+    const evil = (await t.git(t.root, 'rev-parse', 'main')).trim();
+    expect(evil).not.toBe(base);
+    const records = () => readdirSync(path.join(t!.root, '.dispatch-runs')).filter((n) => n.endsWith('.json')).sort();
+    const before = records();
+    const refused = await t.dispatch('--worktree', '--wave', '2');
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^waves: dispatch refused: refs/heads/main moved ${base.slice(0, 12)} → ${evil.slice(0, 12)} since run\\(s\\) #101\\b.* by commits waves did not make .*Harvest those runs first \\(waves harvest\\)`)),
+    ]);
+    expect(records()).toEqual(before);
+    // The harvest names the move; once the person has seen it (here: put main back), wave 2 goes.
+    const harvest = await t.harvest();
+    expect(byIssue(harvest.report, 101).witness!.reasons.join(' ')).toMatch(new RegExp(`refs/heads/main moved ${base.slice(0, 12)} → ${evil.slice(0, 12)}`));
+    await t.git(t.root, 'update-ref', 'refs/heads/main', base);
+    expect((await t.dispatch('--worktree', '--wave', '2')).exitCode).toBe(0);
+  }, 120_000);
 
   it('refuses a committed .waves/worktrees link and anything tracked under .waves/ or .dispatch-runs/, exit 2, one line', async () => {
     t = await hostileSetup({ script: 'echo "// x" >> README.md' });
@@ -297,6 +336,21 @@ fi
     expect(w.commit?.sha).toBe(left);
     expect(w.notes.join(' ')).toMatch(/adopted/);
     expect((await t.git(t.root, 'rev-list', '--count', `${base}..main`)).trim()).toBe('1');
+  }, 120_000);
+
+  it("needs a person when, in a shared work tree, the agent put its own commit on the branch with its run's trailer: the trailer excuses no move (red team E07)", async () => {
+    t = await hostileSetup({
+      script: `if [ "$1" = 102 ]; then echo "// fix" >> packages/web/src/index.ts; git add packages/web/src/index.ts; git -c user.name='Trusted Maintainer' -c user.email=maint@example.invalid commit -q --date=2020-01-01T00:00:00Z -m 'fix(web): reviewed by security team (#102)' -m "Waves-Run: $WAVES_RUN"; fi`,
+    });
+    const base = (await t.git(t.root, 'rev-parse', 'main')).trim();
+    expect((await t.dispatch('--concurrency', '1')).exitCode).toBe(0);
+    const agents = (await t.git(t.root, 'rev-parse', 'main')).trim();
+    expect(agents).not.toBe(base);
+    const { report } = await t.harvest('--commit', '--run', t.runId(102));
+    const w = byIssue(report, 102).witness!;
+    expect(w.status).toBe('needs_person');
+    expect(w.reasons.join(' ')).toMatch(new RegExp(`refs/heads/main moved ${base.slice(0, 12)} → ${agents.slice(0, 12)}`));
+    expect(w.commit).toBeNull();
   }, 120_000);
 
   it('refuses a --base that names no commit or reads as an option (exit 2, one line, nothing started), and shows git\'s fatal: line', async () => {

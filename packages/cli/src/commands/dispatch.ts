@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { agentTemplate, AgentTemplateError, buildDispatch, shellQuote, configChangedDuringRuns, lockfileSetup, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_SETUP_TIMEOUT, DEFAULT_VERIFY_TIMEOUT, LeaseRemoteError, MAX_DURATION_MS, modelNameProblem, RUNS_DIR, runWave, tokensOf, type DispatchOptions, type RunEvent } from '@waves/dispatch';
+import { agentTemplate, AgentTemplateError, baseMovedDuringRuns, buildDispatch, shellQuote, configChangedDuringRuns, lockfileSetup, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_SETUP_TIMEOUT, DEFAULT_VERIFY_TIMEOUT, LeaseRemoteError, MAX_DURATION_MS, modelNameProblem, RUNS_DIR, runWave, tokensOf, type DispatchOptions, type RunEvent } from '@waves/dispatch';
 import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, readRegularFile, verifyPlan } from '@waves/planner';
 import { durationOf, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { checkLogFloor, checkPermissionWidening, checkTokenPassThrough } from '../config/agent-trust.js';
@@ -228,6 +228,12 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   if (issuesFile !== null) {
     const changed = await configChangedDuringRuns(root, path.join(root, RUNS_DIR), issuesFile, "the issues the plan reads, and so the fences of this wave's agents");
     if (changed !== null) throw new UsageError(`--from-issues ${changed}`);
+  }
+  // The commit the new runs start from, moved meanwhile by an agent of a run not yet harvested:
+  // every new worktree would fork from what the agent wrote.
+  {
+    const moved = await baseMovedDuringRuns(root, path.join(root, RUNS_DIR), base ?? null);
+    if (moved !== null) throw new UsageError(`dispatch refused: ${moved}`);
   }
   const index = wave ?? 1;
   const size = plan.waves.find((w) => w.index === index)!.issues.length;
