@@ -217,3 +217,11 @@ export const pathsKeysArb: fc.Arbitrary<string[]> = fc.uniqueArray(
   fc.array(fc.constantFrom('a', 'b', '*', 'a*', '*b'), { minLength: 1, maxLength: 3 }).map((segments) => segments.join('/')),
   { maxLength: 10 },
 );
+
+/** A small glob over `a`, `b`, `/` and the glob characters `*`, `?`, `{`, `}`, `,`: shapes of every kind, braces unclosed and nested included. */
+export const smallGlobArb: fc.Arbitrary<string> = fc.string({ unit: fc.constantFrom('a', 'b', '/', '*', '?', '{', '}', ','), minLength: 1, maxLength: 10 });
+
+/** A repository path of one to four short segments over `a` and `b` (no trailing `/`), for `smallGlobArb`. */
+export const smallGlobPathArb: fc.Arbitrary<string> = fc
+  .array(fc.string({ unit: fc.constantFrom('a', 'b'), minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 })
+  .map((segments) => segments.join('/'));

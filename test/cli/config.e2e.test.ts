@@ -80,8 +80,8 @@ describe('waves.config.json', () => {
     ['a wrong type, naming the key path', { lanes: { payments: { paths: 'src/payments' } } }, /^waves: config waves\.config\.json: lanes\.payments\.paths: .*array/],
     ['an out-of-range threshold', { hubThreshold: 2 }, /hubThreshold: .*1/],
     ['an unknown hub rule', { hubs: 'always' }, /hubs: .*"off".*"fan-in".*"transitive"/],
-    ['a serial glob whose match would backtrack for hours (red team 4)', { serial: [`${'*a'.repeat(16)}b`] }, /^waves: config waves\.config\.json: serial\[0\]: more than 2 `\*` in one path segment/],
-    ['a lane glob likewise', { lanes: { x: { paths: ['src/**/**/**/**/x'] } } }, /^waves: config waves\.config\.json: lanes\.x\.paths\[0\]: more than 3 `\*\*` segments$/],
+    ['a serial glob whose braces expand to 2^34 alternatives (red team 5, F1)', { serial: [`${'{a,aa}'.repeat(34)}b`] }, /^waves: config waves\.config\.json: serial\[0\]: its braces expand to more than 64 alternatives$/],
+    ['a lane glob of globstars in braces likewise', { lanes: { x: { paths: [`${'{**,x}/'.repeat(12)}c/**`] } } }, /^waves: config waves\.config\.json: lanes\.x\.paths\[0\]: its braces expand to more than 64 alternatives$/],
     ['a routing that can reach a manual-only tier', { routing: { tiers: { default: { model: 'cheap' }, review: { model: 'expensive', manualOnly: true } }, categories: { hard: 'review' } } }, /routing\.categories\.hard: routes to the manual-only tier "review"/],
   ];
   for (const [name, config, message] of bad) {
@@ -93,6 +93,40 @@ describe('waves.config.json', () => {
       expect(result.stderr.trim()).toMatch(message);
     });
   }
+
+  it('plans at once with serial and lane globs of the shapes picomatch backtracked on for hours (red team F1)', async () => {
+    const stars = `${'a'.repeat(60)}b`;
+    const backslash = `${'\\xa'.repeat(14)}b`;
+    const deep = `${'a/'.repeat(60)}b.ts`;
+    repo = await TempRepo.create({
+      [`${stars}/x.ts`]: 'export const x = 1;\n',
+      [`${backslash}/y.ts`]: 'export const y = 1;\n',
+      [deep]: 'export const b = 1;\n',
+      'docs/guide.md': '# guide\n',
+      'issues.json': JSON.stringify([
+        { number: 1, title: 'Stars', body: `Edit \`${stars}/x.ts\`.`, labels: [], state: 'OPEN', createdAt: '2026-01-01T00:00:00Z' },
+        { number: 2, title: 'Lane', body: 'Work in the lane.', labels: [{ name: 'lane:l' }], state: 'OPEN', createdAt: '2026-01-02T00:00:00Z' },
+        { number: 3, title: 'Deep', body: `Edit \`${deep}\`.`, labels: [], state: 'OPEN', createdAt: '2026-01-03T00:00:00Z' },
+        { number: 4, title: 'Docs', body: 'Edit `docs/guide.md`.', labels: [], state: 'OPEN', createdAt: '2026-01-04T00:00:00Z' },
+      ]),
+      'waves.config.json': JSON.stringify({
+        // Sixteen stars in a segment; three globstars between wildcard segments; an escaped backslash before each star.
+        serial: [`${'*a'.repeat(16)}b/**`, '**/*a*/**/*a*/**/*a*/b.ts'],
+        lanes: { l: { paths: [`${'\\\\*a'.repeat(14)}b/**`] } },
+        defaults: { maxWaves: 5 },
+      }),
+    });
+    const result = await waves(['plan', '--json', '--from-issues', 'issues.json'], repo.root);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const plan = JSON.parse(result.stdout);
+    const kinds = Object.fromEntries(plan.waves.flatMap((w: { kind: string; issues: { number: number; paths: string[] }[] }) => w.issues.map((i) => [i.number, [w.kind, i.paths]])));
+    expect(kinds).toEqual({
+      1: ['serial_singleton', [`${stars}/x.ts`]],
+      2: ['parallel', [`${backslash}/y.ts`]],
+      3: ['serial_singleton', [deep]],
+      4: ['parallel', ['docs/guide.md']],
+    });
+  });
 
   it('rejects a file that is not JSON, and a missing --config file', async () => {
     const r = await setup({});

@@ -77,7 +77,7 @@ export async function loadConfig(root: string, explicit: string | undefined, cwd
     const [first, ...rest] = parsed.error.issues;
     throw new ConfigError(`config ${describeProblem(shown, first!)}${rest.length > 0 ? ` (and ${rest.length} more problem(s))` : ''}`);
   }
-  // Globs are matched against every path an issue names: one that backtracks (globProblem) is refused here.
+  // Globs are matched against every path an issue names: one past the caps (globProblem) is refused here.
   const globs = [...(parsed.data.serial ?? []).map((g, i) => [`serial[${i}]`, g] as const), ...Object.entries(parsed.data.lanes ?? {}).flatMap(([name, lane]) => (lane.paths ?? []).map((g, i) => [`lanes.${name}.paths[${i}]`, g] as const))];
   for (const [where, glob] of globs) {
     const problem = globProblem(normalisePattern(glob));
