@@ -46,6 +46,38 @@ describe('waves graph, end to end', () => {
     }
   });
 
+  it('skips workspace globs whose braces expand past 64 alternatives, and matches the other hostile ones at once (red team F1)', async () => {
+    const deep = `${'a/'.repeat(1600)}b`; // a 3,201-character folder
+    const repo = await TempRepo.create({
+      'package.json': '{ "name": "root", "private": true }\n',
+      'pnpm-workspace.yaml': [
+        'packages:',
+        '  - "packages/*"',
+        `  - "${'{a,aa}'.repeat(34)}b"`, // (a) 2^34 alternatives
+        `  - '${'\\\\*a'.repeat(14)}b'`, // (b) an escaped backslash, then a wildcard
+        `  - "${'{**,x}/'.repeat(12)}c"`, // (c) globstars in braces: 4,096 alternatives
+        '  - "**/*a*/**/*a*/**/*a*/b"', // (d) polynomial of a high degree in picomatch
+        '',
+      ].join('\n'),
+      'packages/x/package.json': '{ "name": "x" }\n',
+      [`${'a'.repeat(51)}/package.json`]: '{ "name": "brace" }\n',
+      [`${'\\a'.repeat(42)}/package.json`]: '{ "name": "backslash-no" }\n',
+      [`${'\\xa'.repeat(14)}b/package.json`]: '{ "name": "backslash" }\n',
+      [`${'a/'.repeat(36)}c/package.json`]: '{ "name": "globstar" }\n',
+      [`${deep}/package.json`]: '{ "name": "deep" }\n',
+    });
+    try {
+      const result = await execa('node', [BIN, 'graph', '--no-cache', '--json'], { cwd: repo.root, reject: false, stdin: 'ignore' });
+      expect(result.exitCode, result.stderr).toBe(0);
+      const report = GraphReportSchema.parse(JSON.parse(result.stdout));
+      expect(report.packages.map((p) => p.name).sort()).toEqual(['backslash', 'deep', 'root', 'x']);
+      // One line for the file: the first glob refused named, the other counted.
+      expect(result.stderr.trim()).toMatch(/^waves: skipped pnpm-workspace\.yaml: read in part: its workspace glob "\{a,aa\}\{a,aa\}.*…" is not read: its braces expand to more than 64 alternatives \(and 1 more glob\(s\)\)$/);
+    } finally {
+      await repo.dispose();
+    }
+  }, 60_000);
+
   it('reads a manifest of 20,000 exports patterns in part and resolves 20,000 imports through the first 4,096, saying so cold and warm', async () => {
     const exports: Record<string, string> = {};
     for (let i = 0; i < 20_000; i++) exports[`./m${i}/*`] = `./impl/m${i}/*.ts`;

@@ -102,12 +102,18 @@ export async function readWorkspace(root: string, files: readonly RepoPath[]): P
       problems.push({ path: 'pnpm-workspace.yaml', message: (error as Error).message });
     }
   }
-  // A glob that could take hours to match (the repository's text: see globProblem) is skipped, named.
+  // A glob past the caps (the repository's text: see globProblem) is skipped: the first named, the others counted (one line a file).
+  const refused: { glob: string; problem: string }[] = [];
   const globs = workspaceGlobs(rootManifest, pnpmYaml, problems).filter((g) => {
     const problem = globProblem(g.startsWith('!') ? g.slice(1) : g);
-    if (problem !== null) problems.push({ path: pnpmYaml !== null ? 'pnpm-workspace.yaml' : 'package.json', message: `read in part: its workspace glob ${JSON.stringify(g.length > 80 ? `${g.slice(0, 79)}…` : g)} is not read: ${problem}`, readInPart: true });
+    if (problem !== null) refused.push({ glob: g, problem });
     return problem === null;
   });
+  if (refused.length > 0) {
+    const { glob, problem } = refused[0]!;
+    const more = refused.length > 1 ? ` (and ${refused.length - 1} more glob(s))` : '';
+    problems.push({ path: pnpmYaml !== null ? 'pnpm-workspace.yaml' : 'package.json', message: `read in part: its workspace glob ${JSON.stringify(glob.length > 80 ? `${glob.slice(0, 79)}…` : glob)} is not read: ${problem}${more}`, readInPart: true });
+  }
   const include = globs.filter((g) => !g.startsWith('!')).map(globMatcher);
   const exclude = globs.filter((g) => g.startsWith('!')).map((g) => globMatcher(g.slice(1)));
   const dirs = files
