@@ -38,25 +38,14 @@ function unreadableOf(count: number): { unreadableNames?: string } {
 
 /** git with nothing from the repository's config that could change what it prints or run anything. */
 function git(root: string, args: readonly string[]) {
-  return execaGit([...SAFE_GIT_CONFIG, '-c', 'log.showSignature=false', '-c', 'core.quotepath=off', ...args], {
-    cwd: root,
-    stdin: 'ignore',
-    reject: false,
-    maxBuffer: 1024 * 1024 * 1024,
-    stripFinalNewline: false,
-  });
+  return execaGit([...SAFE_GIT_CONFIG, '-c', 'log.showSignature=false', '-c', 'core.quotepath=off', ...args], gitOptions(root));
 }
+
+const gitOptions = (root: string) => ({ cwd: root, stdin: 'ignore', reject: false, maxBuffer: 1024 * 1024 * 1024, stripFinalNewline: false }) as const;
 
 /** git's output as bytes: names in it are decoded one by one (`nulTokens`). */
 function gitBytes(root: string, args: readonly string[]) {
-  return execaGit([...SAFE_GIT_CONFIG, '-c', 'log.showSignature=false', '-c', 'core.quotepath=off', ...args], {
-    cwd: root,
-    stdin: 'ignore',
-    reject: false,
-    maxBuffer: 1024 * 1024 * 1024,
-    stripFinalNewline: false,
-    encoding: 'buffer',
-  });
+  return execaGit([...SAFE_GIT_CONFIG, '-c', 'log.showSignature=false', '-c', 'core.quotepath=off', ...args], { ...gitOptions(root), encoding: 'buffer' });
 }
 
 const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
