@@ -126,3 +126,71 @@ describe('exports targets of a workspace package', () => {
     }
   });
 });
+
+describe('a key with thousands of targets', () => {
+  /** The red team's manifest: 80,000 fallbacks of one pattern, `./<i in base 36>` then 16 `*` (the most a target may hold). */
+  const FALLBACKS = Array.from({ length: 80_000 }, (_, i) => `./${i.toString(36)}${'*'.repeat(16)}`);
+  /** A subpath of 250 characters: each fallback it fills in is 4 KB, just under the longest built. */
+  const long = (c: string) => c.repeat(250);
+  /** The file fallback `i` names for the subpath `long(c)`. */
+  const named = (i: number, c: string) => `${i.toString(36)}${long(c).repeat(16)}.ts`;
+  const CROWDED = 'read in part: 1 exports key(s) with more than 16 targets (fallbacks and conditions together), past the first 16 ignored';
+
+  it('honours the first 16 of 80,000 fallbacks of a pattern, and names the manifest as read in part', () => {
+    // The 16th fallback names a file for one subpath, the 17th for another: the first resolves, the second does not.
+    const r = resolver({ './*': FALLBACKS }, [`packages/p/${named(15, 'c')}`, `packages/p/${named(16, 'd')}`]);
+    expect(r.resolve(`p/${long('c')}`, 'src/q.ts')).toEqual({ kind: 'file', path: `packages/p/${named(15, 'c')}` });
+    // Every fallback built for each of these would be 80,000 × 4 KB an import, kept: gigabytes.
+    for (let i = 0; i < 16; i++) expect(r.resolve(`p/${i}${long('a')}`, 'src/q.ts')).toEqual({ kind: 'unresolved' });
+    expect(r.resolve(`p/${long('d')}`, 'src/q.ts')).toEqual({ kind: 'unresolved' });
+    expect(Object.fromEntries(r.skippedConfigs)).toEqual({ 'packages/p/package.json': CROWDED });
+    // TypeScript would build and try all 80,000: it is not asked.
+    expect(r.fallbacks).toBe(0);
+  });
+
+  it('counts nested conditions with fallbacks, and honours the targets the resolver tries first', () => {
+    // 40 conditions of 1,000 fallbacks each, `types` written last: the resolver tries `types` first, then the
+    // others as written, so `types` and the first 15 fallbacks of `c0` are honoured.
+    const value: Record<string, string[]> = {};
+    for (let c = 0; c < 40; c++) value[`c${c}`] = Array.from({ length: 1000 }, (_, i) => `./c${c}/${i}/*.ts`);
+    value.types = ['./types/*.ts'];
+    const r = resolver({ './*': value }, ['packages/p/types/x.ts', 'packages/p/c0/14/y.ts', 'packages/p/c0/15/z.ts', 'packages/p/c1/0/w.ts']);
+    expect(r.resolve('p/x', 'src/q.ts')).toEqual({ kind: 'file', path: 'packages/p/types/x.ts' });
+    expect(r.resolve('p/y', 'src/q.ts')).toEqual({ kind: 'file', path: 'packages/p/c0/14/y.ts' });
+    expect(r.resolve('p/z', 'src/q.ts')).toEqual({ kind: 'unresolved' });
+    expect(r.resolve('p/w', 'src/q.ts')).toEqual({ kind: 'unresolved' });
+    expect(Object.fromEntries(r.skippedConfigs)).toEqual({ 'packages/p/package.json': CROWDED });
+  });
+
+  it('honours the first 16 of 80,000 fallbacks of an `imports` pattern, and hides the manifest from TypeScript', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'waves-imports-'));
+    try {
+      mkdirSync(path.join(root, 'src'));
+      writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: 'p', imports: { '#*': FALLBACKS } }));
+      writeFileSync(path.join(root, 'src/q.ts'), '');
+      // The files fallbacks name are only listed: their names are longer than a file system allows.
+      const r = new ModuleResolver({ root, files: ['package.json', 'src/q.ts', named(15, 'c'), named(16, 'd')], members: [] });
+      expect(r.resolve(`#${long('c')}`, 'src/q.ts')).toEqual({ kind: 'file', path: named(15, 'c') });
+      for (let i = 0; i < 16; i++) expect(r.resolve(`#${i}${long('a')}`, 'src/q.ts')).toEqual({ kind: 'unresolved' });
+      expect(r.resolve(`#${long('d')}`, 'src/q.ts')).toEqual({ kind: 'unresolved' });
+      // TypeScript alone, which would build and try every fallback, sees no manifest at all.
+      expect(r.resolveWithTypeScript(`#${long('c')}`, 'src/q.ts')).toEqual({ kind: 'unresolved' });
+      expect(Object.fromEntries(r.skippedConfigs)).toEqual({ 'package.json': CROWDED.replace('exports', 'imports') });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('builds at most 16 MB of one manifest\'s targets, and names it as read in part past them', () => {
+    // 16 fallbacks, all honoured, each 4 KB once built: 1,000 distinct imports would build 64 MB.
+    const r = resolver({ './*': FALLBACKS.slice(0, 16) }, [`packages/p/${named(15, 'c')}`]);
+    expect(r.resolve(`p/${long('c')}`, 'src/q.ts')).toEqual({ kind: 'file', path: `packages/p/${named(15, 'c')}` });
+    expect(r.skippedConfigs.size).toBe(0);
+    for (let i = 0; i < 1000; i++) expect(r.resolve(`p/${i}${long('a')}`, 'src/q.ts')).toEqual({ kind: 'unresolved' });
+    expect(Object.fromEntries(r.skippedConfigs)).toEqual({ 'packages/p/package.json': 'read in part: its exports targets past the first 16 MB built were not built' });
+    // Once the manifest is read in part, a subpath it names no file for is settled: TypeScript, which would build them too, is not asked.
+    const asked = r.fallbacks;
+    for (let i = 1000; i < 1100; i++) expect(r.resolve(`p/${i}${long('a')}`, 'src/q.ts')).toEqual({ kind: 'unresolved' });
+    expect(r.fallbacks).toBe(asked);
+  });
+});

@@ -24,7 +24,7 @@ import type { ts } from 'ts-morph';
 import { baseName, parentDir, withoutLeadingDotSlash, withoutTrailingSlashes } from '../paths/repo-paths.js';
 import type { RepoPath } from '../types.js';
 import { isJsonModule, isSourceFile } from './graph-files.js';
-import { CONDITIONS, exportsMap, exportsSettle, exportTargets, hasMalformedTargets, mappedTargets, packageName, patternNotes } from './package-exports.js';
+import { CONDITIONS, exportsMap, exportsSettle, exportTargets, mappedTargets, packageName, patternNotes, tooCostlyForTypeScript } from './package-exports.js';
 import { MAX_PATHS_ENTRIES, pathsMatcher, type PathsMatcher } from './paths-matcher.js';
 import { repoFileReader, type RepoFileReader } from './read-repo-file.js';
 import { ChainBudget, ChainRefusal, ExtendsGuard, GuardedTsconfigCache } from './tsconfig-chain.js';
@@ -93,7 +93,8 @@ export class ModuleResolver {
   private readonly tsconfigCache: GuardedTsconfigCache;
   private readonly workspaceCache = new Map<string, RepoPath | null>();
   private readonly manifestCache = new Map<RepoPath, PackageManifest | null>();
-  private readonly notedMaps = new WeakSet<object>();
+  /** What each file was read in part for, in the order first noted (`skippedConfigs` joins them). */
+  private readonly partNotes = new Map<RepoPath, Set<string>>();
   private readonly defaultContext: ConfigContext;
   private host: ts.ModuleResolutionHost | undefined;
   /**
@@ -359,15 +360,23 @@ export class ModuleResolver {
       if (!this.fileSet.has(dir === '' ? 'package.json' : `${dir}/package.json`)) continue;
       const imports = this.manifest(dir)?.imports;
       if (!imports || typeof imports !== 'object') return UNRESOLVED;
-      this.notePatterns(dir, imports as Record<string, unknown>, 'imports');
+      let result = UNRESOLVED;
       for (const target of mappedTargets(imports as Record<string, unknown>, specifier, [...context.customConditions, ...CONDITIONS])) {
-        if (!target.startsWith('./')) return EXTERNAL; // mapped to a package
+        if (!target.startsWith('./')) {
+          result = EXTERNAL; // mapped to a package
+          break;
+        }
         const entry = path.posix.normalize(`${dir === '' ? '' : `${dir}/`}${target}`);
         if (entry.startsWith('../')) continue;
         const found = this.probe(entry, false);
-        if (found !== UNRESOLVED && found !== 'defer') return found;
+        if (found !== UNRESOLVED && found !== 'defer') {
+          result = found;
+          break;
+        }
       }
-      return UNRESOLVED;
+      // After the targets are built: the last may have been left unbuilt.
+      this.notePatterns(dir, imports as Record<string, unknown>, 'imports');
+      return result;
     }
     return UNRESOLVED;
   }
@@ -473,8 +482,9 @@ export class ModuleResolver {
   }
 
   /**
-   * A listed manifest with a malformed pattern target is none to TypeScript, which would build the
-   * target whatever its `*` (package-exports.ts); it is reported as read in part.
+   * A listed manifest with a malformed pattern target, or a key with more targets than waves
+   * honours, is none to TypeScript, which would build every target whatever its `*`
+   * (package-exports.ts); it is reported as read in part.
    */
   private hiddenFromTypeScript(abs: string): boolean {
     if (path.basename(abs) !== 'package.json') return false;
@@ -483,12 +493,12 @@ export class ModuleResolver {
     if (rel === null || manifest === null) return false;
     let hidden = false;
     const exports = exportsMap(manifest);
-    if (exports !== null && hasMalformedTargets(exports)) {
+    if (exports !== null && tooCostlyForTypeScript(exports)) {
       this.notePatterns(parentDir(rel), exports, 'exports');
       hidden = true;
     }
     const imports = manifest.imports;
-    if (imports && typeof imports === 'object' && hasMalformedTargets(imports as Record<string, unknown>)) {
+    if (imports && typeof imports === 'object' && tooCostlyForTypeScript(imports as Record<string, unknown>)) {
       this.notePatterns(parentDir(rel), imports as Record<string, unknown>, 'imports');
       hidden = true;
     }
@@ -567,26 +577,31 @@ export class ModuleResolver {
     const member = name === null ? undefined : this.members.get(name);
     if (member && name !== null) {
       const subpath = subpathOf(specifier, name);
-      const map = exportsMap(member.manifest);
-      if (map !== null) this.notePatterns(member.dir, map, 'exports');
       for (const target of exportTargets(member.manifest, subpath, conditions)) {
         found = this.probeSource(member.dir, target);
         if (found) break;
       }
+      // After the targets are built: the last may have been left unbuilt.
+      const map = exportsMap(member.manifest);
+      if (map !== null) this.notePatterns(member.dir, map, 'exports');
     }
     this.workspaceCache.set(key, found);
     return found;
   }
 
-  /** A manifest whose `exports` or `imports` waves reads only in part is reported (once a map). */
+  /** A manifest whose `exports` or `imports` waves reads only in part is reported (each reason once). */
   private notePatterns(dir: RepoPath, map: Record<string, unknown>, field: 'exports' | 'imports'): void {
-    if (this.notedMaps.has(map)) return;
-    this.notedMaps.add(map);
-    const notes = patternNotes(map, field);
+    this.notePart(dir === '' ? 'package.json' : `${dir}/package.json`, patternNotes(map, field));
+  }
+
+  /** Adds what `file` was read in part for to its entry in `skippedConfigs`; a reason already there is not repeated. */
+  private notePart(file: RepoPath, notes: readonly string[]): void {
     if (notes.length === 0) return;
-    const file = dir === '' ? 'package.json' : `${dir}/package.json`;
-    const before = this.skippedConfigs.get(file);
-    this.skippedConfigs.set(file, before === undefined ? notes.join('; ') : `${before}; ${notes.join('; ')}`);
+    let known = this.partNotes.get(file);
+    if (!known) this.partNotes.set(file, (known = new Set()));
+    const before = known.size;
+    for (const note of notes) known.add(note);
+    if (known.size !== before) this.skippedConfigs.set(file, [...known].join('; '));
   }
 
   private probeSource(pkgDir: RepoPath, target: string): RepoPath | null {
