@@ -15,8 +15,8 @@ afterAll(() => {
   for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A repository of a tsconfig and the listed files (empty sources), and its resolver. */
-function repo(tsconfig: unknown, files: string[]): ModuleResolver {
+/** A repository of a tsconfig and the listed files (empty sources), and its resolver; `listed` files are only listed. */
+function repo(tsconfig: unknown, files: string[], listed: string[] = []): ModuleResolver {
   const root = mkdtempSync(path.join(tmpdir(), 'waves-paths-'));
   temps.push(root);
   writeFileSync(path.join(root, 'tsconfig.json'), JSON.stringify(tsconfig));
@@ -24,7 +24,7 @@ function repo(tsconfig: unknown, files: string[]): ModuleResolver {
     mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     writeFileSync(path.join(root, file), '');
   }
-  return new ModuleResolver({ root, files: ['tsconfig.json', 'src/q.ts', ...files], members: [] });
+  return new ModuleResolver({ root, files: ['tsconfig.json', 'src/q.ts', ...files, ...listed], members: [] });
 }
 
 describe('tsconfig paths', () => {
@@ -69,5 +69,41 @@ describe('tsconfig paths', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('honours the first 8 of 100,000 substitutions of `*`, for waves and TypeScript, and names the tsconfig as read in part', () => {
+    // The red team's tsconfig: every bare specifier, `react` too, matches `*`.
+    const paths = { '*': Array.from({ length: 100_000 }, (_, i) => `v${i.toString(36)}/*`) };
+    const r = repo({ compilerOptions: { baseUrl: '.', paths } }, ['v7/pkg7.ts', 'v8/pkg8.ts']);
+    expect(r.resolve('pkg7', 'src/q.ts')).toEqual({ kind: 'file', path: 'v7/pkg7.ts' });
+    // 100,000 candidates each, built, kept and probed, for each of these: minutes and gigabytes.
+    for (let i = 0; i < 400; i++) expect(r.resolve(`pkg-${i}`, 'src/q.ts')).toEqual({ kind: 'external' });
+    expect(r.resolve('pkg8', 'src/q.ts').kind).not.toBe('file');
+    // TypeScript's fallback is handed the same entries.
+    expect(r.resolveWithTypeScript('pkg7', 'src/q.ts')).toEqual({ kind: 'file', path: 'v7/pkg7.ts' });
+    expect(r.resolveWithTypeScript('pkg8', 'src/q.ts').kind).not.toBe('file');
+    expect(Object.fromEntries(r.skippedConfigs)).toEqual({ 'tsconfig.json': 'read in part: 1 paths entry with more than 8 substitutions, past the first 8 ignored' });
+  });
+
+  it('honours 8,192 substitutions across the entries of a tsconfig, and names it as read in part', () => {
+    // 4,096 entries of 8 substitutions: the first 1,024 entries hold the 8,192 honoured.
+    const paths: Record<string, string[]> = {};
+    for (let i = 0; i < 4096; i++) paths[`p${i}/*`] = Array.from({ length: 8 }, (_, j) => `src/p${i}/${j}/*`);
+    const r = repo({ compilerOptions: { baseUrl: '.', paths } }, ['src/p1023/7/x.ts', 'src/p1024/0/x.ts']);
+    expect(r.resolve('p1023/x', 'src/q.ts')).toEqual({ kind: 'file', path: 'src/p1023/7/x.ts' });
+    expect(r.resolve('p1024/x', 'src/q.ts').kind).not.toBe('file');
+    expect(Object.fromEntries(r.skippedConfigs)).toEqual({ 'tsconfig.json': 'read in part: its paths hold more than 8,192 substitutions, past the first 8,192 ignored' });
+  });
+
+  it('builds at most 16 MB of candidates for one tsconfig, and names it as read in part past them', () => {
+    // 8 substitutions of nearly 4 KB (deep folders: only listed, never made): each specifier builds 32 KB.
+    const deep = (j: number) => `${'d/'.repeat(1900)}${j}/*`;
+    const paths = { '*': Array.from({ length: 8 }, (_, j) => deep(j)) };
+    const file = `${'d/'.repeat(1900)}7/first.ts`;
+    const r = repo({ compilerOptions: { baseUrl: '.', paths } }, [], [file]);
+    expect(r.resolve('first', 'src/q.ts')).toEqual({ kind: 'file', path: file });
+    expect(r.skippedConfigs.size).toBe(0);
+    for (let i = 0; i < 1000; i++) expect(r.resolve(`pkg${i}`, 'src/q.ts').kind).not.toBe('file');
+    expect(Object.fromEntries(r.skippedConfigs)).toEqual({ 'tsconfig.json': 'read in part: its paths candidates past the first 16 MB built were not built' });
   });
 });

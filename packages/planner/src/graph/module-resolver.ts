@@ -25,10 +25,11 @@ import { baseName, parentDir, withoutLeadingDotSlash, withoutTrailingSlashes } f
 import type { RepoPath } from '../types.js';
 import { isJsonModule, isSourceFile } from './graph-files.js';
 import { CONDITIONS, exportsMap, exportsSettle, exportTargets, mappedTargets, packageName, patternNotes, tooCostlyForTypeScript } from './package-exports.js';
-import { MAX_PATHS_ENTRIES, pathsMatcher, type PathsMatcher } from './paths-matcher.js';
+import { pathsMatcher } from './paths-matcher.js';
 import { repoFileReader, type RepoFileReader } from './read-repo-file.js';
 import { ChainBudget, ChainRefusal, ExtendsGuard, GuardedTsconfigCache } from './tsconfig-chain.js';
 import type { PackageManifest, WorkspaceMember } from './read-workspace.js';
+import { trimCompilerOptions } from './typescript-limits.js';
 import { typescript } from './typescript.js';
 
 export type Resolved = { kind: 'file'; path: RepoPath } | { kind: 'external' } | { kind: 'unresolved' };
@@ -39,8 +40,8 @@ const UNRESOLVED: Resolved = { kind: 'unresolved' };
 interface ConfigContext {
   /** Absolute path of the tsconfig, or null for the defaults. */
   configPath: string | null;
-  /** Candidate paths of a bare specifier from `paths` and `baseUrl`; null when it has neither. */
-  matcher: PathsMatcher | null;
+  /** Candidate paths of a bare specifier from `paths` and `baseUrl` (built as asked); null when it has neither. */
+  matcher: ((specifier: string) => readonly string[]) | null;
   customConditions: string[];
   /** `rootDirs` merges folders virtually: relative imports then need TypeScript. */
   rootDirs: boolean;
@@ -105,7 +106,7 @@ export class ModuleResolver {
   readonly extraConfigReads = new Map<string, string>();
   /**
    * Tsconfigs skipped because their extends chain named a file waves refuses to read, and
-   * manifests read only in part (`patternNotes`), with why.
+   * manifests and tsconfigs read only in part (`patternNotes`, `honouredPaths`, typescript-limits.ts), with why.
    */
   readonly skippedConfigs = new Map<RepoPath, string>();
   /** How many specifiers went to TypeScript (for the benchmarks). */
@@ -214,13 +215,15 @@ export class ModuleResolver {
   }
 
   /** The matcher of a tsconfig's `paths`; one whose entries waves reads only in part is reported. */
-  private pathsMatcher(configRel: RepoPath, options: Parameters<typeof pathsMatcher>[0]): PathsMatcher {
+  private pathsMatcher(configRel: RepoPath, options: Parameters<typeof pathsMatcher>[0]): (specifier: string) => readonly string[] {
     const matcher = pathsMatcher(options);
-    if (matcher.ignored > 0) {
-      const n = (count: number) => count.toLocaleString('en-US');
-      this.skippedConfigs.set(configRel, `read in part: its paths hold ${n(MAX_PATHS_ENTRIES + matcher.ignored)} entries, past the first ${n(MAX_PATHS_ENTRIES)} ignored`);
-    }
-    return matcher;
+    this.notePart(configRel, matcher.notes());
+    return (specifier) => {
+      const candidates = matcher(specifier);
+      // After they are built: the last may have been left unbuilt.
+      this.notePart(configRel, matcher.notes());
+      return candidates;
+    };
   }
 
   /** A tsconfig whose extends chain waves refused to read counts as none, and is reported. */
@@ -476,9 +479,10 @@ export class ModuleResolver {
     if (read.error || !read.config) return this.makeTsContext({});
     const parsed = api.parseJsonConfigFileContent(read.config, parseHost, path.dirname(abs), { ignoreDeprecations: '6.0' }, abs);
     // TypeScript walks every `paths` entry for each specifier it is asked: it sees those waves honours.
-    const paths = parsed.options.paths;
-    if (paths && Object.keys(paths).length > MAX_PATHS_ENTRIES) parsed.options.paths = Object.fromEntries(Object.entries(paths).slice(0, MAX_PATHS_ENTRIES));
-    return this.makeTsContext(parsed.options);
+    const trimmed = trimCompilerOptions(parsed.options);
+    const rel = this.toRel(abs);
+    if (rel !== null) this.notePart(rel, trimmed.notes);
+    return this.makeTsContext(trimmed.options);
   }
 
   /**
