@@ -29,7 +29,7 @@ import { pathsMatcher } from './paths-matcher.js';
 import { repoFileReader, type RepoFileReader } from './read-repo-file.js';
 import { ChainBudget, ChainRefusal, ExtendsGuard, GuardedTsconfigCache } from './tsconfig-chain.js';
 import type { PackageManifest, WorkspaceMember } from './read-workspace.js';
-import { trimCompilerOptions } from './typescript-limits.js';
+import { trimCompilerOptions, typesVersionsNotes } from './typescript-limits.js';
 import { typescript } from './typescript.js';
 
 export type Resolved = { kind: 'file'; path: RepoPath } | { kind: 'external' } | { kind: 'unresolved' };
@@ -478,7 +478,7 @@ export class ModuleResolver {
     const read = api.readConfigFile(abs, readFile);
     if (read.error || !read.config) return this.makeTsContext({});
     const parsed = api.parseJsonConfigFileContent(read.config, parseHost, path.dirname(abs), { ignoreDeprecations: '6.0' }, abs);
-    // TypeScript walks every `paths` entry for each specifier it is asked: it sees those waves honours.
+    // TypeScript walks every `paths` entry and `rootDirs` folder for each specifier it is asked: it sees those waves honours.
     const trimmed = trimCompilerOptions(parsed.options);
     const rel = this.toRel(abs);
     if (rel !== null) this.notePart(rel, trimmed.notes);
@@ -488,7 +488,9 @@ export class ModuleResolver {
   /**
    * A listed manifest with a malformed pattern target, or a key with more targets than waves
    * honours, is none to TypeScript, which would build every target whatever its `*`
-   * (package-exports.ts); it is reported as read in part.
+   * (package-exports.ts); so is one whose `typesVersions` go past waves' caps on `paths`, which
+   * TypeScript would walk for every import of the package (typescript-limits.ts). It is reported
+   * as read in part.
    */
   private hiddenFromTypeScript(abs: string): boolean {
     if (path.basename(abs) !== 'package.json') return false;
@@ -504,6 +506,11 @@ export class ModuleResolver {
     const imports = manifest.imports;
     if (imports && typeof imports === 'object' && tooCostlyForTypeScript(imports as Record<string, unknown>)) {
       this.notePatterns(parentDir(rel), imports as Record<string, unknown>, 'imports');
+      hidden = true;
+    }
+    const typesVersions = typesVersionsNotes(manifest.typesVersions);
+    if (typesVersions.length > 0) {
+      this.notePart(rel, typesVersions);
       hidden = true;
     }
     return hidden;
