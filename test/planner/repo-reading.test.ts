@@ -201,4 +201,42 @@ describe('tsconfig extends chains', () => {
       await chain.dispose();
     }
   });
+
+  it('skips, with its reason, a tsconfig whose extends array names one 100 KB base 20,000 times: past the 16 MB a chain reads', async () => {
+    // get-tsconfig and TypeScript both parse the base once for each name: 2 GB of JSON.
+    const base = { compilerOptions: { paths: Object.fromEntries(Array.from({ length: 4000 }, (_, i) => [`k${i}/*`, [`x${i}/*`]])) } };
+    const chain = await TempRepo.create({
+      'base.json': JSON.stringify(base),
+      'tsconfig.json': JSON.stringify({ extends: Array.from({ length: 20_000 }, () => './base.json') }),
+      'src/a.ts': "import './b';\n",
+      'src/b.ts': '',
+    });
+    try {
+      const graph = await buildRepoGraph(chain.root, { cache: false });
+      expect(graph.getAttribute('skipped')).toEqual([
+        { file: 'tsconfig.json', reason: `its extends chain names ${path.join(chain.root, 'base.json')}, past the 16 MB waves reads for one chain (a file read again counts again) (not read)` },
+      ]);
+      expect(graph.outNeighbors('src/a.ts')).toEqual(['src/b.ts']);
+    } finally {
+      await chain.dispose();
+    }
+  });
+
+  it('skips, with its reason, a tsconfig whose extends array names 80,000 packages that are not there', async () => {
+    // TypeScript looks for each in every ancestor's node_modules: 86 s of look-ups.
+    const chain = await TempRepo.create({
+      'tsconfig.json': JSON.stringify({ extends: Array.from({ length: 80_000 }, (_, i) => `pkg${i.toString(36)}/tsconfig.json`) }),
+      'src/a.ts': "import './b';\n",
+      'src/b.ts': '',
+    });
+    try {
+      const graph = await buildRepoGraph(chain.root, { cache: false });
+      expect(graph.getAttribute('skipped')).toEqual([
+        { file: 'tsconfig.json', reason: expect.stringMatching(/^its extends chain names \S+, past the 4,096 missing files waves looks up for one chain \(not read\)$/) },
+      ]);
+      expect(graph.outNeighbors('src/a.ts')).toEqual(['src/b.ts']);
+    } finally {
+      await chain.dispose();
+    }
+  });
 });

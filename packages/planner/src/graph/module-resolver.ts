@@ -535,9 +535,12 @@ export class ModuleResolver {
    * `node_modules/<package>` that was never installed.
    */
   private readConfigFile(abs: string): string | ChainRefusal | undefined {
+    // Once the chain is refused, nothing more of it is looked up (tsconfig-chain.ts).
+    if (this.chainBudget.spent) return this.chainBudget.spent;
     const text = this.readConfigText(abs);
-    // A file of the chain that is there counts, read now or before (tsconfig-chain.ts).
-    return typeof text === 'string' ? (this.chainBudget.take(abs) ?? text) : text;
+    // A file of the chain that is there counts, read now or before; so does a look-up of one that is not.
+    if (text === undefined) return this.chainBudget.miss(abs) ?? undefined;
+    return typeof text === 'string' ? (this.chainBudget.take(abs, text) ?? text) : text;
   }
 
   private readConfigText(abs: string): string | ChainRefusal | undefined {

@@ -11,7 +11,13 @@
  * - it is a regular file of at most 2 MB (read-regular-file.ts).
  *
  * - it is one of the first `MAX_CHAIN_FILES` files the chain names: both readers recurse once per
- *   link, and TypeScript's overflowed the stack on a chain of 2,000 small files.
+ *   link, and TypeScript's overflowed the stack on a chain of 2,000 small files;
+ * - the chain has read at most `MAX_CHAIN_BYTES`, a file read again counted again: both readers
+ *   parse a base once for each time an `extends` array names it (20,000 names of one 100 KB base
+ *   took 53 s);
+ * - the chain has looked up at most `MAX_CHAIN_MISSES` files that are not there: TypeScript looks
+ *   for a package an `extends` names in every ancestor's `node_modules` (an array of 80,000
+ *   missing packages took 86 s). Once a chain is refused, every later read is refused at once.
  *
  * Anything else is a refusal with a reason: the tsconfig whose chain named it is skipped (as if it
  * were not there) and reported like any file the graph build did not read.
@@ -43,24 +49,57 @@ export type ChainRead = { ok: true; text: string } | { ok: false; missing: true 
 export const MAX_CHAIN_FILES = 64;
 
 /**
- * The files one tsconfig's chain has read so far, counted by both readers (get-tsconfig's, through
- * `GuardedTsconfigCache`, and TypeScript's): `begin` before each tsconfig is read. Only files that
- * are there count: TypeScript probes many a missing one for each package it looks for.
+ * The characters one tsconfig's chain may read, every read counted (a base an `extends` array
+ * names 20,000 times is parsed 20,000 times): real chains read a few kilobytes.
+ */
+export const MAX_CHAIN_BYTES = 16 * 1024 * 1024;
+
+/** The look-ups of missing files one tsconfig's chain may make: a package found through a deep folder costs a few dozen. */
+export const MAX_CHAIN_MISSES = 4096;
+
+/**
+ * The files one tsconfig's chain has read so far, and how much, counted by both readers
+ * (get-tsconfig's, through `GuardedTsconfigCache`, and TypeScript's): `begin` before each tsconfig
+ * is read. Only files that are there count: TypeScript probes many a missing one for each package
+ * it looks for.
  */
 export class ChainBudget {
   private readonly named = new Set<string>();
+  private read = 0;
+  private misses = 0;
+  private refused: ChainRefusal | null = null;
 
   begin(): void {
     this.named.clear();
+    this.read = 0;
+    this.misses = 0;
+    this.refused = null;
   }
 
-  /** A refusal once `file` (found, and read) is a new file past `MAX_CHAIN_FILES`; null before. */
-  take(file: string): ChainRefusal | null {
-    if (this.named.has(file)) return null;
-    // Past the budget a file is never taken in: asked again (TypeScript asks whether it exists, then reads it), it is refused again.
-    if (this.named.size === MAX_CHAIN_FILES) return new ChainRefusal(path.resolve(file), `past the ${MAX_CHAIN_FILES} files waves follows`);
+  /** The refusal that spent this chain's budget, if one did: every later read is refused with it, before it costs a look-up. */
+  get spent(): ChainRefusal | null {
+    return this.refused;
+  }
+
+  /** A refusal once `file` (found, and read: `text`) is a new file past `MAX_CHAIN_FILES`, or its read goes past `MAX_CHAIN_BYTES`; null before. */
+  take(file: string, text: string): ChainRefusal | null {
+    if (this.refused) return this.refused;
+    if (!this.named.has(file) && this.named.size === MAX_CHAIN_FILES) return this.refuse(file, `past the ${MAX_CHAIN_FILES} files waves follows`);
+    if (this.read + text.length > MAX_CHAIN_BYTES) return this.refuse(file, `past the ${MAX_CHAIN_BYTES / 1024 / 1024} MB waves reads for one chain (a file read again counts again)`);
     this.named.add(file);
+    this.read += text.length;
     return null;
+  }
+
+  /** A refusal once the chain has looked up more than `MAX_CHAIN_MISSES` files that are not there (`file` is one); null before. */
+  miss(file: string): ChainRefusal | null {
+    if (this.refused) return this.refused;
+    return ++this.misses > MAX_CHAIN_MISSES ? this.refuse(file, `past the ${MAX_CHAIN_MISSES.toLocaleString('en-US')} missing files waves looks up for one chain`) : null;
+  }
+
+  private refuse(file: string, reason: string): ChainRefusal {
+    this.refused = new ChainRefusal(path.resolve(file), reason);
+    return this.refused;
   }
 }
 
@@ -121,6 +160,10 @@ export class GuardedTsconfigCache extends Map<string, unknown> {
 
   override get(key: string): unknown {
     const read = READ_KEY.exec(key);
+    if (read && this.budget.spent) {
+      this.refused = this.budget.spent;
+      throw this.refused;
+    }
     if (!super.has(key)) {
       if (read) {
         const result = this.guard.read(read[1]!);
@@ -134,7 +177,7 @@ export class GuardedTsconfigCache extends Map<string, unknown> {
     }
     const value = super.get(key);
     // A file the chain found counts, whether read now or for another tsconfig's chain before.
-    const over = read && typeof value === 'string' ? this.budget.take(read[1]!) : null;
+    const over = read && typeof value === 'string' ? this.budget.take(read[1]!, value) : null;
     if (over) {
       this.refused = over;
       throw over;
