@@ -69,4 +69,28 @@ describe('workspace globs', () => {
       { file: 'pnpm-workspace.yaml', reason: 'read in part: 1 workspace glob(s) longer than 4,096 characters ignored' },
     ]);
   });
+
+  it('honours the first 4,096 of 150,000 workspace globs, and names the file as read in part, with every other reason', async () => {
+    // Each glob is compiled and matched against every folder with a manifest: 150,000 took 7 s and 700 MB.
+    const globs = [...Array.from({ length: 4095 }, (_, i) => `p${i.toString(36)}x*/**`), 'libs/*', 'late/*', ...Array.from({ length: 145_903 }, (_, i) => `q${i.toString(36)}*/**`)];
+    const repo = await TempRepo.create({
+      // Its exports are read in part too: one key with 17 targets.
+      'package.json': JSON.stringify({ name: 'root', private: true, workspaces: globs, exports: { './*': Array.from({ length: 17 }, (_, i) => `./t${i}/*.ts`) } }),
+      'libs/l/package.json': '{"name":"l"}',
+      'libs/l/index.ts': "import { m } from 'm';\nimport { r } from 'root/r';\nexport const l = m + r;\n",
+      't0/r.ts': 'export const r = 1;\n',
+      'late/m/package.json': '{"name":"m"}',
+      'late/m/index.ts': 'export const m = 1;\n',
+    });
+    repos.push(repo);
+    const { files } = await listRepoFiles(repo.root);
+    const workspace = await readWorkspace(repo.root, files);
+    expect(workspace.members.map((m) => m.name)).toEqual(['root', 'l']);
+    const reason = 'read in part: its workspaces hold 150,000 globs, past the first 4,096 ignored';
+    expect(workspace.problems).toEqual([{ path: 'package.json', message: reason, readInPart: true }]);
+    const graph = await buildRepoGraph(repo.root, { cache: false });
+    expect(graph.hasEdge('libs/l/index.ts', 't0/r.ts')).toBe(true);
+    const crowded = 'read in part: 1 exports key(s) with more than 16 targets (fallbacks and conditions together), past the first 16 ignored';
+    expect(graph.getAttribute('skipped')).toEqual([{ file: 'package.json', reason: `${reason}; ${crowded}` }]);
+  });
 });

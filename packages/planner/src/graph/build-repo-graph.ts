@@ -294,8 +294,13 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
   // and only what the repository holds: see read-repo-file.ts; what is refused is reported).
   const reader = repoFileReader(absRoot, options.maxSourceBytes);
   const skipped = new Map<RepoPath, string>();
+  // One file may be read in part for several reasons (a root manifest's workspaces and its exports): all are kept.
+  const skip = (file: RepoPath, reason: string) => {
+    const before = skipped.get(file);
+    skipped.set(file, before === undefined || before === reason ? reason : `${before}; ${reason}`);
+  };
   // A manifest that is not JSON (or nests too deep to parse): its package is not one of the workspace's.
-  for (const problem of workspace.problems) skipped.set(problem.path, `${problem.readInPart ? '' : 'not read as a manifest: '}${problem.message.split('\n')[0]!.slice(0, 200)}`);
+  for (const problem of workspace.problems) skip(problem.path, `${problem.readInPart ? '' : 'not read as a manifest: '}${problem.message.split('\n')[0]!.slice(0, 200)}`);
   for (const name of unnamed.slice(0, 1000)) skipped.set(name, 'its name is not valid UTF-8: waves can neither read nor name it (rename it)');
   const texts = new Map<RepoPath, string>();
   const idOf = (file: RepoPath): string | null => {
@@ -388,7 +393,7 @@ export async function buildRepoGraph(root: string, options: BuildRepoGraphOption
   // Tsconfigs whose extends chain was refused: found by this build's resolver, else (a warm build
   // that resolved nothing) as the cache remembers them; the same configuration refuses the same.
   const skippedConfigs: Record<RepoPath, string> = { ...(sameConfig || !resolver ? (previous?.skippedConfigs ?? {}) : {}), ...Object.fromEntries(resolver?.skippedConfigs ?? []) };
-  for (const [file, reason] of Object.entries(skippedConfigs)) skipped.set(file, reason);
+  for (const [file, reason] of Object.entries(skippedConfigs)) skip(file, reason);
 
   if (writeCache && (jobs.length > 0 || resolvedCount > 0 || previous === null)) {
     // The configs the resolutions kept in the cache depend on: all those read when everything was
