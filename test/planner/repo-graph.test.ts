@@ -80,6 +80,55 @@ describe('scanImports', () => {
     expect(scanImports(text).map((i) => i.specifier)).toEqual(['./b', './c', './d', './e']);
   });
 
+  it('reads a `/` after the `}` of a block as a regular expression, and after an object literal as a division (red team F4)', () => {
+    const text = [
+      'export function check(s: string) {',
+      '  return s;',
+      '}',
+      "/`/.test('x');",
+      "import { b } from './b';",
+      'try { f(); } catch { g(); } finally { h(); }',
+      "/`/.exec('y');",
+      "import { c } from './c';",
+      'const f = () => {}',
+      "/`/.test('z');",
+      "import { d } from './d';",
+      'const o = { a: 1 }',
+      '/ 2 + `;',
+      "import { hidden } from './in-template';",
+      '`;',
+      "import { e } from './e';",
+      '// a backtick ` in a comment',
+    ].join('\n');
+    expect(scanImports(text).map((i) => i.specifier)).toEqual(['./b', './c', './d', './e']);
+  });
+
+  it('reads a `/` after `export default`, `extends`, `for await (…)` and other expression keywords as a regular expression (red team F4)', () => {
+    const text = [
+      'export default /`/;',
+      "import { b } from './b';",
+      'class A extends /`/.constructor {}',
+      "import { c } from './c';",
+      'for await (const x of xs) /`/.test(x);',
+      "import { d } from './d';",
+      'switch (x) { case /`/.source: break; default: /`/.test(x); }',
+      "import { e } from './e';",
+      'const half = o.default / 2 + o.return / 2 + i++ / 2;',
+      "import { f } from './f';",
+      '// a backtick ` in a comment',
+    ].join('\n');
+    expect(scanImports(text).map((i) => i.specifier)).toEqual(['./b', './c', './d', './e', './f']);
+  });
+
+  it('ends a line comment and a regular expression at U+2028 and U+2029, as JavaScript does (red team F4)', () => {
+    const text = "// see the notes\u2028import { b } from './b';\n// more\u2029import { c } from './c';\nconst r = /`\u2028import { d } from './d';\n";
+    expect(scanImports(text).map((i) => i.specifier)).toEqual(['./b', './c', './d']);
+  });
+
+  it('reads the white space TypeScript reads above ASCII as white space, not as part of a name', () => {
+    expect(scanImports("\u3000import { b } from './b';\u2003import { c } from './c';").map((i) => i.specifier)).toEqual(['./b', './c']);
+  });
+
   it('ignores imports in comments and strings, properties named like keywords and import.meta', () => {
     const text = [
       "// import a from './no-line-comment';",

@@ -5,7 +5,13 @@
  * (`scan-imports.ts`) and the declaration scan (`scan-symbols.ts`). No AST, no allocation per token.
  *
  * Recovery follows TypeScript's scanner: a quoted string ends at a line break, so the apostrophe
- * in JSX text (`<p>don't</p>`) cannot swallow the rest of a file.
+ * in JSX text (`<p>don't</p>`) cannot swallow the rest of a file; a `//` comment and a regular
+ * expression end at any line terminator, U+2028 and U+2029 included.
+ *
+ * NOTE: the regex-or-division guess is a heuristic (acorn's, simplified: see `braceOpensBlock`),
+ * and JSX text is read as code. Where the guess is wrong a backtick can open a template literal
+ * that swallows imports; `scanImports` checks for that (import-shaped text the scan never reached)
+ * and asks TypeScript's parser instead.
  */
 export const enum Tok {
   EOF,
@@ -19,6 +25,8 @@ export const enum Tok {
 // Character codes.
 const NL = 10;
 const CR = 13;
+const LS = 0x2028;
+const PS = 0x2029;
 const SLASH = 47;
 export const STAR = 42;
 const BACKSLASH = 92;
@@ -38,6 +46,10 @@ export const DOT = 46;
 export const SEMI = 59;
 export const EQUALS = 61;
 export const COMMA = 44;
+const COLON = 58;
+const GT = 62;
+const PLUS = 43;
+const MINUS = 45;
 
 // Character classes of ASCII codes, for the hot loop (anything above 127 is an identifier part).
 const SPACE = 1;
@@ -50,21 +62,35 @@ for (let c = 97; c <= 122; c++) CLASS[c] = IDENT;
 for (const c of [95, DOLLAR, 35]) CLASS[c] = IDENT;
 for (let c = 48; c <= 57; c++) CLASS[c] = DIGIT;
 
+/** White space and line terminators above ASCII, as TypeScript's scanner has them (`\u3000import` is an import). */
+function isWideSpace(c: number): boolean {
+  return c === 0xa0 || c === 0x85 || c === 0x1680 || (c >= 0x2000 && c <= 0x200b) || c === LS || c === PS || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
 function isIdentStart(c: number): boolean {
-  return c < 128 ? CLASS[c] === IDENT : c !== 0xa0 && c !== 0xfeff && c !== 0x2028 && c !== 0x2029;
+  return c < 128 ? CLASS[c] === IDENT : !isWideSpace(c);
 }
 
 function isIdentPart(c: number): boolean {
-  return c < 128 ? (CLASS[c]! & (IDENT | DIGIT)) !== 0 : c !== 0xa0 && c !== 0xfeff && c !== 0x2028 && c !== 0x2029;
+  return c < 128 ? (CLASS[c]! & (IDENT | DIGIT)) !== 0 : !isWideSpace(c);
+}
+
+function isLineBreak(c: number): boolean {
+  return c === NL || c === CR || c === LS || c === PS;
 }
 
 /** Keywords whose parenthesised condition a statement follows: a `/` after its `)` starts a regular expression. */
 const CONDITION_KEYWORDS = new Set(['if', 'while', 'for', 'with']);
-/** Open parentheses tracked (a file of a million `(` is not worth a million entries). */
+/** Open parentheses and braces tracked (a file of a million `(` is not worth a million entries). */
 const MAX_PARENS = 4096;
 
-/** Keywords after which a `/` starts a regular expression rather than a division. */
-const REGEX_AFTER = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await']);
+/**
+ * Keywords after which an expression starts: a `/` starts a regular expression rather than a
+ * division, and a `{` an object literal rather than a block (`else` and `do` excepted there).
+ */
+const REGEX_AFTER = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await', 'default', 'extends']);
+/** Keywords after which a line break ends the statement (ASI): a `{` on the next line opens a block. */
+const RESTRICTED = new Set(['return', 'yield', 'await', 'throw']);
 
 export class Lexer {
   pos = 0;
@@ -81,6 +107,9 @@ export class Lexer {
   private prevChar = 0;
   private prevStart = 0;
   private prevEnd = 0;
+  /** The token before the previous one: a `.` makes a keyword a property name (`x.default / 2`), a `for` makes `for await (` a loop head. */
+  private beforePrevDot = false;
+  private beforePrevFor = false;
   /** Brace depths at which a template literal's `${` was opened. */
   private readonly templates: number[] = [];
   /** The text so far of each template literal left open at a `${` (its holes written `${}`; null once longer than `MAX_TEMPLATE`). */
@@ -93,6 +122,12 @@ export class Lexer {
   private readonly parens: boolean[] = [];
   /** Whether the last `)` closed such a condition. */
   private closedCondition = false;
+  /** For each `{` open: whether it opens a block (true) or an object literal or other expression (false). */
+  private readonly braces: boolean[] = [];
+  /** `{` opened past `MAX_PARENS` (not tracked: their `}` reads as the end of an expression). */
+  private untrackedBraces = 0;
+  /** Whether the last `}` closed a block: a statement may follow, and a `/` starts a regular expression. */
+  private closedBlock = false;
 
   /** Files named by triple-slash reference directives, in order. */
   readonly references: string[] = [];
@@ -130,17 +165,63 @@ export class Lexer {
     return this.type === Tok.String && !this.substitutions;
   }
 
+  /** Whether the previous token is a keyword after which an expression starts (not a property named like one). */
+  private afterExpressionKeyword(): boolean {
+    return this.prevType === Tok.Ident && !this.beforePrevDot && this.prevEnd - this.prevStart <= 10 && REGEX_AFTER.has(this.text.slice(this.prevStart, this.prevEnd));
+  }
+
   private regexAllowed(): boolean {
     switch (this.prevType) {
       case Tok.EOF:
         return true;
       case Tok.Ident:
-        return this.prevEnd - this.prevStart <= 10 && REGEX_AFTER.has(this.text.slice(this.prevStart, this.prevEnd));
+        return this.afterExpressionKeyword();
       case Tok.Punct:
         if (this.prevChar === RPAREN) return this.closedCondition;
-        return this.prevChar !== RBRACKET && this.prevChar !== RBRACE;
+        if (this.prevChar === RBRACE) return this.closedBlock;
+        // `i++ / n`: a postfix `++` or `--` ends an operand.
+        if ((this.prevChar === PLUS || this.prevChar === MINUS) && this.text.charCodeAt(this.prevStart - 1) === this.prevChar) return false;
+        return this.prevChar !== RBRACKET;
       default:
         return false;
+    }
+  }
+
+  /**
+   * Whether the `{` at `at` opens a block (or a class, interface or module body): after its `}` a
+   * statement may start, so a `/` starts a regular expression (`function f() {}` then `/re/.test(s)`).
+   * Otherwise it opens an object literal (or a type literal, a JSX attribute), after which a `/`
+   * divides. Decided by the previous token, as acorn's `braceIsBlock` does.
+   */
+  private braceOpensBlock(at: number): boolean {
+    // `{...props}` in JSX, `{ ...rest }` in an object: a block never starts with a spread.
+    let j = at + 1;
+    while (j < this.text.length && (this.text.charCodeAt(j) === 32 || isLineBreak(this.text.charCodeAt(j)) || this.text.charCodeAt(j) === 9)) j++;
+    if (this.text.startsWith('...', j)) return false;
+    switch (this.prevType) {
+      case Tok.Punct:
+        switch (this.prevChar) {
+          case RPAREN: // if (…) {, function f() {, catch (e) {, switch (x) {
+          case SEMI:
+          case LBRACE:
+          case RBRACE:
+            return true;
+          case COLON: // `case 1: {` and `label: {` in a block; `a: {` in an object literal
+            return this.braces.length === 0 ? true : this.braces[this.braces.length - 1]!;
+          case GT: // an arrow function's body
+            return this.text.charCodeAt(this.prevStart - 1) === EQUALS;
+          default:
+            return false;
+        }
+      case Tok.Ident: {
+        if (!this.afterExpressionKeyword()) return true; // class A {, interface I {, try {, import {
+        const word = this.text.slice(this.prevStart, this.prevEnd);
+        if (word === 'else' || word === 'do') return true;
+        // `return` then a line break: the statement has ended and the `{` opens a block.
+        return RESTRICTED.has(word) && /[\n\r\u2028\u2029]/.test(this.text.slice(this.prevEnd, at));
+      }
+      default:
+        return true; // the start of the file; declare module 'x' {
     }
   }
 
@@ -148,6 +229,8 @@ export class Lexer {
     this.template = null;
     // Remember the previous significant token for the regex decision.
     if (this.type !== Tok.EOF || this.pos > 0) {
+      this.beforePrevDot = this.prevType === Tok.Punct && this.prevChar === DOT && this.prevEnd - this.prevStart === 1;
+      this.beforePrevFor = this.prevType === Tok.Ident && this.prevEnd - this.prevStart === 3 && this.text.startsWith('for', this.prevStart);
       this.prevType = this.type;
       if (this.type === Tok.Punct) this.prevChar = this.text.charCodeAt(this.end - 1);
       this.prevStart = this.start;
@@ -163,7 +246,7 @@ export class Lexer {
         return;
       }
       const c = text.charCodeAt(i);
-      if (c < 128 ? CLASS[c] === SPACE : c === 0xa0 || c === 0xfeff || c === 0x2028 || c === 0x2029) {
+      if (c < 128 ? CLASS[c] === SPACE : isWideSpace(c)) {
         i++;
         continue;
       }
@@ -172,7 +255,7 @@ export class Lexer {
         if (d === SLASH) {
           const start = i;
           i += 2;
-          while (i < n && text.charCodeAt(i) !== NL && text.charCodeAt(i) !== CR) i++;
+          while (i < n && !isLineBreak(text.charCodeAt(i))) i++;
           // `/// <reference path="…" />` and `/// <reference types="./…" />` name files too.
           if (text.charCodeAt(start + 2) === SLASH) this.tripleSlash(text.slice(start, i));
           continue;
@@ -206,13 +289,22 @@ export class Lexer {
         this.templates.pop();
         i = this.scanTemplate(i + 1, false);
       } else {
-        if (c === LBRACE) this.depth++;
-        else if (c === RBRACE) this.depth--;
-        else if (c === LPAREN) {
-          // Whether this `(` holds the condition of `if`/`while`/`for`/`with`: after its `)` a `/`
-          // starts a regular expression (`if (s) /`/.test(s)`), not a division — read as one, the
-          // regex's backtick opened a template literal that swallowed the imports after it.
-          if (this.parens.length < MAX_PARENS) this.parens.push(this.prevType === Tok.Ident && this.prevEnd - this.prevStart <= 5 && CONDITION_KEYWORDS.has(this.text.slice(this.prevStart, this.prevEnd)));
+        if (c === LBRACE) {
+          this.depth++;
+          if (this.braces.length < MAX_PARENS) this.braces.push(this.braceOpensBlock(i));
+          else this.untrackedBraces++;
+        } else if (c === RBRACE) {
+          this.depth--;
+          if (this.untrackedBraces > 0) {
+            this.untrackedBraces--;
+            this.closedBlock = false;
+          } else this.closedBlock = this.braces.pop() ?? false;
+        } else if (c === LPAREN) {
+          // Whether this `(` holds the condition of `if`/`while`/`for`/`with` (or `for await`):
+          // after its `)` a `/` starts a regular expression (`if (s) /`/.test(s)`), not a division
+          // — read as one, the regex's backtick opened a template literal that swallowed the
+          // imports after it.
+          if (this.parens.length < MAX_PARENS) this.parens.push(this.prevType === Tok.Ident && !this.beforePrevDot && this.prevEnd - this.prevStart <= 5 && (CONDITION_KEYWORDS.has(this.text.slice(this.prevStart, this.prevEnd)) || (this.beforePrevFor && this.text.startsWith('await', this.prevStart) && this.prevEnd - this.prevStart === 5)));
         } else if (c === RPAREN) this.closedCondition = this.parens.pop() ?? false;
         else if (c === DOT && text.charCodeAt(i + 1) === DOT && text.charCodeAt(i + 2) === DOT) i += 2;
         i++;
@@ -286,8 +378,8 @@ export class Lexer {
     let j = i;
     for (; j < n; j++) {
       const c = text.charCodeAt(j);
-      if (c === BACKSLASH) j++;
-      else if (c === NL || c === CR) break; // not a regex after all: recover at the line end
+      if (c === BACKSLASH && !isLineBreak(text.charCodeAt(j + 1))) j++;
+      else if (isLineBreak(c)) break; // not a regex after all: recover at the line end
       else if (c === LBRACKET) inClass = true;
       else if (c === RBRACKET) inClass = false;
       else if (c === SLASH && !inClass) {

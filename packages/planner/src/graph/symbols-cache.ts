@@ -20,7 +20,7 @@ import { MAX_CONTENT_PIECES, MAX_CONTENT_WORDS, MAX_WORD_LENGTH, packWords } fro
 import { readRegularFileSync } from './read-regular-file.js';
 
 /** Bump when scanning changes what a cached entry means. */
-export const SYMBOLS_CACHE_VERSION = 2;
+export const SYMBOLS_CACHE_VERSION = 3; // 3: the lexer's regex-or-division guess after `}` and more keywords, U+2028/U+2029 as line terminators
 
 /** Who wrote a cache: a cache of another tool or version is never read. */
 export const SYMBOLS_CACHE_TOOL = `waves-symbols-${SYMBOLS_CACHE_VERSION}`;
