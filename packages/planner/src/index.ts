@@ -120,7 +120,7 @@ export type { Workspace, WorkspaceMember, WorkspaceProblem } from './graph/read-
 export { ModuleResolver } from './graph/module-resolver.js';
 export { isJsonModule, isSourceFile } from './graph/graph-files.js';
 export { packageName } from './graph/package-exports.js';
-export { scanImports } from './graph/scan-imports.js';
+export { readImports, scanImports, type ImportReading } from './graph/scan-imports.js';
 export type { ScannedImport } from './graph/scan-imports.js';
 
 export { ConfigError, InputError, WavesError } from './errors.js';

@@ -124,7 +124,7 @@ export function importsReader(root: string, tree: string, files: () => Promise<r
     if (!read.ok) return null;
     const resolve = await resolverNow();
     const out = new Set<RepoPath>();
-    for (const { specifier } of scanImports(read.text)) {
+    for (const { specifier } of scanImports(read.text, repoPath)) {
       const target = resolve.resolve(specifier, repoPath);
       if (target.kind === 'file' && target.path !== repoPath) out.add(target.path);
     }

@@ -764,7 +764,7 @@ async function withFreshImports(cwd: string, changed: readonly ChangedPath[], op
     const content = await readTreeFile(cwd, file, MAX_SOURCE_BYTES);
     if (content === null) continue;
     const text = content.toString('utf8');
-    for (const { specifier } of scanImports(text)) {
+    for (const { specifier } of scanImports(text, file)) {
       const target = resolver.resolve(specifier, file);
       if (target.kind !== 'file' || target.path === file) continue;
       link(file, target.path);

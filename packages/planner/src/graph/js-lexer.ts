@@ -48,6 +48,7 @@ export const EQUALS = 61;
 export const COMMA = 44;
 const COLON = 58;
 const GT = 62;
+const LT = 60;
 const PLUS = 43;
 const MINUS = 45;
 
@@ -131,6 +132,12 @@ export class Lexer {
 
   /** Files named by triple-slash reference directives, in order. */
   readonly references: string[] = [];
+  /** When set, the start and end of each comment passed over are appended (`scanImports` checks what it passed over). */
+  comments: number[] | null = null;
+  /** Where the first template literal starts (-1 while none has): past it the lexer may be inside out, reading template text as code. */
+  firstTemplate = -1;
+  /** Where the first `<` followed by a name, `/` or `>` is (-1 while none is): in a JSX file, text read as code may follow. */
+  firstTagLike = -1;
 
   constructor(private readonly text: string) {}
 
@@ -256,12 +263,14 @@ export class Lexer {
           const start = i;
           i += 2;
           while (i < n && !isLineBreak(text.charCodeAt(i))) i++;
+          this.comments?.push(start, i);
           // `/// <reference path="…" />` and `/// <reference types="./…" />` name files too.
           if (text.charCodeAt(start + 2) === SLASH) this.tripleSlash(text.slice(start, i));
           continue;
         }
         if (d === STAR) {
           const close = text.indexOf('*/', i + 2);
+          this.comments?.push(i, close < 0 ? n : close + 2);
           i = close < 0 ? n : close + 2;
           continue;
         }
@@ -277,6 +286,7 @@ export class Lexer {
       } else if (c === QUOTE || c === DQUOTE) {
         i = this.scanString(i, c);
       } else if (c === BACKTICK) {
+        if (this.firstTemplate < 0) this.firstTemplate = i;
         i = this.scanTemplate(i + 1, true);
       } else if (c >= 48 && c <= 57) {
         i++;
@@ -307,6 +317,10 @@ export class Lexer {
           if (this.parens.length < MAX_PARENS) this.parens.push(this.prevType === Tok.Ident && !this.beforePrevDot && this.prevEnd - this.prevStart <= 5 && (CONDITION_KEYWORDS.has(this.text.slice(this.prevStart, this.prevEnd)) || (this.beforePrevFor && this.text.startsWith('await', this.prevStart) && this.prevEnd - this.prevStart === 5)));
         } else if (c === RPAREN) this.closedCondition = this.parens.pop() ?? false;
         else if (c === DOT && text.charCodeAt(i + 1) === DOT && text.charCodeAt(i + 2) === DOT) i += 2;
+        else if (c === LT && this.firstTagLike < 0) {
+          const d = text.charCodeAt(i + 1);
+          if (d === SLASH || d === GT || isIdentStart(d)) this.firstTagLike = i;
+        }
         i++;
         this.type = Tok.Punct;
       }

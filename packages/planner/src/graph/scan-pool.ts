@@ -57,7 +57,7 @@ export function scanJobs(root: string, jobs: readonly ScanJob[], maxSourceBytes?
       text = decodeSource(read.content);
     }
     const symbols = scanSymbols(text, { words });
-    return { file: job.file, imports: scanImports(text).map(({ specifier, kind }) => [specifier, kind] as [string, ImportKind]), symbols: packEntry(symbols.names, symbols.literals, symbols.words) };
+    return { file: job.file, imports: scanImports(text, job.file).map(({ specifier, kind }) => [specifier, kind] as [string, ImportKind]), symbols: packEntry(symbols.names, symbols.literals, symbols.words) };
   });
 }
 
