@@ -225,3 +225,74 @@ export const smallGlobArb: fc.Arbitrary<string> = fc.string({ unit: fc.constantF
 export const smallGlobPathArb: fc.Arbitrary<string> = fc
   .array(fc.string({ unit: fc.constantFrom('a', 'b'), minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 })
   .map((segments) => segments.join('/'));
+
+/**
+ * Statements that fool a lexer guessing regex-or-division and template literals (red team F4):
+ * regexes holding a backtick after `)`, `}`, keywords and `:`; divisions after names, `)`, `]`,
+ * `++` and object literals; nested and multi-line template literals; strings and regexes with
+ * quotes; U+2028/U+2029 in comments. Each is valid TypeScript on its own and next to any other.
+ * None imports anything but the two comment snippets, whose import follows a line separator.
+ */
+const TRICKY_TS_SNIPPETS = [
+  'if (s) /`/.test(s);',
+  'while (s) /`/.exec(s);',
+  'export function check(s: string) {\n  return s;\n}\n/`/.test(\'x\');',
+  'const f = () => {}\n/`/.test(\'x\');',
+  'try { g(); } catch { h(); } finally { k(); }\n/`/.exec(\'y\');',
+  'switch (s) { case /`/.source: break; default: /`/.test(s); }',
+  'export default /`/;',
+  'class A extends /`/.constructor {}',
+  'do { g(); } while (s) /`/.test(\'w\');',
+  'const half = o.default / 2 + o.return / 2 + (n) / 2 + xs[0] / 2;',
+  'let i = 0; const j = i++ / 2 / i-- / 3;',
+  'const q = f(a) / g(b) / 2;',
+  'const r = /[/`\'"]/g;',
+  'const r2 = /\\/`/;',
+  'const obj = { a: 1 }\n/ 2 / 1;',
+  'const obj2 = { a: { b: `${1}` } }.a;',
+  'const t1 = `a ${`b ${c} d`} e`;',
+  'const t2 = `line 1\nline 2 ${ { a: 1 }.a } line 3 ${`inner\n`}`;',
+  'const tag = css`color: ${red};`;',
+  'const s1 = \'it\\\'s a ` backtick\';',
+  'const s2 = "a ` b // c /* d";',
+  'type T = { a: string };',
+  'const cmp = a < b ? c / 2 : d;',
+  'label: { break label; }\n/`/.test(\'z\');',
+  '// a comment\u2028import { afterLs } from \'./after-ls\';',
+  '/* a block \u2029 comment */ // and a line\u2029import { afterPs } from \'./after-ps\';',
+];
+
+/**
+ * The same, a doc comment with a `require` (which after a template literal sends the file to the
+ * parser: see scan-imports.ts), and JSX: text with a backtick, slashes, apostrophes and URLs, spread attributes.
+ */
+const TRICKY_TSX_SNIPPETS = [
+  ...TRICKY_TS_SNIPPETS.filter((s) => !s.includes('css`')),
+  '/** @example\n * const x = require(\'./no-require-in-a-comment\');\n */',
+  'export const Help = () => <p>Type ` to start a code span</p>;',
+  'const el = <div className="a">Don\'t {name} / {total}</div>;',
+  'const sp = <A {...props} />;',
+  'const u = <a href="http://x">http://x/y</a>;',
+  'const nc = <p>/* not a comment</p>;',
+  'const two = <p>a ` b</p>;\nconst three = <p>`</p>;',
+];
+
+export interface TrickyProgram {
+  file: string;
+  text: string;
+}
+
+function trickyProgramOf(snippets: readonly string[], file: string): fc.Arbitrary<TrickyProgram> {
+  const statement = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...snippets) }, { weight: 1, arbitrary: fc.nat(99).map((n) => `import { x${n} } from './t${n}';`) });
+  return fc.array(statement, { maxLength: 12 }).map((statements) => ({ file, text: [...statements, "import { x } from './target';", 'export const y = x;', '// `'].join('\n') + '\n' }));
+}
+
+/**
+ * A TypeScript or TSX program of tricky statements with `import { xN } from './tN'` between them
+ * and `import { x } from './target'` after them, closed by a comment holding a backtick (as the
+ * red team's repros were, so that a swallowed import is not saved by the end of the file).
+ */
+export const trickyProgramArb: fc.Arbitrary<TrickyProgram> = fc.oneof(trickyProgramOf(TRICKY_TS_SNIPPETS, 'src/a.ts'), trickyProgramOf(TRICKY_TSX_SNIPPETS, 'src/a.tsx'));
+
+/** The TypeScript programs of `trickyProgramArb` (no JSX): the lexer alone should read them right. */
+export const trickyTsProgramArb: fc.Arbitrary<TrickyProgram> = trickyProgramOf(TRICKY_TS_SNIPPETS, 'src/a.ts');
