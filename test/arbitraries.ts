@@ -243,7 +243,7 @@ const TRICKY_TS_SNIPPETS = [
   'export default /`/;',
   'class A extends /`/.constructor {}',
   'do { g(); } while (s) /`/.test(\'w\');',
-  'const half = o.default / 2 + o.return / 2 + (n) / 2 + xs[0] / 2;',
+  'const half = o.default / 2 + o.return / 2 + (n) / 2 + xs[0] / 2 + n! / 2;',
   'let i = 0; const j = i++ / 2 / i-- / 3;',
   'const q = f(a) / g(b) / 2;',
   'const r = /[/`\'"]/g;',
@@ -277,6 +277,12 @@ const TRICKY_TSX_SNIPPETS = [
   'const two = <p>a ` b</p>;\nconst three = <p>`</p>;',
 ];
 
+/**
+ * Valid TypeScript the lexer misreads — a division after a function expression's `}`, a regex
+ * after a type literal's `}` — whose swallowed text the scan must notice and hand to the parser.
+ */
+const MISREAD_TS_SNIPPETS = ['const fe = function () {} / 2 + `\n/*\n`;', "type Lit = { a: 1 }\n/'/.test(s) ? `\n/*\n` : 1;", 'type Lit2 = { a: 1 }\n/[//]/.source + `\n/*\n`;'];
+
 export interface TrickyProgram {
   file: string;
   text: string;
@@ -288,11 +294,15 @@ function trickyProgramOf(snippets: readonly string[], file: string): fc.Arbitrar
 }
 
 /**
- * A TypeScript or TSX program of tricky statements with `import { xN } from './tN'` between them
+ * A TypeScript or TSX program of tricky statements (some the lexer misreads) with `import { xN } from './tN'` between them
  * and `import { x } from './target'` after them, closed by a comment holding a backtick (as the
  * red team's repros were, so that a swallowed import is not saved by the end of the file).
  */
-export const trickyProgramArb: fc.Arbitrary<TrickyProgram> = fc.oneof(trickyProgramOf(TRICKY_TS_SNIPPETS, 'src/a.ts'), trickyProgramOf(TRICKY_TSX_SNIPPETS, 'src/a.tsx'));
+export const trickyProgramArb: fc.Arbitrary<TrickyProgram> = fc.oneof(
+  trickyProgramOf(TRICKY_TS_SNIPPETS, 'src/a.ts'),
+  trickyProgramOf([...TRICKY_TS_SNIPPETS, ...MISREAD_TS_SNIPPETS], 'src/a.ts'),
+  trickyProgramOf(TRICKY_TSX_SNIPPETS, 'src/a.tsx'),
+);
 
 /** The TypeScript programs of `trickyProgramArb` (no JSX): the lexer alone should read them right. */
 export const trickyTsProgramArb: fc.Arbitrary<TrickyProgram> = trickyProgramOf(TRICKY_TS_SNIPPETS, 'src/a.ts');

@@ -46,9 +46,19 @@ describe('scanImports falls back to TypeScript where its lexer may have been foo
     expect(specifiers(text, 'src/a.tsx')).toEqual({ by: 'union', specifiers: ['./b'] });
   });
 
-  it('never asks the parser about imports in comments that start their line before any template literal: doc examples and commented-out code', () => {
+  it('asks the parser where a misread slash swallowed a backtick, and a comment at the start of a later line hides an import', () => {
+    // Each first line is read wrongly by the lexer (a division after a function expression, a
+    // regex after a type literal): what it swallows opens a template literal that it never sees,
+    // and the template's `/*` line reads as a comment running over the import.
+    const tails = ['/*', '`;', "import { b } from './b';", '// */'];
+    for (const head of ['const f = function () {} / 2 + `', "type T = { a: 1 }\n/'/.test(s) + `", 'type T = { a: 1 }\n/[//]/.source + `']) {
+      expect(specifiers([head, ...tails].join('\n'), 'src/a.ts'), head).toEqual({ by: 'parser', specifiers: ['./b'] });
+    }
+  });
+
+  it('never asks the parser about imports in comments that start their line before anything could mislead the lexer: doc examples and commented-out code', () => {
     const text = [
-      '/** @example',
+      '/** @example with `code`',
       " * const x = require('./x');",
       " * const y = await import('./y');",
       ' */',

@@ -51,6 +51,9 @@ const GT = 62;
 const LT = 60;
 const PLUS = 43;
 const MINUS = 45;
+const BANG = 33;
+const TAB = 9;
+const SPACE_CHAR = 32;
 
 // Character classes of ASCII codes, for the hot loop (anything above 127 is an identifier part).
 const SPACE = 1;
@@ -108,9 +111,11 @@ export class Lexer {
   private prevChar = 0;
   private prevStart = 0;
   private prevEnd = 0;
-  /** The token before the previous one: a `.` makes a keyword a property name (`x.default / 2`), a `for` makes `for await (` a loop head. */
-  private beforePrevDot = false;
-  private beforePrevFor = false;
+  /** The token before the previous one: a `.` makes a keyword a property name (`x.default / 2`), a `for` makes `for await (` a loop head, an operand makes `!` TypeScript's non-null assertion (`x! / 2`). */
+  private beforePrevType: Tok = Tok.EOF;
+  private beforePrevChar = 0;
+  private beforePrevStart = 0;
+  private beforePrevEnd = 0;
   /** Brace depths at which a template literal's `${` was opened. */
   private readonly templates: number[] = [];
   /** The text so far of each template literal left open at a `${` (its holes written `${}`; null once longer than `MAX_TEMPLATE`). */
@@ -134,8 +139,16 @@ export class Lexer {
   readonly references: string[] = [];
   /** When set, the start and end of each comment passed over are appended (`scanImports` checks what it passed over). */
   comments: number[] | null = null;
-  /** Where the first template literal starts (-1 while none has): past it the lexer may be inside out, reading template text as code. */
-  firstTemplate = -1;
+  /**
+   * Where the lexer may first have lost its way (-1 while it cannot have): the first backtick it
+   * passed over — a template literal's, or one inside a string, a regular expression or a comment
+   * that does not start its line — or the first string or regular expression cut short by a line
+   * break. Before it the lexer cannot be inside out (reading template text as code); a regular
+   * expression read as a division or the reverse shows here, as what it swallowed does.
+   */
+  doubt = -1;
+  /** The next backtick at or after `backtickFrom`'s last position (the text's length if none): found once, so that looking is linear. */
+  private nextBacktick = -1;
   /** Where the first `<` followed by a name, `/` or `>` is (-1 while none is): in a JSX file, text read as code may follow. */
   firstTagLike = -1;
 
@@ -172,9 +185,56 @@ export class Lexer {
     return this.type === Tok.String && !this.substitutions;
   }
 
+  private doubtAt(at: number): void {
+    if (this.doubt < 0) this.doubt = at;
+  }
+
+  /** Whether a backtick lies in [from, to). */
+  private hasBacktick(from: number, to: number): boolean {
+    if (this.nextBacktick < from) {
+      const at = this.text.indexOf('`', from);
+      this.nextBacktick = at < 0 ? this.text.length : at;
+    }
+    return this.nextBacktick < to;
+  }
+
+  /** Whether only spaces and tabs stand between the start of the line and `at`. */
+  private startsLine(at: number): boolean {
+    let j = at - 1;
+    while (j >= 0 && (this.text.charCodeAt(j) === SPACE_CHAR || this.text.charCodeAt(j) === TAB)) j--;
+    return j < 0 || isLineBreak(this.text.charCodeAt(j));
+  }
+
+  /** A comment from `start` to `end`: recorded, and a doubt if it may be code read wrongly (see `doubt`). */
+  private comment(start: number, end: number): void {
+    this.comments?.push(start, end);
+    if (this.doubt < 0 && this.hasBacktick(start, end) && !this.startsLine(start)) this.doubt = start;
+  }
+
+  private beforePrevIsDot(): boolean {
+    return this.beforePrevType === Tok.Punct && this.beforePrevChar === DOT && this.beforePrevEnd - this.beforePrevStart === 1;
+  }
+
   /** Whether the previous token is a keyword after which an expression starts (not a property named like one). */
   private afterExpressionKeyword(): boolean {
-    return this.prevType === Tok.Ident && !this.beforePrevDot && this.prevEnd - this.prevStart <= 10 && REGEX_AFTER.has(this.text.slice(this.prevStart, this.prevEnd));
+    return this.prevType === Tok.Ident && !this.beforePrevIsDot() && this.prevEnd - this.prevStart <= 10 && REGEX_AFTER.has(this.text.slice(this.prevStart, this.prevEnd));
+  }
+
+  /** Whether the token before the previous one ends an operand: a `!` after it is TypeScript's non-null assertion, not a negation. */
+  private beforePrevEndsOperand(): boolean {
+    switch (this.beforePrevType) {
+      case Tok.Number:
+      case Tok.String:
+        return true;
+      case Tok.Ident: {
+        const length = this.beforePrevEnd - this.beforePrevStart;
+        return length > 10 || !REGEX_AFTER.has(this.text.slice(this.beforePrevStart, this.beforePrevEnd));
+      }
+      case Tok.Punct:
+        return this.beforePrevChar === RBRACKET || (this.beforePrevChar === RPAREN && !this.closedCondition);
+      default:
+        return false;
+    }
   }
 
   private regexAllowed(): boolean {
@@ -186,12 +246,21 @@ export class Lexer {
       case Tok.Punct:
         if (this.prevChar === RPAREN) return this.closedCondition;
         if (this.prevChar === RBRACE) return this.closedBlock;
-        // `i++ / n`: a postfix `++` or `--` ends an operand.
+        // `i++ / n`: a postfix `++` or `--` ends an operand; so does `x!` in TypeScript.
         if ((this.prevChar === PLUS || this.prevChar === MINUS) && this.text.charCodeAt(this.prevStart - 1) === this.prevChar) return false;
+        if (this.prevChar === BANG && this.beforePrevEndsOperand()) return false;
         return this.prevChar !== RBRACKET;
       default:
         return false;
     }
+  }
+
+  /** Whether a `(` here holds the condition of `if`, `while`, `for`, `with` or `for await`. */
+  private opensCondition(): boolean {
+    if (this.prevType !== Tok.Ident || this.beforePrevIsDot() || this.prevEnd - this.prevStart > 5) return false;
+    const word = this.text.slice(this.prevStart, this.prevEnd);
+    if (CONDITION_KEYWORDS.has(word)) return true;
+    return word === 'await' && this.beforePrevType === Tok.Ident && this.beforePrevEnd - this.beforePrevStart === 3 && this.text.startsWith('for', this.beforePrevStart);
   }
 
   /**
@@ -236,8 +305,10 @@ export class Lexer {
     this.template = null;
     // Remember the previous significant token for the regex decision.
     if (this.type !== Tok.EOF || this.pos > 0) {
-      this.beforePrevDot = this.prevType === Tok.Punct && this.prevChar === DOT && this.prevEnd - this.prevStart === 1;
-      this.beforePrevFor = this.prevType === Tok.Ident && this.prevEnd - this.prevStart === 3 && this.text.startsWith('for', this.prevStart);
+      this.beforePrevType = this.prevType;
+      this.beforePrevChar = this.prevChar;
+      this.beforePrevStart = this.prevStart;
+      this.beforePrevEnd = this.prevEnd;
       this.prevType = this.type;
       if (this.type === Tok.Punct) this.prevChar = this.text.charCodeAt(this.end - 1);
       this.prevStart = this.start;
@@ -263,14 +334,14 @@ export class Lexer {
           const start = i;
           i += 2;
           while (i < n && !isLineBreak(text.charCodeAt(i))) i++;
-          this.comments?.push(start, i);
+          this.comment(start, i);
           // `/// <reference path="…" />` and `/// <reference types="./…" />` name files too.
           if (text.charCodeAt(start + 2) === SLASH) this.tripleSlash(text.slice(start, i));
           continue;
         }
         if (d === STAR) {
           const close = text.indexOf('*/', i + 2);
-          this.comments?.push(i, close < 0 ? n : close + 2);
+          this.comment(i, close < 0 ? n : close + 2);
           i = close < 0 ? n : close + 2;
           continue;
         }
@@ -286,7 +357,7 @@ export class Lexer {
       } else if (c === QUOTE || c === DQUOTE) {
         i = this.scanString(i, c);
       } else if (c === BACKTICK) {
-        if (this.firstTemplate < 0) this.firstTemplate = i;
+        this.doubtAt(i);
         i = this.scanTemplate(i + 1, true);
       } else if (c >= 48 && c <= 57) {
         i++;
@@ -314,7 +385,7 @@ export class Lexer {
           // after its `)` a `/` starts a regular expression (`if (s) /`/.test(s)`), not a division
           // — read as one, the regex's backtick opened a template literal that swallowed the
           // imports after it.
-          if (this.parens.length < MAX_PARENS) this.parens.push(this.prevType === Tok.Ident && !this.beforePrevDot && this.prevEnd - this.prevStart <= 5 && (CONDITION_KEYWORDS.has(this.text.slice(this.prevStart, this.prevEnd)) || (this.beforePrevFor && this.text.startsWith('await', this.prevStart) && this.prevEnd - this.prevStart === 5)));
+          if (this.parens.length < MAX_PARENS) this.parens.push(this.opensCondition());
         } else if (c === RPAREN) this.closedCondition = this.parens.pop() ?? false;
         else if (c === DOT && text.charCodeAt(i + 1) === DOT && text.charCodeAt(i + 2) === DOT) i += 2;
         else if (c === LT && this.firstTagLike < 0) {
@@ -339,12 +410,14 @@ export class Lexer {
       if (c === BACKSLASH) j++;
       else if (c === NL || c === CR) {
         // Unterminated: ends at the line break, as in TypeScript's scanner.
+        this.doubtAt(i);
         this.type = Tok.String;
         this.substitutions = true; // not a usable specifier
         this.hasValue = false;
         return j;
       }
     }
+    if (this.doubt < 0 && (j >= n || this.hasBacktick(i, j))) this.doubtAt(i);
     this.type = Tok.String;
     this.substitutions = false;
     this.value = text.slice(i + 1, j);
@@ -389,6 +462,7 @@ export class Lexer {
     const text = this.text;
     const n = text.length;
     let inClass = false;
+    let closed = false;
     let j = i;
     for (; j < n; j++) {
       const c = text.charCodeAt(j);
@@ -397,11 +471,13 @@ export class Lexer {
       else if (c === LBRACKET) inClass = true;
       else if (c === RBRACKET) inClass = false;
       else if (c === SLASH && !inClass) {
+        closed = true;
         j++;
         while (j < n && isIdentPart(text.charCodeAt(j))) j++;
         break;
       }
     }
+    if (this.doubt < 0 && (!closed || this.hasBacktick(i, j))) this.doubtAt(i - 1);
     this.type = Tok.Regex;
     return j;
   }

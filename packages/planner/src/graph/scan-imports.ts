@@ -21,12 +21,14 @@
  * imports are the union of the lexer's, the parser's, and a fresh scan from each unreached place:
  * more edges, never fewer.
  *
- * NOTE: a comment that starts its line before the first template literal (and, in a file that may
- * hold JSX, before the first tag-like `<`) is taken as read: the lexer cannot be inside out there.
+ * NOTE: a comment that starts its line before the lexer's first doubt (`Lexer.doubt`: a backtick
+ * passed over outside such comments, or a string or regex cut short at a line break) and, in a
+ * file that may hold JSX, before the first tag-like `<`, is taken as read: the lexer cannot be
+ * inside out there.
  * Such comments (`@example` blocks, `require('x')` in prose) sent 1.2% of the 29,000 files of this
- * repository's node_modules to the parser (nine in ten of those that went); with the rule, 0.2% go
+ * repository's node_modules to the parser (nine in ten of those that went); with the rule, 0.3% go
  * (bundles whose strings hold code). A comment opened mid-line may be a regex's `\//` or `[/*]`
- * read as code; one after a template literal may be template text read as code.
+ * read as code; one after a doubt may be template text read as code.
  */
 import type { ImportKind } from '../types.js';
 import { findImportCandidates } from './find-import-candidates.js';
@@ -116,7 +118,7 @@ function inPlainComment(lex: Lexer, text: string, at: number, jsx: boolean): boo
   if (lo === 0) return false;
   const start = comments[2 * (lo - 1)]!;
   if (at >= comments[2 * (lo - 1) + 1]!) return false;
-  const doubt = Math.min(...[lex.firstTemplate, jsx ? lex.firstTagLike : -1].filter((d) => d >= 0), Infinity);
+  const doubt = Math.min(...[lex.doubt, jsx ? lex.firstTagLike : -1].filter((d) => d >= 0), Infinity);
   if (start > doubt) return false;
   let j = start - 1;
   while (j >= 0 && (text[j] === ' ' || text[j] === '\t')) j--;
