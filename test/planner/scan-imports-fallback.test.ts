@@ -56,6 +56,17 @@ describe('scanImports falls back to TypeScript where its lexer may have been foo
     }
   });
 
+  it('asks the parser about an import clause too long for the lexer, instead of dropping it (an icon barrel of 2,100 names)', () => {
+    const names = Array.from({ length: 2100 }, (_, i) => `Icon${i}`).join(', ');
+    expect(specifiers(`import { ${names} } from './icons';\nimport { b } from './b';\n`, 'src/a.ts')).toEqual({ by: 'parser', specifiers: ['./icons', './b'] });
+    expect(specifiers(`export { ${names} } from './icons';\n`, 'src/a.ts')).toEqual({ by: 'parser', specifiers: ['./icons'] });
+  });
+
+  it('notices an unreached import or require with a comment inside', () => {
+    const text = ['export const H = () => <p>`</p>;', "import /* c */ { b } from './b';", "const c = require(/* c */ './c');", '// `'].join('\n');
+    expect(specifiers(text, 'src/a.tsx')).toEqual({ by: 'parser', specifiers: ['./b', './c'] });
+  });
+
   it('never asks the parser about imports in comments that start their line before anything could mislead the lexer: doc examples and commented-out code', () => {
     const text = [
       '/** @example with `code`',

@@ -13,12 +13,12 @@
  */
 
 const KEYWORD = /import|export|require|declare/g;
-/** After `import`/`require`: a call with a string argument (`import('./x')`, `require("./x")`). */
-const CALL = /\s*\(\s*['"`]/y;
-/** After a statement's `import`: a clause or a module name (not `import.meta`, not a call). */
-const IMPORT_CLAUSE = /\s*[{*'"\p{ID_Start}$_\\]/uy;
-/** After a statement's `export`: a re-export (`export *`, `export {`, `export type {`). */
-const EXPORT_CLAUSE = /\s*(?:[*{]|type\s*[*{])/y;
+/** After `import`/`require`: a call with a string argument (`import('./x')`, `require("./x")`), or a comment first. */
+const CALL = /\s*\(\s*(?:['"`]|\/[*/])/y;
+/** After a statement's `import`: a clause or a module name (not `import.meta`, not a call), or a comment first. */
+const IMPORT_CLAUSE = /\s*(?:[{*'"\p{ID_Start}$_\\]|\/[*/])/uy;
+/** After a statement's `export`: a re-export (`export *`, `export {`, `export type {`), or a comment first. */
+const EXPORT_CLAUSE = /\s*(?:[*{]|type\s*(?:[*{]|\/[*/])|\/[*/])/y;
 /** After a statement's `declare`: a module augmentation. */
 const DECLARE_MODULE = /\s+module\s*['"]/y;
 const WIDE_IDENT_PART = /[\p{ID_Continue}\u200c\u200d\ud800-\udfff]/u;

@@ -43,9 +43,14 @@ export interface ScannedImport {
 /** Most tokens an import or export clause may span before we give up on it. */
 const CLAUSE_LIMIT = 4096;
 
-/** Most unreached import-shaped places scanned afresh when the parser cannot help, and how far each scan reads. */
-const MAX_RESCANS = 1000;
-const RESCAN_WINDOW = 16_384;
+/**
+ * How far a fresh scan at an unreached place reads (when the parser cannot help): the first
+ * `WIDE_RESCANS` places get a clause's `CLAUSE_LIMIT` tokens' worth, the rest 1 KB — at most some
+ * 350 million characters lexed for a 2 MB file that is nothing but import-shaped places.
+ */
+const RESCAN_WINDOW = 32_768;
+const WIDE_RESCANS = 1000;
+const NARROW_RESCAN_WINDOW = 1024;
 
 /** A file's imports, and who read them: the lexer alone, TypeScript's parser (a clean parse), or both and a rescan (their union). */
 export interface ImportReading {
@@ -81,7 +86,7 @@ export function readImports(text: string, file = 'file.tsx'): ImportReading {
   const add = (i: ScannedImport) => union.set(`${i.kind}:${i.specifier}`, i);
   imports.forEach(add);
   parsed?.imports.forEach(add);
-  for (const at of unreached.slice(0, MAX_RESCANS)) rescanAt(text, at).forEach(add);
+  unreached.forEach((at, i) => rescanAt(text, at, i < WIDE_RESCANS ? RESCAN_WINDOW : NARROW_RESCAN_WINDOW).forEach(add));
   return { imports: [...union.values()], by: 'union' };
 }
 
@@ -99,8 +104,14 @@ class Reached {
     if (this.next < c.length && c[this.next] === offset) this.next++;
   }
 
+  /** The scan reached the keyword at `offset` but gave up on its clause (see `parseClause`). */
+  miss(offset: number): void {
+    this.missed.push(offset);
+  }
+
+  /** In ascending order. */
   unreached(): number[] {
-    return [...this.missed, ...this.candidates.slice(this.next)];
+    return [...this.missed, ...this.candidates.slice(this.next)].sort((a, b) => a - b);
   }
 }
 
@@ -157,9 +168,9 @@ function lexImports(lex: Lexer, text: string, limit: number, reached: Reached): 
 }
 
 /** The import a fresh lexer reads at `at`, an import-shaped place the first scan passed over (augmentations kept). */
-function rescanAt(text: string, at: number): ScannedImport[] {
+function rescanAt(text: string, at: number, window: number): ScannedImport[] {
   const out: ScannedImport[] = [];
-  const lex = new Lexer(text.slice(at, at + RESCAN_WINDOW));
+  const lex = new Lexer(text.slice(at, at + window));
   lex.next();
   handleKeyword(lex, out, false, new Reached([]));
   return out.map(({ specifier, kind }) => ({ specifier, kind }));
@@ -182,6 +193,7 @@ interface Augmentation extends ScannedImport {
 
 /** Handles a token that may start an import; returns false when it does not (the token is left as is). */
 function handleKeyword(lex: Lexer, out: ScannedImport[], afterTypeof: boolean, reached: Reached): boolean {
+  const at = lex.start;
   if (lex.isIdent('import')) {
     lex.next();
     if (lex.isPunct(LPAREN)) {
@@ -193,12 +205,12 @@ function handleKeyword(lex: Lexer, out: ScannedImport[], afterTypeof: boolean, r
     } else if (lex.isSpecifier()) {
       out.push({ specifier: lex.value, kind: 'static' });
       lex.next();
-    } else parseClause(lex, out, 'import', reached);
+    } else if (!parseClause(lex, out, 'import', reached)) reached.miss(at);
     return true;
   }
   if (lex.isIdent('export')) {
     lex.next();
-    if (lex.isIdent('type') || lex.isPunct(STAR) || lex.isPunct(LBRACE)) parseClause(lex, out, 'export', reached);
+    if ((lex.isIdent('type') || lex.isPunct(STAR) || lex.isPunct(LBRACE)) && !parseClause(lex, out, 'export', reached)) reached.miss(at);
     return true;
   }
   if (lex.isIdent('require')) {
@@ -235,8 +247,10 @@ function callArgument(lex: Lexer, more: boolean): string | null {
 /**
  * After `import` (not followed by `(` or a string) or `export` (followed by `type`, `*` or `{`):
  * reads the clause up to its `from "x"`, or `= require("x")` for `import x = require("x")`.
+ * False when it gave up (a clause of more than `CLAUSE_LIMIT` tokens, or the end of the file):
+ * the clause was not read, and the caller counts its keyword as unreached.
  */
-function parseClause(lex: Lexer, out: ScannedImport[], keyword: 'import' | 'export', reached: Reached): void {
+function parseClause(lex: Lexer, out: ScannedImport[], keyword: 'import' | 'export', reached: Reached): boolean {
   let isType = false;
   if (lex.isIdent('type')) {
     lex.next();
@@ -247,7 +261,7 @@ function parseClause(lex: Lexer, out: ScannedImport[], keyword: 'import' | 'expo
         out.push({ specifier: lex.value, kind: 'static' });
         lex.next();
       }
-      return;
+      return true;
     }
     if (!lex.isPunct(EQUALS) && !lex.isPunct(COMMA)) isType = true;
   }
@@ -260,20 +274,20 @@ function parseClause(lex: Lexer, out: ScannedImport[], keyword: 'import' | 'expo
         lex.next();
       }
     } else if (lex.isPunct(LBRACE)) {
-      if (!skipBraces(lex)) return;
-    } else return;
-    if (!lex.isIdent('from')) return;
+      if (!skipBraces(lex)) return false;
+    } else return true;
+    if (!lex.isIdent('from')) return true;
     lex.next();
     if (lex.isSpecifier()) {
       out.push({ specifier: lex.value, kind: isType ? 'type' : 'reexport' });
       lex.next();
     }
-    return;
+    return true;
   }
   // import a, { b } from / import * as ns from / import x = require() / import x = N.y
   for (let count = 0; count < CLAUSE_LIMIT && lex.type !== Tok.EOF; count++) {
     if (lex.isPunct(LBRACE)) {
-      if (!skipBraces(lex)) return;
+      if (!skipBraces(lex)) return false;
       continue;
     }
     if (lex.isIdent('from')) {
@@ -281,7 +295,7 @@ function parseClause(lex: Lexer, out: ScannedImport[], keyword: 'import' | 'expo
       if (lex.isSpecifier()) {
         out.push({ specifier: lex.value, kind: isType ? 'type' : 'static' });
         lex.next();
-        return;
+        return true;
       }
       continue; // `import from from './x'`
     }
@@ -298,14 +312,15 @@ function parseClause(lex: Lexer, out: ScannedImport[], keyword: 'import' | 'expo
           }
         }
       }
-      return;
+      return true;
     }
-    if (lex.type !== Tok.Ident && !lex.isPunct(STAR) && !lex.isPunct(COMMA)) return;
+    if (lex.type !== Tok.Ident && !lex.isPunct(STAR) && !lex.isPunct(COMMA)) return true;
     lex.next();
   }
+  return false;
 }
 
-/** From a `{`, moves past its matching `}`; false when the file ends first. */
+/** From a `{`, moves past its matching `}`; false when the file ends first, or `CLAUSE_LIMIT` tokens pass. */
 function skipBraces(lex: Lexer): boolean {
   let depth = 0;
   for (let count = 0; count < CLAUSE_LIMIT && lex.type !== Tok.EOF; count++) {
