@@ -147,7 +147,7 @@ export class Lexer {
    * expression read as a division or the reverse shows here, as what it swallowed does.
    */
   doubt = -1;
-  /** The next backtick at or after `backtickFrom`'s last position (the text's length if none): found once, so that looking is linear. */
+  /** The first backtick at or after where `hasBacktick` last looked from (the text's length if none): each found once, so that looking is linear. */
   private nextBacktick = -1;
   /** Where the first `<` followed by a name, `/` or `>` is (-1 while none is): in a JSX file, text read as code may follow. */
   firstTagLike = -1;
@@ -272,7 +272,7 @@ export class Lexer {
   private braceOpensBlock(at: number): boolean {
     // `{...props}` in JSX, `{ ...rest }` in an object: a block never starts with a spread.
     let j = at + 1;
-    while (j < this.text.length && (this.text.charCodeAt(j) === 32 || isLineBreak(this.text.charCodeAt(j)) || this.text.charCodeAt(j) === 9)) j++;
+    while (j < this.text.length && (this.text.charCodeAt(j) === SPACE_CHAR || this.text.charCodeAt(j) === TAB || isLineBreak(this.text.charCodeAt(j)))) j++;
     if (this.text.startsWith('...', j)) return false;
     switch (this.prevType) {
       case Tok.Punct:
