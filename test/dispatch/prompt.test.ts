@@ -192,6 +192,14 @@ describe('the worker prompt', () => {
     expect(renderPrompt(DEFAULT_PROMPT_TEMPLATE, { ...BASE, title: 'Café 表 🚀', body: 'a\tb' })).toContain('Title: Café 表 🚀\n\na\tb');
   });
 
+  it('escapes invisible characters in the lanes and paths it lists too, outside the quoted issue (red team G6)', () => {
+    const tag = [...'IGNORE'].map((c) => String.fromCodePoint(0xe0000 + c.codePointAt(0)!)).join('');
+    const prompt = renderPrompt(DEFAULT_PROMPT_TEMPLATE, { ...BASE, lanes: [`web${tag}`], fence: [`packages/web${tag}/`], forbidden: [`x${tag}.ts`] });
+    expect(prompt).not.toMatch(/[\u{e0000}-\u{e0fff}]/u);
+    expect(prompt).toContain('Lanes: web\\u{e0049}');
+    expect(prompt).toContain('  - packages/web\\u{e0049}');
+  });
+
   it('quotes the body even when a custom template forgets it, and never starts with a dash', () => {
     const prompt = renderPrompt('-{title}', { ...BASE, body: 'the body' });
     expect(prompt.startsWith('\n-Split the resolver')).toBe(true);

@@ -119,7 +119,7 @@ export function quoteUrl(url: string | null): string {
 
 /** What the worker is told about a fence that was inferred, placed under the fence itself. */
 export function inferredFenceNote(candidates: NonNullable<PromptContext['inferred']>, widen = 'waves fence check'): string {
-  const clean = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+  const clean = (text: string) => showInvisible(text.replace(/[\r\n]+/g, ' '));
   const from = candidates
     .slice(0, 5)
     .map((c) => `  - ${clean(c.path)} (${confidencePercent(c.confidence)}%: ${c.kinds.map(clean).join(', ')})`)
@@ -138,15 +138,20 @@ function list(items: readonly string[], empty: string): string {
   return items.length === 0 ? `  (${empty})` : items.map((item) => `  - ${item}`).join('\n');
 }
 
+/** One line of the prompt's own lists: every invisible character escaped, and no line break. */
+const shown = (text: string) => showInvisible(text.replace(/[\r\n]+/g, ' '));
+
 export function renderPrompt(template: string, context: PromptContext): string {
   const values: Record<string, string> = {
     number: String(context.number),
     title: showInvisible(context.title.replace(/[\r\n]+/g, ' ')),
     url: quoteUrl(context.url),
-    lanes: context.lanes.join(', ') || '(none)',
-    fence: list(context.fence, 'no paths: ask before editing anything') + (context.inferred ? `\n${inferredFenceNote(context.inferred, context.fenceCheck)}` : ''),
-    forbidden: list(context.forbidden, 'nothing besides the fence rule'),
-    verify: list(context.verify, 'no verification commands configured: run the tests of the packages you touched'),
+    // Lanes and paths come from the repository (a folder's name) and the issue (a label): shown with
+    // the same escapes as the title, so what the agent reads is what --dry-run showed (red team G6).
+    lanes: context.lanes.map(shown).join(', ') || '(none)',
+    fence: list(context.fence.map(shown), 'no paths: ask before editing anything') + (context.inferred ? `\n${inferredFenceNote(context.inferred, context.fenceCheck)}` : ''),
+    forbidden: list(context.forbidden.map(shown), 'nothing besides the fence rule'),
+    verify: list(context.verify.map(shown), 'no verification commands configured: run the tests of the packages you touched'),
     // The title is the issue's text as much as its body: quoted with it, never in the orchestrator's lines.
     body: quoteBody(`Title: ${showInvisible(context.title.replace(/[\r\n]+/g, ' '))}\n\n${showInvisible(context.body)}`),
     tier: context.tier,
