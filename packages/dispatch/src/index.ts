@@ -141,4 +141,4 @@ export { FenceLogSchema, FenceRulesSchema } from './runs/run-record.js';
 export type { FenceExtension, FenceLog, FenceRefusal, FenceRules } from './runs/run-record.js';
 export { CACHE_DIR, dropCachesChangedDuring } from './harvest/cache-written.js';
 export { removeDeadSocket } from './fence/fence-server.js';
-export { runStrays, stopStrays, ticksAt, type Stray } from './runs/stray-processes.js';
+export { findStrays, runStrays, stopStrays, ticksAt, type Stray } from './runs/stray-processes.js';

@@ -117,6 +117,12 @@ export function findStrays(options: StrayOptions): Stray[] {
       continue;
     }
     if (environ.some((e) => e.startsWith('WAVES_RUN=') && e !== options.marker)) continue;
+    // A terminal multiplexer or session daemon you start in the repository's root while a run of
+    // the shared work tree goes (its server detaches from the terminal, its parent gone) fits every
+    // test above: unmarked, tied by its cwd alone, it is taken for yours — stopping it would end
+    // every session in it (red team G5). NOTE: a daemon of the agent's named so escapes, as one
+    // that leaves the tree does; a pid namespace is the hard boundary.
+    if (!environ.includes(options.marker) && where.startsWith('cwd ') && PERSONS_SERVERS.has(stat.comm)) continue;
     // Another run's supervisor, or a dispatcher (of any repository): never this run's.
     if (anotherRuns(pid, options.marker.slice('WAVES_RUN='.length))) continue;
     try {
@@ -136,6 +142,9 @@ export function findStrays(options: StrayOptions): Stray[] {
   }
   return found;
 }
+
+/** Servers a person starts in a terminal that then detach from it (their `comm`, as /proc shows it). */
+const PERSONS_SERVERS = new Set(['tmux', 'tmux: server', 'screen', 'SCREEN', 'zellij', 'abduco', 'dtach', 'byobu', 'mosh-server', 'emacs', 'nvim', 'vim', 'code-server', 'ssh-agent', 'gpg-agent']);
 
 function tieToTree(pid: number, options: StrayOptions): string | null {
   const cwd = link(`/proc/${pid}/cwd`);
