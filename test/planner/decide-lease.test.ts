@@ -116,6 +116,9 @@ describe('decideLeases: the one lease rule', () => {
       'packages/c/AGENT.md', 'packages/c/.rules', 'packages/c/mise.toml', '.kiro/hooks/x.kiro.hook', 'QWEN.md', '.kilocode/rules.md', '.amazonq/rules/x.md',
       'packages/c/Makefile', 'justfile', 'Taskfile.yml', '.pre-commit-config.yaml', 'lefthook.yml', 'packages/c/project.json', 'turbo.json', 'deno.json', 'bunfig.toml',
       'packages/c/conftest.py', '.env', 'packages/c/.env.local', '.idea/workspace.xml', '.zed/settings.json',
+      // Native builds at install, more linters and runners, and look-alike letters (red team G7).
+      'packages/c/binding.gyp', 'composer.json', 'packages/c/pylintrc', '.pylintrc', 'mypy.ini', '.pytest.ini', '.rspec', '.rubocop.yml', 'karma.conf.js', '.storybook/main.ts', 'Procfile',
+      '.hu\u017fky/pre-commit', 'packages/c/\uff50ackage.json',
     ];
     for (const file of control) {
       expect(isControlFile(file), file).toBe(true);

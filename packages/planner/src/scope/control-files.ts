@@ -114,6 +114,17 @@ const CONTROL_NAMES = new Set([
   'flake.nix',
   'shell.nix',
   'devenv.nix',
+  // node-gyp builds a package's native addon at every install (its actions run commands); PHP's
+  // composer runs a manifest's scripts; linters and test runners that load plugins and options.
+  'binding.gyp',
+  'composer.json',
+  'pylintrc',
+  'mypy.ini',
+  '.pytest.ini',
+  '.rspec',
+  '.rubocop.yml',
+  '.rubocop.yaml',
+  'procfile',
   ...CI_FILES.map((name) => name.toLowerCase()),
 ]);
 
@@ -125,7 +136,7 @@ const CONTROL_NAMES = new Set([
  */
 const CONTROL_DIRS = new Set([
   '.git', '.husky', '.githooks', '.claude', '.opencode', '.vscode', '.devcontainer', '.yarn', '.cursor', '.codex', '.gemini', '.windsurf',
-  '.clinerules', '.roo', '.continue', '.junie', '.kiro', '.kilocode', '.amazonq', '.idea', '.zed', '.mise', '.qwen', '.cargo', '.mvn', '.config',
+  '.clinerules', '.roo', '.continue', '.junie', '.kiro', '.kilocode', '.amazonq', '.idea', '.zed', '.mise', '.qwen', '.cargo', '.mvn', '.config', '.storybook',
   ...CI_DIRS.map((dir) => dir.toLowerCase()),
 ]);
 
@@ -151,11 +162,14 @@ const CONTROL_PATTERNS: readonly RegExp[] = [
   /\.gradle(\.kts)?$/,
   // MSBuild projects: their targets run at every build.
   /\.(cs|fs|vb)proj$/,
+  // Config modules named `.conf` (`karma.conf.js`, `protractor.conf.cjs`).
+  /\.conf\.(c|m)?[jt]s$/,
 ];
 
 /** Whether a repository path is a control file or folder (see above): its name, or a folder on its way, in any case. */
 export function isControlFile(repoPath: RepoPath): boolean {
-  const segments = repoPath.toLowerCase().split('/').filter((s) => s !== '');
+  // NFKC first: a look-alike (`.huſky`, a long s; full-width letters) is compared as the name it imitates.
+  const segments = repoPath.normalize('NFKC').toLowerCase().split('/').filter((s) => s !== '');
   if (segments.length === 0) return false;
   const name = segments.at(-1)!;
   if (CONTROL_NAMES.has(name)) return true;
