@@ -93,4 +93,16 @@ describe('workspace globs', () => {
     const crowded = 'read in part: 1 exports key(s) with more than 16 targets (fallbacks and conditions together), past the first 16 ignored';
     expect(graph.getAttribute('skipped')).toEqual([{ file: 'package.json', reason: `${reason}; ${crowded}` }]);
   });
+
+  it('bounds the work of matching many long globs against deep folders, and names the file as read in part (red team G4)', async () => {
+    const deep = Array.from({ length: 500 }, () => 'aaaaaaa').join('/');
+    const glob = `${'**/*a*/'.repeat(146)}b`;
+    const files: Record<string, string> = { 'pnpm-workspace.yaml': `packages:\n${Array.from({ length: 200 }, () => `  - '${glob}'`).join('\n')}\n  - 'libs/*'\n`, 'package.json': '{"name":"root","private":true}' };
+    for (let i = 0; i < 30; i++) files[`${deep}/c${i}/package.json`] = `{"name":"p${i}"}`;
+    const repo = await TempRepo.create(files);
+    repos.push(repo);
+    const { files: listed } = await listRepoFiles(repo.root);
+    const workspace = await readWorkspace(repo.root, listed);
+    expect(workspace.problems).toEqual([expect.objectContaining({ path: 'pnpm-workspace.yaml', readInPart: true, message: expect.stringMatching(/^read in part: matching its 201 workspace glob\(s\) against the repository's folders takes more than waves does for one read/) })]);
+  });
 });

@@ -92,6 +92,9 @@ function parseManifest(text: string): PackageManifest {
 }
 
 /** Reads the workspace of `root` given its file list (only listed manifests are read). */
+/** The most matching work (glob characters times folder characters, summed) one read of a workspace does: real ones need a few million, the bound about a second. */
+const MAX_MATCH_WORK = 500_000_000;
+
 export async function readWorkspace(root: string, files: readonly RepoPath[]): Promise<Workspace> {
   const problems: Workspace['problems'] = [];
   const fileSet = new Set(files);
@@ -124,12 +127,31 @@ export async function readWorkspace(root: string, files: readonly RepoPath[]): P
     const more = refused.length > 1 ? ` (and ${refused.length - 1} more glob(s))` : '';
     problems.push({ path: pnpmYaml !== null ? 'pnpm-workspace.yaml' : 'package.json', message: `read in part: its workspace glob ${JSON.stringify(glob.length > 80 ? `${glob.slice(0, 79)}…` : glob)} is not read: ${problem}${more}`, readInPart: true });
   }
-  const include = globs.filter((g) => !g.startsWith('!')).map(globMatcher);
-  const exclude = globs.filter((g) => g.startsWith('!')).map((g) => globMatcher(g.slice(1)));
-  const dirs = files
-    .filter((f) => f.endsWith('/package.json') && !f.split('/').includes('node_modules'))
-    .map(parentDir)
-    .filter((dir) => include.some((m) => m(dir)) && !exclude.some((m) => m(dir)));
+  const include = globs.filter((g) => !g.startsWith('!')).map((g) => ({ glob: g, match: globMatcher(g) }));
+  const exclude = globs.filter((g) => g.startsWith('!')).map((g) => ({ glob: g, match: globMatcher(g.slice(1)) }));
+  // Each match costs up to the glob's length times the folder's (polynomial, never exponential:
+  // match-glob.ts); a repository's text decides both and how many of each, so the work of one
+  // read is bounded too (200 globs of 1,000 characters against 300 folders 4,000 deep took minutes).
+  let budget = MAX_MATCH_WORK;
+  const within = (glob: string, dir: string) => (budget -= (glob.length + 1) * (dir.length + 1)) >= 0;
+  const dirs: string[] = [];
+  for (const dir of files.filter((f) => f.endsWith('/package.json') && !f.split('/').includes('node_modules')).map(parentDir)) {
+    let included = false;
+    for (const m of include) {
+      if (!within(m.glob, dir)) break;
+      if ((included = m.match(dir))) break;
+    }
+    let excluded = false;
+    for (const m of included ? exclude : []) {
+      if (!within(m.glob, dir)) break;
+      if ((excluded = m.match(dir))) break;
+    }
+    if (budget < 0) {
+      problems.push({ path: pnpmYaml !== null ? 'pnpm-workspace.yaml' : 'package.json', message: `read in part: matching its ${globs.length} workspace glob(s) against the repository's folders takes more than waves does for one read; the folders past that are not workspace packages`, readInPart: true });
+      break;
+    }
+    if (included && !excluded) dirs.push(dir);
+  }
 
   const members: WorkspaceMember[] = [];
   if (rootManifest && typeof rootManifest.name === 'string' && rootManifest.name !== '') {
