@@ -316,9 +316,9 @@ describe('waves harvest', () => {
         102: { edit: { 'packages/web/src/index.ts': 'export {};\n', 'packages/web/src/app.test.ts': 'edited\n' }, delete: ['packages/web/src/view.test.ts'] },
         105: { edit: { 'packages/core/src/cart.ts': 'export const cart = 2;\n' } },
       },
-      // Each verification writes in the clean tree it runs in (`.waves/verify/<run>`), which is
-      // nobody's, and — standing in for a process the agent left — in the run's worktree.
-      { 'issue-101': 'write:build/own.txt,../../worktrees/issue-101/build/out.txt', 'issue-105': 'write:packages/core/src/own.ts,../../worktrees/issue-105/packages/core/src/money.ts' },
+      // Each verification writes in the clean tree it runs in (in waves' state), which is nobody's,
+      // and — standing in for a process the agent left — in the run's worktree.
+      { 'issue-101': 'write:build/own.txt,@/.waves/worktrees/issue-101/build/out.txt', 'issue-105': 'write:packages/core/src/own.ts,@/.waves/worktrees/issue-105/packages/core/src/money.ts' },
     );
     await repo!.write({ 'packages/web/src/view.test.ts': 'test\n', 'packages/web/src/app.test.ts': 'test\n' });
     await repo!.git('add', '-A');

@@ -156,8 +156,48 @@ printf 'touch {scratch}/judge-ran\\necho "Test Files 1 passed"\\nexit 0\\n' > no
       expect(w.status).toBe('needs_person');
       expect(w.commit).toBeNull();
       // Nothing of the verification's tree is left behind.
-      expect(existsSync(path.join(t.root, '.waves/verify')) ? readdirSync(path.join(t.root, '.waves/verify')) : []).toEqual([]);
-      expect(await t.git(t.root, 'worktree', 'list', '--porcelain')).not.toContain('.waves/verify');
+      const trees = path.join(t.env.WAVES_STATE_DIR, 'verify');
+      expect(existsSync(trees) ? readdirSync(trees).flatMap((hash) => readdirSync(path.join(trees, hash))) : []).toEqual([]);
+      expect((await t.git(t.root, 'worktree', 'list', '--porcelain')).split('\n').filter((l) => l.startsWith('worktree ')).map((l) => l.slice(9))).not.toContain(expect.stringContaining(trees));
+    }, 60_000);
+
+    it("never looks in the repository's folders for a tool: the clean tree is outside it, so a runner in a parent's node_modules/.bin is never found (red team G2)", async () => {
+      // npm puts every parent folder's node_modules/.bin on PATH: a judge the agent put in the
+      // repository's .waves/ or its ignored node_modules would stand above a tree under .waves/.
+      const walkUp = [['sh', '-c', `d=$PWD; while [ "$d" != / ]; do if [ -x "$d/node_modules/.bin/judge" ]; then exec "$d/node_modules/.bin/judge"; fi; d=$(dirname "$d"); done; echo "no judge"; exit 1`]];
+      t = await hostileSetup({
+        script: `
+echo "// fix" >> packages/api/src/routes/checkout.ts
+top=$(dirname "$(git rev-parse --path-format=absolute --git-common-dir)")
+for d in "$top/.waves/node_modules/.bin" "$top/node_modules/.bin" "$top/.waves/verify/node_modules/.bin"; do
+  mkdir -p "$d"; printf '#!/bin/sh\ntouch {scratch}/judge-ran\nexit 0\n' > "$d/judge"; chmod +x "$d/judge"
+done
+`,
+        verify: walkUp,
+      });
+      await ignoreNodeModules(t);
+      expect((await t.dispatch('--worktree', '--top', '1')).exitCode).toBe(0);
+      const w = byIssue((await t.harvest('--commit')).report, 101).witness!;
+      expect(existsSync(path.join(t.scratch, 'judge-ran'))).toBe(false);
+      expect(w.verify.map((v) => v.status)).toEqual(['failed']);
+      expect(w.commit).toBeNull();
+    }, 60_000);
+
+    it("verifies what the audit saw: an out-of-fence file the agent committed and then put back in its tree is not in the clean tree (red team G1)", async () => {
+      t = await hostileSetup({
+        script: `
+node -e 'const f="package.json";const p=JSON.parse(require("fs").readFileSync(f));p.scripts={...p.scripts,test:"agent-was-here"};require("fs").writeFileSync(f,JSON.stringify(p))'
+${GIT_AS_AGENT} commit -qam "chore: tidy"
+git checkout -q HEAD~1 -- package.json
+echo "// fix" >> packages/api/src/routes/checkout.ts
+`,
+        verify: [['sh', '-c', 'grep -q agent-was-here package.json && echo "the agent\'s package.json" && exit 1; exit 0']],
+      });
+      expect((await t.dispatch('--worktree', '--top', '1')).exitCode).toBe(0);
+      const w = byIssue((await t.harvest('--commit')).report, 101).witness!;
+      // The clean tree holds the start's package.json: verification passes on what the audit saw; the commit step still refuses the agent's commit.
+      expect(w.verify.map((v) => v.status)).toEqual(['passed']);
+      expect(w.commit).toBeNull();
     }, 60_000);
 
     it('never runs them from the shared work tree either, and leaves them there (they may be the person\'s)', async () => {

@@ -38,8 +38,8 @@ import {
 import { renderVerify } from '../build-dispatch.js';
 import { refuseForeignLock, takeLock } from '../leases/lease-journal.js';
 import { openLeaseBackend } from '../leases/open-lease-backend.js';
-import { processStart } from '../runs/process-table.js';
-import { processesMarkedUnder } from '../runs/kill-tree.js';
+import { isRunning, processStart } from '../runs/process-table.js';
+import { processesMarkedWith } from '../runs/kill-tree.js';
 import { rewrittenFields, sealFileOf } from '../runs/record-seal.js';
 import { liveProcessesOf } from '../runs/run-processes.js';
 import { runLeasesOf } from '../runs/run-leases.js';
@@ -52,7 +52,7 @@ import { changesSince, GitError, hashFiles, headCommit, indexFlags, MAX_FILE_BYT
 import { changesWhatGitRuns, gitStateChanges, readGitEntries } from './git-snapshot.js';
 import { changedSince, holdFiles, type HeldFiles } from './held-blobs.js';
 import { heldDirsSupported, TreeRaceError } from './held-dir.js';
-import { VERIFY_DIR, withVerifyTree } from './verify-tree.js';
+import { withVerifyTree } from './verify-tree.js';
 import { lstatInTree, readTreeFile } from './path-links.js';
 import { describeRefChanges, describeWavesRefChanges, readRefs, refChanges, wavesCommitsOnly, wavesRefChanges } from './ref-snapshot.js';
 import { RevertError, Reverter } from './revert-path.js';
@@ -344,9 +344,20 @@ function emptyWitness(record: RunRecord, options: HarvestOptions, reasons: strin
 const list = (paths: readonly string[], max = 5) => (paths.length <= max ? paths.join(', ') : `${paths.slice(0, max).join(', ')} and ${paths.length - max} more`);
 
 
-/** Stops the processes marked as a verification of this issue still running in its work tree (SIGTERM, the grace, SIGKILL); their pids. */
-async function stopLeftoverVerification(prefix: string, cwd: string, graceMs = 5_000): Promise<number[]> {
-  const found = processesMarkedUnder(prefix, cwd);
+/**
+ * Stops the verification a killed harvest of this issue left running (a watch mode, a server):
+ * the processes marked `verify-<N>-h<pid>-…` whose harvest (that pid) is gone, wherever they went —
+ * never a verification another harvest, alive, is running. SIGTERM, the grace, SIGKILL; their pids.
+ */
+async function stopLeftoverVerification(issue: number, graceMs = 5_000): Promise<number[]> {
+  const leftovers = () =>
+    processesMarkedWith(`verify-${issue}-h`)
+      .filter(({ marker }) => {
+        const pid = Number(/^verify-\d+-h(\d+)-/.exec(marker)?.[1] ?? Number.NaN);
+        return Number.isSafeInteger(pid) && pid !== process.pid && !isRunning(pid);
+      })
+      .map(({ pid }) => pid);
+  const found = leftovers();
   if (found.length === 0) return [];
   const signal = (sig: NodeJS.Signals) => found.forEach((pid) => {
     try {
@@ -357,8 +368,8 @@ async function stopLeftoverVerification(prefix: string, cwd: string, graceMs = 5
   });
   signal('SIGTERM');
   const until = Date.now() + graceMs;
-  while (Date.now() < until && processesMarkedUnder(prefix, cwd).length > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-  if (processesMarkedUnder(prefix, cwd).length > 0) signal('SIGKILL');
+  while (Date.now() < until && leftovers().length > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (leftovers().length > 0) signal('SIGKILL');
   return found;
 }
 
@@ -618,16 +629,18 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
     held = await holdFiles(cwd, inFencePaths, true);
     // A harvest killed while it verified left its verification running (a watch mode, a server):
     // stopped before this one starts, and named.
-    const leftover = await stopLeftoverVerification(`verify-${record.issue.number}-`, path.join(await realpath(options.root).catch(() => options.root), VERIFY_DIR), options.graceMs);
+    const leftover = await stopLeftoverVerification(record.issue.number, options.graceMs);
     if (leftover.length > 0) notes.push(`stopped ${leftover.length} process(es) an earlier harvest's verification left running (that harvest was killed): ${leftover.join(', ')}`);
     const stamped = stamp(options.now());
     const log = path.join(options.runsDir, `verify-${record.issue.number}-${stamped}.log`);
     const commands = verification.commands.map((argv) => renderVerify(argv, declared, options.packagesOf(declared)));
     const run = (argv: readonly (readonly string[])[], dir: string, logFile: string, timeoutMs: number, env?: NodeJS.ProcessEnv) =>
-      runVerify(argv, { cwd: dir, log: logFile, timeoutMs, maxBytes: options.logMaxBytes ?? null, graceMs: options.graceMs, ...(options.signal ? { signal: options.signal } : {}), ...(env ? { env } : {}) });
-    // In a clean tree of its own: the run's HEAD and the in-fence files held for the commit, set up
-    // as the dispatch sealed it — never the agent's tree, whose ignored and untracked files no diff shows.
-    await withVerifyTree(options.root, cwd, await headCommit(cwd), held, record.id, async (dir) => {
+      runVerify(argv, { cwd: dir, log: logFile, timeoutMs, maxBytes: options.logMaxBytes ?? null, graceMs: options.graceMs, markerPrefix: `verify-${record.issue.number}-h${process.pid}-`, ...(options.signal ? { signal: options.signal } : {}), ...(env ? { env } : {}) });
+    // In a clean tree of its own: the commit the run started from and the in-fence files held for
+    // the commit, set up as the dispatch sealed it — never the agent's tree, whose ignored and
+    // untracked files no diff shows, nor its commits, which may hold what it put back in its files
+    // (a test script committed, the file restored): only what the audit saw is verified.
+    await withVerifyTree(options.root, cwd, base, held, record.id, async (dir) => {
       const setup = record.verify?.setup ?? record.setup?.commands ?? [];
       if (setup.length > 0) {
         const setupLog = path.join(options.runsDir, `verify-${record.issue.number}-${stamped}.setup.log`);

@@ -37,6 +37,8 @@ export interface VerifyOptions {
    * command's number).
    */
   runId?: string;
+  /** Put before each command's default marker (`<prefix><log>#<n>`): who started it (a harvest's pid). */
+  markerPrefix?: string;
 }
 
 export async function runVerify(commands: readonly (readonly string[])[], options: VerifyOptions): Promise<VerifyResult[]> {
@@ -65,7 +67,7 @@ async function runEach(
   for (const [index, argv] of commands.entries()) {
     log.append(`$ ${JSON.stringify(argv)}\n`);
     const started = Date.now();
-    const runId = options.runId ?? `${path.basename(options.log, '.log')}#${index + 1}`;
+    const runId = options.runId ?? `${options.markerPrefix ?? ''}${path.basename(options.log, '.log')}#${index + 1}`;
     const child = startLogged(argv, { cwd: options.cwd, env: childEnvironment(env, { runId }), log, maxBytes: options.maxBytes ?? null, secrets });
     let timedOut = false;
     let stopNow: () => void = () => undefined;

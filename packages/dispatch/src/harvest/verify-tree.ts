@@ -4,26 +4,33 @@
  * builds), untracked ones, a folder made unreadable, a nested repository — none of which a diff
  * shows, and all of which the agent could write (a runner of its own in `node_modules/.bin`
  * decided "passed"). So it never runs in the agent's tree: a commit is made (on no branch) of the
- * run's HEAD with exactly the in-fence files harvest holds for the commit, checked out afresh in a
- * detached worktree under `.waves/verify/`, set up with the setup commands sealed at dispatch (the
- * lockfile's install by default), verified there, and removed. A tree a killed harvest left is
- * removed by the next one.
+ * run's start commit with exactly the in-fence files harvest holds for the commit, checked out
+ * afresh in a detached worktree in waves' state directory — outside the repository: tools look in
+ * every parent folder (npm puts each parent's `node_modules/.bin` on PATH, Node resolves parents'
+ * `node_modules`), and the repository's folders are the agent's to write — set up with the setup
+ * commands sealed at dispatch (the lockfile's install by default), verified there, and removed. A
+ * tree a killed harvest left is removed by the next one.
  */
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { git } from './git-changes.js';
 import { treeWith, type HeldFiles } from './held-blobs.js';
 import { isRunning } from '../runs/process-table.js';
+import { stateDir } from '../runs/state-dir.js';
 
-/** Where the trees are checked out, in the repository (waves' own state, never the agent's). */
-export const VERIFY_DIR = '.waves/verify';
+/** Where the trees of the repository at `root` are checked out: in waves' state, outside every repository. */
+export async function verifyDirOf(root: string): Promise<string> {
+  const real = await realpath(root).catch(() => path.resolve(root));
+  return path.join(stateDir(), 'verify', createHash('sha256').update(real).digest('hex').slice(0, 16));
+}
 
 const IDENTITY = ['-c', 'user.name=waves', '-c', 'user.email=waves@localhost'];
 
 /** Removes the trees of harvests that are gone (killed while they verified). */
 async function removeStale(root: string): Promise<void> {
-  const dir = path.join(root, VERIFY_DIR);
+  const dir = await verifyDirOf(root);
   let names: string[];
   try {
     names = await readdir(dir);
@@ -42,8 +49,8 @@ async function removeStale(root: string): Promise<void> {
 }
 
 /**
- * Runs `fn` in a fresh detached worktree of `root` at HEAD of `runTree` (or nothing) with `held`
- * over it; the worktree is removed afterwards, whatever happens.
+ * Runs `fn` in a fresh detached worktree of `root` at `head` (the commit the run started from, or
+ * nothing) with `held` over it; the worktree is removed afterwards, whatever happens.
  */
 export async function withVerifyTree<T>(root: string, runTree: string, head: string | null, held: HeldFiles, label: string, fn: (dir: string) => Promise<T>): Promise<T> {
   await removeStale(root);
@@ -55,8 +62,8 @@ export async function withVerifyTree<T>(root: string, runTree: string, head: str
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
-  const dir = path.join(root, VERIFY_DIR, `${label.replace(/[^\w.-]/g, '_')}-${process.pid}`);
-  await mkdir(path.dirname(dir), { recursive: true });
+  const dir = path.join(await verifyDirOf(root), `${label.replace(/[^\w.-]/g, '_')}-${process.pid}`);
+  await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
   await rm(dir, { recursive: true, force: true });
   await git(root, ['worktree', 'add', '--detach', '--quiet', dir, commit]);
   try {

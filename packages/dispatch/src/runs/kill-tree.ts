@@ -14,7 +14,7 @@
  * and the marker behind: the supervisor's own while it runs, or one resumed from the sealed
  * record's `tracked`. It looks again at each look here, so a process forked meanwhile is found too.
  */
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { markerEntry, RUN_MARKER } from './agent-env.js';
 import { commandLine, environHas, listProcesses, ownProcessGroup } from './process-table.js';
@@ -64,26 +64,24 @@ export function groupRefusal(pgid: number, runId: string | null): string | null 
 }
 
 /**
- * The live processes whose marker starts with `prefix` and whose working folder is `cwd` or below it (waves
- * itself left out): what an earlier harvest's verification left when that harvest was killed.
- * Empty where /proc cannot tell.
+ * The live processes whose marker (`WAVES_RUN=…`) starts with `prefix`, with the marker's value
+ * (waves itself left out), wherever they are; empty where /proc cannot tell.
  */
-export function processesMarkedUnder(prefix: string, cwd: string): number[] {
+export function processesMarkedWith(prefix: string): { pid: number; marker: string }[] {
   const table = listProcesses();
   if (table === null) return [];
   const entry = `${markerEntry('')}${prefix}`;
-  return table
-    .filter((p) => {
-      if (p.pid <= 1 || p.pid === process.pid) return false;
-      try {
-        if (!readFileSync(`/proc/${p.pid}/environ`, 'latin1').split('\0').some((e) => e.startsWith(entry))) return false;
-        const where = readlinkSync(`/proc/${p.pid}/cwd`);
-        return where === cwd || where.startsWith(`${cwd}/`);
-      } catch {
-        return false;
-      }
-    })
-    .map((p) => p.pid);
+  const out: { pid: number; marker: string }[] = [];
+  for (const p of table) {
+    if (p.pid <= 1 || p.pid === process.pid) continue;
+    try {
+      const found = readFileSync(`/proc/${p.pid}/environ`, 'latin1').split('\0').find((e) => e.startsWith(entry));
+      if (found !== undefined) out.push({ pid: p.pid, marker: found.slice(markerEntry('').length) });
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return out;
 }
 
 /** The live processes carrying a run's marker (waves itself left out), or null where that cannot be known (no /proc). */
