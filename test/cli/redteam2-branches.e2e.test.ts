@@ -124,8 +124,28 @@ esac
     const refused = await t.dispatch('--worktree', '--wave', '2');
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(new RegExp(`^waves: dispatch refused: refs/heads/main moved ${base.slice(0, 12)} → ${evil.slice(0, 12)} since run\\(s\\) #101\\b.* by commits waves did not make .*Harvest those runs first \\(waves harvest\\)`)),
+      expect.stringMatching(new RegExp(`^waves: dispatch refused: HEAD is at ${evil.slice(0, 12)}, which holds 1 commit\\(s\\) \\(${evil.slice(0, 12)}\\) no branch or tag held when run\\(s\\) #101\\b.* started, and that waves did not make .*Harvest those runs first \\(waves harvest\\)`)),
     ]);
+    expect(records()).toEqual(before);
+    // However the base is named or reached (red team G3): HEAD detached at the commit, on a new
+    // branch, a remote-tracking ref, a ref's short name, the sha itself.
+    const head = await t.git(t.root, 'symbolic-ref', 'HEAD');
+    await t.git(t.root, 'update-ref', 'refs/remotes/origin/main', evil);
+    await t.git(t.root, 'update-ref', 'refs/heads/release', evil);
+    for (const args of [['--base', 'origin/main'], ['--base', 'heads/release'], ['--base', evil]]) {
+      const named = await t.dispatch('--worktree', '--wave', '2', ...args);
+      expect(named.exitCode, args.join(' ')).toBe(2);
+      expect(named.stderr, args.join(' ')).toMatch(/dispatch refused: --base \S+ is at [0-9a-f]{12}, which holds 1 commit\(s\)/);
+    }
+    await t.git(t.root, 'update-ref', 'refs/heads/main', base);
+    for (const move of [['checkout', '-q', '--detach', evil], ['checkout', '-q', 'release']]) {
+      await t.git(t.root, ...move);
+      const moved = await t.dispatch('--worktree', '--wave', '2');
+      expect(moved.exitCode, move.join(' ')).toBe(2);
+      expect(moved.stderr).toMatch(/dispatch refused: HEAD is at [0-9a-f]{12}, which holds 1 commit\(s\)/);
+    }
+    await t.git(t.root, 'checkout', '-q', head.trim().replace('refs/heads/', ''));
+    await t.git(t.root, 'update-ref', 'refs/heads/main', evil);
     expect(records()).toEqual(before);
     // The harvest names the move; once the person has seen it (here: put main back), wave 2 goes.
     const harvest = await t.harvest();

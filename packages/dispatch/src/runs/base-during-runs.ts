@@ -1,47 +1,50 @@
 /**
- * Whether the commit new runs would start from moved while runs of this repository ran (red team
- * E15): an agent of wave 1, in a worktree, can put a commit of its own on `main`
- * (`git update-ref`), and `dispatch --wave 2` before wave 1's harvest would fork every new
- * worktree from it — the runs of wave 2 are then audited from a base the agent wrote. The rule:
- * for each run not yet harvested, the base's ref (the root's branch, and the ref `--base` names)
- * and a detached HEAD are as that run's sealed snapshot had them, or moved by waves' own harvest
- * commits only. Otherwise dispatch refuses until those runs are harvested (their harvest says who
- * moved what): the person decides, then dispatches.
+ * Whether the commit new runs would start from was written while runs of this repository ran (red
+ * team E15, G3): an agent of wave 1, in a worktree, can put a commit of its own on `main`
+ * (`git update-ref`), point the root's HEAD at a branch of its own or detach it there, and
+ * `dispatch --wave 2` before wave 1's harvest would fork every new worktree from it — the runs of
+ * wave 2 then audited from a base the agent wrote. The rule, whatever names the base (HEAD, a
+ * branch, a tag, a remote-tracking ref, a sha): every commit it reaches was reachable, when each run
+ * not yet harvested started, from a ref its sealed snapshot watched (branches but waves' own,
+ * tags, the root's HEAD), or is one of waves' own harvest commits. Otherwise dispatch refuses until
+ * those runs are harvested (their harvest says who moved what): the person decides, then
+ * dispatches.
  */
-import { readRefs, wavesCommitsOnly, type RefSnapshot } from '../harvest/ref-snapshot.js';
+import { execaGit } from '@waves/planner';
+import { GIT_OPTIONS } from '../harvest/git-changes.js';
 import { readSeals, type RunRecord } from './run-record.js';
 
-/** A one-line reason to refuse dispatching from the root's HEAD (or `base`, a ref name), or null. */
+/** At most this many new commits are looked at (a base that far ahead is refused all the same). */
+const MAX_NEW = 1_000;
+
+/** A one-line reason to refuse dispatching from `base` (a rev, default HEAD), or null. */
 export async function baseMovedDuringRuns(root: string, runsDir: string, base: string | null): Promise<string | null> {
   const seals = [...(await readSeals(runsDir)).values()];
-  const open = seals.filter((r): r is RunRecord & { start: { refs: RefSnapshot } } => r.witness === undefined && r.start?.refs !== undefined);
+  const open = seals.filter((r) => r.witness === undefined && r.start?.refs !== undefined);
   if (open.length === 0) return null;
-  const now = await readRefs(root, null);
-  const ownCommits = async () => new Set(seals.flatMap((r) => (r.witness?.commit ? [r.witness.commit.sha] : [])));
-  const advance = wavesCommitsOnly(root, ownCommits);
-  const names = new Set<string>();
-  if (now.root.branch !== null) names.add(now.root.branch);
-  if (base !== null) for (const name of [base, `refs/heads/${base}`, `refs/tags/${base}`]) if (name in now.refs) names.add(name);
-  const moved: { run: RunRecord; what: string; from: string | null; to: string | null }[] = [];
+  const known = new Set<string>();
   for (const run of open) {
-    const was = run.start.refs;
-    for (const name of names) {
-      const from = was.refs[name] ?? null;
-      const to = now.refs[name] ?? null;
-      if (from === to || from === null) continue;
-      if (to !== null && (await advance(from, to))) continue;
-      moved.push({ run, what: name, from, to });
-    }
-    if (now.root.branch === null && was.root.branch === null && was.root.commit !== now.root.commit && was.root.commit !== null && now.root.commit !== null && !(await advance(was.root.commit, now.root.commit))) {
-      moved.push({ run, what: 'the detached HEAD', from: was.root.commit, to: now.root.commit });
-    }
+    const refs = run.start!.refs!;
+    for (const sha of Object.values(refs.refs)) known.add(sha);
+    if (refs.root.commit !== null) known.add(refs.root.commit);
+    if (run.start!.head) known.add(run.start!.head);
   }
-  if (moved.length === 0) return null;
-  const first = moved[0]!;
-  const runs = [...new Set(moved.map((m) => m.run.issue.number))].sort((a, b) => a - b);
-  const short = (sha: string | null) => (sha === null ? 'nothing' : sha.slice(0, 12));
+  const ours = new Set(seals.flatMap((r) => (r.witness?.commit ? [r.witness.commit.sha] : [])));
+  const rev = base ?? 'HEAD';
+  const tip = await execaGit([...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { cwd: root, reject: false, stdin: 'ignore' });
+  if (tip.exitCode !== 0) return null; // resolved (and refused) elsewhere
+  // What the base reaches that none of those refs reached: --stdin, so no ref name is an argument.
+  const fresh = await execaGit([...GIT_OPTIONS, 'rev-list', `--max-count=${MAX_NEW}`, '--stdin'], {
+    cwd: root,
+    reject: false,
+    input: [tip.stdout.trim(), ...[...known].filter((sha) => /^[0-9a-f]{40,64}$/.test(sha)).map((sha) => `^${sha}`)].join('\n') + '\n',
+  });
+  if (fresh.exitCode !== 0) return null;
+  const foreign = fresh.stdout.split('\n').filter(Boolean).filter((sha) => !ours.has(sha));
+  if (foreign.length === 0) return null;
+  const runs = [...new Set(open.map((r: RunRecord) => r.issue.number))].sort((a, b) => a - b);
   return (
-    `${first.what} moved ${short(first.from)} → ${short(first.to)} since run(s) ${runs.slice(0, 5).map((n) => `#${n}`).join(', ')}${runs.length > 5 ? ` and ${runs.length - 5} more` : ''} started, by commits waves did not make ` +
-    `(an agent can move it as well as you): the new runs would start from it. Harvest those runs first (waves harvest), which says who moved what, then dispatch again`
+    `${base === null ? 'HEAD' : `--base ${base}`} is at ${tip.stdout.trim().slice(0, 12)}, which holds ${foreign.length >= MAX_NEW ? `${MAX_NEW} or more commits` : `${foreign.length} commit(s)`} (${foreign[0]!.slice(0, 12)}${foreign.length > 1 ? ', …' : ''}) no branch or tag held when run(s) ${runs.slice(0, 5).map((n) => `#${n}`).join(', ')}${runs.length > 5 ? ` and ${runs.length - 5} more` : ''} started, and that waves did not make ` +
+    `(an agent can write them as well as you): the new runs would start from them. Harvest those runs first (waves harvest), which says who moved what, then dispatch again`
   );
 }
