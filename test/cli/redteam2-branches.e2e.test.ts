@@ -116,9 +116,14 @@ esac
 `,
     });
     const base = (await t.git(t.root, 'rev-parse', 'main')).trim();
-    expect((await t.dispatch('--worktree')).exitCode).toBe(0);
+    // One run at a time: #102 starts after #101's agent moved main, and still forks from the base
+    // the dispatch resolved before any agent ran (red team H1).
+    expect((await t.dispatch('--worktree', '--concurrency', '1')).exitCode).toBe(0);
     const evil = (await t.git(t.root, 'rev-parse', 'main')).trim();
     expect(evil).not.toBe(base);
+    expect((await t.git(t.root, 'rev-parse', 'waves/issue-102')).trim()).toBe(base);
+    // A graft that makes the agent's commit a parent of the old main hides nothing from waves' git (red team H2).
+    writeFileSync(path.join(t.root, '.git', 'info', 'grafts'), `${base} ${evil}\n`);
     const records = () => readdirSync(path.join(t!.root, '.dispatch-runs')).filter((n) => n.endsWith('.json')).sort();
     const before = records();
     const refused = await t.dispatch('--worktree', '--wave', '2');

@@ -7,7 +7,7 @@
  * under a folder of the fence (E16).
  * Each on a real temporary repository with a scripted agent doing what the case says.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { byIssue, hostileSetup, type Hostile } from '../helpers/hostile-setup.js';
@@ -181,6 +181,20 @@ done
       expect(existsSync(path.join(t.scratch, 'judge-ran'))).toBe(false);
       expect(w.verify.map((v) => v.status)).toEqual(['failed']);
       expect(w.commit).toBeNull();
+    }, 60_000);
+
+    it('verifies nothing when the folder of the clean trees is writable by anyone: a runner could be put above the tree (red team H4)', async () => {
+      t = await hostileSetup({ script: 'echo "// fix" >> packages/api/src/routes/checkout.ts', verify: [['sh', '-c', 'exit 0']] });
+      expect((await t.dispatch('--worktree', '--top', '1')).exitCode).toBe(0);
+      const trees = path.join(t.env.WAVES_STATE_DIR, 'verify');
+      mkdirSync(trees, { recursive: true });
+      chmodSync(trees, 0o777);
+      const w = byIssue((await t.harvest('--commit')).report, 101).witness!;
+      expect(w.verify).toEqual([]);
+      expect(w.reasons.join(' ')).toMatch(/verification not run: the folder of the clean tree it runs in cannot be trusted: \S+\/verify is writable by anyone \(mode 777\)/);
+      expect(w.commit).toBeNull();
+      chmodSync(trees, 0o700);
+      expect(byIssue((await t.harvest('--commit')).report, 101).witness!.status).toBe('clean');
     }, 60_000);
 
     it("verifies what the audit saw: an out-of-fence file the agent committed and then put back in its tree is not in the clean tree (red team G1)", async () => {

@@ -95,7 +95,7 @@ describe('decideLeases: the one lease rule', () => {
     // A folder at the top is no root file.
     expect(decideLeases(own, ['packages/c'], 'run-1', rules(1, { extension: true }))).toEqual({ status: 'granted' });
     // A serial run holds the whole repository: it may write anywhere but a control file.
-    expect(decideLeases([lease('.', 'run-1')], ['pnpm-workspace.yaml'], 'run-1', rules(1, { extension: true }))).toEqual({ status: 'granted' });
+    expect(decideLeases([lease('.', 'run-1')], ['CHANGELOG.md'], 'run-1', rules(1, { extension: true }))).toEqual({ status: 'granted' });
     expect(decideLeases([lease('.', 'run-1')], ['tsconfig.json'], 'run-1', rules(1, { extension: true }))).toMatchObject({ status: 'refused', reason: 'control' });
   });
 
@@ -119,6 +119,7 @@ describe('decideLeases: the one lease rule', () => {
       // Native builds at install, more linters and runners, and look-alike letters (red team G7).
       'packages/c/binding.gyp', 'composer.json', 'packages/c/pylintrc', '.pylintrc', 'mypy.ini', '.pytest.ini', '.rspec', '.rubocop.yml', 'karma.conf.js', '.storybook/main.ts', 'Procfile',
       '.hu\u017fky/pre-commit', 'packages/c/\uff50ackage.json',
+      'gulpfile.js', 'packages/c/Gruntfile.coffee', 'requirements.txt', 'requirements-dev.txt', 'CMakeLists.txt', 'pnpm-workspace.yaml', 'go.mod', '.lfsconfig', 'compose.yaml', 'Vagrantfile',
     ];
     for (const file of control) {
       expect(isControlFile(file), file).toBe(true);

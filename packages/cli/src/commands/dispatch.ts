@@ -229,10 +229,17 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
     const changed = await configChangedDuringRuns(root, path.join(root, RUNS_DIR), issuesFile, "the issues the plan reads, and so the fences of this wave's agents");
     if (changed !== null) throw new UsageError(`--from-issues ${changed}`);
   }
-  // The commit the new runs start from, moved meanwhile by an agent of a run not yet harvested:
-  // every new worktree would fork from what the agent wrote.
+  // The commit every worktree of this dispatch starts from, resolved once, now: a name looked up
+  // as each run starts would follow what an agent of an earlier run of this wave put there (red
+  // team H1). Refused when it was written meanwhile by an agent of a run not yet harvested.
+  let baseCommit: string | null = null;
+  if (values.worktree) {
+    const resolved = await resolveBase(root, base ?? 'HEAD');
+    if (!resolved.ok) throw new UsageError(`--base: ${resolved.why}`);
+    baseCommit = resolved.commit;
+  }
   {
-    const moved = await baseMovedDuringRuns(root, path.join(root, RUNS_DIR), base ?? null);
+    const moved = await baseMovedDuringRuns(root, path.join(root, RUNS_DIR), base ?? null, baseCommit);
     if (moved !== null) throw new UsageError(`dispatch refused: ${moved}`);
   }
   const index = wave ?? 1;
@@ -264,7 +271,7 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
       ...(config.config.fence?.live === false ? {} : { fence: { onRefusal: config.config.fence?.onRefusal ?? 'tell' } }),
       waveIndex: index,
       dispatch: dispatchOptions,
-      worktreeBase: values.worktree ? (stringFlag(values, 'base') ?? 'HEAD') : null,
+      worktreeBase: baseCommit,
       concurrency: concurrency ?? size,
       timeoutMs,
       detach: Boolean(values.detach),

@@ -52,7 +52,7 @@ import { changesSince, GitError, hashFiles, headCommit, indexFlags, MAX_FILE_BYT
 import { changesWhatGitRuns, gitStateChanges, readGitEntries } from './git-snapshot.js';
 import { changedSince, holdFiles, type HeldFiles } from './held-blobs.js';
 import { heldDirsSupported, TreeRaceError } from './held-dir.js';
-import { withVerifyTree } from './verify-tree.js';
+import { verifyDirProblem, withVerifyTree } from './verify-tree.js';
 import { lstatInTree, readTreeFile } from './path-links.js';
 import { describeRefChanges, describeWavesRefChanges, readRefs, refChanges, wavesCommitsOnly, wavesRefChanges } from './ref-snapshot.js';
 import { RevertError, Reverter } from './revert-path.js';
@@ -612,6 +612,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   if (verification.note) notes.push(verification.note);
   /** The in-fence files as verification is about to see them (blobs written), for the commit. */
   let held: HeldFiles | null = null;
+  let treeProblem: string | null = null;
   if (verification.commands.length === 0) reasons.push(`no verify commands in waves.config.json${record.verify ? ' at dispatch' : ''}: nothing checked the work`);
   else if (flaggedNow.length > 0) reasons.push('verification not run: index flags set during the run hide what the files hold from git');
   else if (audit.outOfFence.length > 0) {
@@ -624,6 +625,8 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
     );
   } else if (unreadable.hardLinked.length > 0 || unreadable.oversized.length > 0) {
     reasons.push('verification not run: the files named above cannot be read into the tree it runs in');
+  } else if (audit.inFence.length > 0 && (treeProblem = await verifyDirProblem(options.root)) !== null) {
+    reasons.push(`verification not run: the folder of the clean tree it runs in cannot be trusted: ${treeProblem} (chmod o-w it, or set WAVES_STATE_DIR)`);
   } else if (audit.inFence.length > 0) {
     const inFencePaths = audit.inFence.flatMap(touchedPaths);
     held = await holdFiles(cwd, inFencePaths, true);

@@ -12,7 +12,7 @@
  * tree a killed harvest left is removed by the next one.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { git } from './git-changes.js';
@@ -27,6 +27,25 @@ export async function verifyDirOf(root: string): Promise<string> {
 }
 
 const IDENTITY = ['-c', 'user.name=waves', '-c', 'user.email=waves@localhost'];
+
+/**
+ * Why the folder the trees go in cannot be trusted, or null: it (or the state folder above it) is
+ * a link, not yours, or writable by others — anyone who can write there could put a runner where
+ * a tool looks for one (npm searches every parent folder's `node_modules/.bin`). Made if missing,
+ * readable by you alone.
+ */
+export async function verifyDirProblem(root: string): Promise<string | null> {
+  const dir = await verifyDirOf(root);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const uid = process.getuid?.();
+  for (const folder of [stateDir(), path.dirname(dir), dir]) {
+    const info = await lstat(folder).catch(() => null);
+    if (info === null || !info.isDirectory()) return `${folder} is not a folder (a link, or gone)`;
+    if (uid !== undefined && info.uid !== uid) return `${folder} is not yours (owner ${info.uid})`;
+    if ((info.mode & 0o002) !== 0) return `${folder} is writable by anyone (mode ${(info.mode & 0o777).toString(8)})`;
+  }
+  return null;
+}
 
 /** Removes the trees of harvests that are gone (killed while they verified). */
 async function removeStale(root: string): Promise<void> {

@@ -17,20 +17,32 @@ import { readSeals, type RunRecord } from './run-record.js';
 /** At most this many new commits are looked at (a base that far ahead is refused all the same). */
 const MAX_NEW = 1_000;
 
-/** A one-line reason to refuse dispatching from `base` (a rev, default HEAD), or null. */
-export async function baseMovedDuringRuns(root: string, runsDir: string, base: string | null): Promise<string | null> {
+/**
+ * A one-line reason to refuse dispatching from `base` (a rev, default HEAD; `commit`, when given,
+ * what it was resolved to), or null. What counts as known is what the refs held when the first run
+ * of each dispatch started — the snapshot taken before any of its agents ran: a later run's would
+ * hold what an earlier agent of the same dispatch wrote (red team H1).
+ */
+export async function baseMovedDuringRuns(root: string, runsDir: string, base: string | null, commit: string | null = null): Promise<string | null> {
   const seals = [...(await readSeals(runsDir)).values()];
   const open = seals.filter((r) => r.witness === undefined && r.start?.refs !== undefined);
   if (open.length === 0) return null;
+  const firsts = new Map<string, RunRecord>();
+  for (const run of seals) {
+    if (run.start?.refs === undefined) continue;
+    const key = run.dispatchId ?? run.id;
+    const first = firsts.get(key);
+    if (first === undefined || Date.parse(run.startedAt) < Date.parse(first.startedAt)) firsts.set(key, run);
+  }
   const known = new Set<string>();
   for (const run of open) {
-    const refs = run.start!.refs!;
+    const first = firsts.get(run.dispatchId ?? run.id) ?? run;
+    const refs = first.start!.refs!;
     for (const sha of Object.values(refs.refs)) known.add(sha);
     if (refs.root.commit !== null) known.add(refs.root.commit);
-    if (run.start!.head) known.add(run.start!.head);
   }
   const ours = new Set(seals.flatMap((r) => (r.witness?.commit ? [r.witness.commit.sha] : [])));
-  const rev = base ?? 'HEAD';
+  const rev = commit ?? base ?? 'HEAD';
   const tip = await execaGit([...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { cwd: root, reject: false, stdin: 'ignore' });
   if (tip.exitCode !== 0) return null; // resolved (and refused) elsewhere
   // What the base reaches that none of those refs reached: --stdin, so no ref name is an argument.

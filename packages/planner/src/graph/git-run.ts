@@ -127,7 +127,9 @@ export async function execaGit(args: readonly string[], options?: GitRunOptions 
 export async function execaGit(args: readonly string[], options?: GitRunOptions): Promise<GitRunResult<string | Uint8Array>> {
   const { timeoutMs, ...execaOptions } = options ?? {};
   const ms = timeoutMs ?? gitTimeoutMs();
-  const subprocess = execa('git', args, { ...execaOptions, env: { ...options?.env, GIT_NO_LAZY_FETCH: '1' } } as Options) as unknown as Promise<GitRunResult<string | Uint8Array>> & { pid?: number };
+  // No grafts (`info/grafts`, deprecated, but git still obeys it and core.useReplaceRefs does not
+  // turn it off): a graft an agent wrote would rewrite the history waves reads (red team H2).
+  const subprocess = execa('git', args, { ...execaOptions, env: { ...options?.env, GIT_NO_LAZY_FETCH: '1', GIT_GRAFT_FILE: '/dev/null' } } as Options) as unknown as Promise<GitRunResult<string | Uint8Array>> & { pid?: number };
   const pid = subprocess.pid;
   let timedOut = false;
   const timer = setTimeout(() => {

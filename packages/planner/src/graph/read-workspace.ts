@@ -3,7 +3,7 @@
  * (`pnpm-workspace.yaml`, `package.json` `workspaces`), with no `node_modules` needed.
  */
 import { parse as parseYaml } from 'yaml';
-import { globMatcher, globProblem } from '../paths/globs.js';
+import { globMatchCost, globMatcher, globProblem } from '../paths/globs.js';
 import { normalisePattern, parentDir } from '../paths/repo-paths.js';
 import type { RepoPath, WorkspacePackage } from '../types.js';
 import { repoFileReader, type RepoFileReader } from './read-repo-file.js';
@@ -127,23 +127,23 @@ export async function readWorkspace(root: string, files: readonly RepoPath[]): P
     const more = refused.length > 1 ? ` (and ${refused.length - 1} more glob(s))` : '';
     problems.push({ path: pnpmYaml !== null ? 'pnpm-workspace.yaml' : 'package.json', message: `read in part: its workspace glob ${JSON.stringify(glob.length > 80 ? `${glob.slice(0, 79)}…` : glob)} is not read: ${problem}${more}`, readInPart: true });
   }
-  const include = globs.filter((g) => !g.startsWith('!')).map((g) => ({ glob: g, match: globMatcher(g) }));
-  const exclude = globs.filter((g) => g.startsWith('!')).map((g) => ({ glob: g, match: globMatcher(g.slice(1)) }));
-  // Each match costs up to the glob's length times the folder's (polynomial, never exponential:
+  const include = globs.filter((g) => !g.startsWith('!')).map((g) => ({ cost: globMatchCost(g), match: globMatcher(g) }));
+  const exclude = globs.filter((g) => g.startsWith('!')).map((g) => ({ cost: globMatchCost(g.slice(1)), match: globMatcher(g.slice(1)) }));
+  // Each match costs up to the glob's length (its braces expanded) times the folder's (polynomial, never exponential:
   // match-glob.ts); a repository's text decides both and how many of each, so the work of one
   // read is bounded too (200 globs of 1,000 characters against 300 folders 4,000 deep took minutes).
   let budget = MAX_MATCH_WORK;
-  const within = (glob: string, dir: string) => (budget -= (glob.length + 1) * (dir.length + 1)) >= 0;
+  const within = (cost: number, dir: string) => (budget -= cost * (dir.length + 1)) >= 0;
   const dirs: string[] = [];
   for (const dir of files.filter((f) => f.endsWith('/package.json') && !f.split('/').includes('node_modules')).map(parentDir)) {
     let included = false;
     for (const m of include) {
-      if (!within(m.glob, dir)) break;
+      if (!within(m.cost, dir)) break;
       if ((included = m.match(dir))) break;
     }
     let excluded = false;
     for (const m of included ? exclude : []) {
-      if (!within(m.glob, dir)) break;
+      if (!within(m.cost, dir)) break;
       if ((excluded = m.match(dir))) break;
     }
     if (budget < 0) {

@@ -73,6 +73,17 @@ export function globProblem(pattern: string): string | null {
 }
 
 /**
+ * What matching a glob (one `globProblem` accepts) against one path costs, per character of the
+ * path: the characters of its alternatives, braces expanded, each counted once more. For a
+ * budget of matching work (read-workspace.ts).
+ */
+export function globMatchCost(pattern: string): number {
+  const expanded = expandBraces(pattern, BRACE_LIMITS);
+  if (!expanded.ok) return (pattern.length + 1) * MAX_GLOB_ALTERNATIVES;
+  return expanded.alternatives.reduce((sum, alternative) => sum + alternative.length + 1, 0);
+}
+
+/**
  * Whether a pattern is a glob rather than a path: an unescaped `*` or `?`, a closed `[…]`, or
  * braces with a comma. A leading `!` alone does not make one (as picomatch's `scan` has it).
  */

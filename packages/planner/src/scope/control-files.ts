@@ -125,6 +125,18 @@ const CONTROL_NAMES = new Set([
   '.rubocop.yml',
   '.rubocop.yaml',
   'procfile',
+  // Build files other tools run, workspace settings pnpm obeys, a Go module's `toolchain` (go
+  // downloads and runs the one it names), Git LFS's endpoint, compose files, Vagrant's Ruby.
+  'cmakelists.txt',
+  'pnpm-workspace.yaml',
+  'go.mod',
+  'go.work',
+  '.lfsconfig',
+  'compose.yaml',
+  'compose.yml',
+  'docker-compose.yaml',
+  'docker-compose.yml',
+  'vagrantfile',
   ...CI_FILES.map((name) => name.toLowerCase()),
 ]);
 
@@ -164,6 +176,9 @@ const CONTROL_PATTERNS: readonly RegExp[] = [
   /\.(cs|fs|vb)proj$/,
   // Config modules named `.conf` (`karma.conf.js`, `protractor.conf.cjs`).
   /\.conf\.(c|m)?[jt]s$/,
+  // Task files gulp and grunt run; pip's requirements, which may name an index or a repository to install from.
+  /^(gulpfile|gruntfile)(\.[\w-]+)*\.((c|m)?[jt]s|coffee)$/,
+  /^(requirements|constraints)([\w.-]*)\.(txt|in)$/,
 ];
 
 /** Whether a repository path is a control file or folder (see above): its name, or a folder on its way, in any case. */
