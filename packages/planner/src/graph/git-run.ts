@@ -128,8 +128,9 @@ export async function execaGit(args: readonly string[], options?: GitRunOptions)
   const { timeoutMs, ...execaOptions } = options ?? {};
   const ms = timeoutMs ?? gitTimeoutMs();
   // No grafts (`info/grafts`, deprecated, but git still obeys it and core.useReplaceRefs does not
-  // turn it off): a graft an agent wrote would rewrite the history waves reads (red team H2).
-  const subprocess = execa('git', args, { ...execaOptions, env: { ...options?.env, GIT_NO_LAZY_FETCH: '1', GIT_GRAFT_FILE: '/dev/null' } } as Options) as unknown as Promise<GitRunResult<string | Uint8Array>> & { pid?: number };
+  // turn it off): a graft an agent wrote would rewrite the history waves reads (red team H2). A
+  // path that cannot exist: an empty file (/dev/null) makes git print its deprecation hint.
+  const subprocess = execa('git', args, { ...execaOptions, env: { ...options?.env, GIT_NO_LAZY_FETCH: '1', GIT_GRAFT_FILE: '/dev/null/no-grafts' } } as Options) as unknown as Promise<GitRunResult<string | Uint8Array>> & { pid?: number };
   const pid = subprocess.pid;
   let timedOut = false;
   const timer = setTimeout(() => {
