@@ -13,6 +13,7 @@
  * (find-nested-repos.ts); the revert acts through held folders only (revert-path.ts); nothing is
  * reverted or committed while a process of the run still runs.
  */
+import { createHash } from 'node:crypto';
 import { lstat, mkdir, readdir, readFile, realpath, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -345,16 +346,31 @@ const list = (paths: readonly string[], max = 5) => (paths.length <= max ? paths
 
 
 /**
- * Stops the verification a killed harvest of this issue left running (a watch mode, a server):
- * the processes marked `verify-<N>-h<pid>-…` whose harvest (that pid) is gone, wherever they went —
- * never a verification another harvest, alive, is running. SIGTERM, the grace, SIGKILL; their pids.
+ * The marker prefix of a verification this harvest runs: the repository (its root's real path,
+ * hashed), the issue, and the harvest itself (its pid and start time, so a later process given the
+ * same pid is not taken for it).
  */
-async function stopLeftoverVerification(issue: number, graceMs = 5_000): Promise<number[]> {
+async function verifyMarker(root: string, issue: number): Promise<string> {
+  const real = await realpath(root).catch(() => path.resolve(root));
+  return `verify-${createHash('sha256').update(real).digest('hex').slice(0, 8)}-${issue}-h${process.pid}.${processStart(process.pid) ?? 0}-`;
+}
+
+/**
+ * Stops the verification a killed harvest of this issue, in this repository, left running (a
+ * watch mode, a server): the processes marked `verify-<repo>-<N>-h<pid>.<start>-…` whose harvest
+ * (that pid, started then) is gone, wherever they went — never a verification another harvest,
+ * alive, is running. SIGTERM, the grace, SIGKILL; their pids.
+ */
+async function stopLeftoverVerification(root: string, issue: number, graceMs = 5_000): Promise<number[]> {
+  const prefix = (await verifyMarker(root, issue)).replace(/h\d+\.\d+-$/, 'h');
   const leftovers = () =>
-    processesMarkedWith(`verify-${issue}-h`)
+    processesMarkedWith(prefix)
       .filter(({ marker }) => {
-        const pid = Number(/^verify-\d+-h(\d+)-/.exec(marker)?.[1] ?? Number.NaN);
-        return Number.isSafeInteger(pid) && pid !== process.pid && !isRunning(pid);
+        const at = /^verify-[0-9a-f]{8}-\d+-h(\d+)\.(\d+)-/.exec(marker);
+        if (!at) return false;
+        const pid = Number(at[1]);
+        if (!Number.isSafeInteger(pid) || pid === process.pid) return false;
+        return !isRunning(pid) || processStart(pid) !== Number(at[2]);
       })
       .map(({ pid }) => pid);
   const found = leftovers();
@@ -632,13 +648,14 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
     held = await holdFiles(cwd, inFencePaths, true);
     // A harvest killed while it verified left its verification running (a watch mode, a server):
     // stopped before this one starts, and named.
-    const leftover = await stopLeftoverVerification(record.issue.number, options.graceMs);
+    const leftover = await stopLeftoverVerification(options.root, record.issue.number, options.graceMs);
     if (leftover.length > 0) notes.push(`stopped ${leftover.length} process(es) an earlier harvest's verification left running (that harvest was killed): ${leftover.join(', ')}`);
     const stamped = stamp(options.now());
     const log = path.join(options.runsDir, `verify-${record.issue.number}-${stamped}.log`);
     const commands = verification.commands.map((argv) => renderVerify(argv, declared, options.packagesOf(declared)));
+    const marker = await verifyMarker(options.root, record.issue.number);
     const run = (argv: readonly (readonly string[])[], dir: string, logFile: string, timeoutMs: number, env?: NodeJS.ProcessEnv) =>
-      runVerify(argv, { cwd: dir, log: logFile, timeoutMs, maxBytes: options.logMaxBytes ?? null, graceMs: options.graceMs, markerPrefix: `verify-${record.issue.number}-h${process.pid}-`, ...(options.signal ? { signal: options.signal } : {}), ...(env ? { env } : {}) });
+      runVerify(argv, { cwd: dir, log: logFile, timeoutMs, maxBytes: options.logMaxBytes ?? null, graceMs: options.graceMs, markerPrefix: marker, ...(options.signal ? { signal: options.signal } : {}), ...(env ? { env } : {}) });
     // In a clean tree of its own: the commit the run started from and the in-fence files held for
     // the commit, set up as the dispatch sealed it — never the agent's tree, whose ignored and
     // untracked files no diff shows, nor its commits, which may hold what it put back in its files
