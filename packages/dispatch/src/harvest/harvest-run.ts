@@ -53,7 +53,7 @@ import { changesSince, GitError, hashFiles, headCommit, indexFlags, MAX_FILE_BYT
 import { changesWhatGitRuns, gitStateChanges, readGitEntries } from './git-snapshot.js';
 import { changedSince, holdFiles, type HeldFiles } from './held-blobs.js';
 import { heldDirsSupported, TreeRaceError } from './held-dir.js';
-import { verifyDirProblem, withVerifyTree } from './verify-tree.js';
+import { checkedVerifyDir, withVerifyTree } from './verify-tree.js';
 import { lstatInTree, readTreeFile } from './path-links.js';
 import { describeRefChanges, describeWavesRefChanges, readRefs, refChanges, wavesCommitsOnly, wavesRefChanges } from './ref-snapshot.js';
 import { RevertError, Reverter } from './revert-path.js';
@@ -361,8 +361,8 @@ async function verifyMarker(root: string, issue: number): Promise<string> {
  * (that pid, started then) is gone, wherever they went — never a verification another harvest,
  * alive, is running. SIGTERM, the grace, SIGKILL; their pids.
  */
-async function stopLeftoverVerification(root: string, issue: number, graceMs = 5_000): Promise<number[]> {
-  const prefix = (await verifyMarker(root, issue)).replace(/h\d+\.\d+-$/, 'h');
+async function stopLeftoverVerification(marker: string, graceMs = 5_000): Promise<number[]> {
+  const prefix = marker.replace(/h\d+\.\d+-$/, 'h');
   const leftovers = () =>
     processesMarkedWith(prefix)
       .filter(({ marker }) => {
@@ -628,7 +628,7 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
   if (verification.note) notes.push(verification.note);
   /** The in-fence files as verification is about to see them (blobs written), for the commit. */
   let held: HeldFiles | null = null;
-  let treeProblem: string | null = null;
+  let verifyDir: Awaited<ReturnType<typeof checkedVerifyDir>> | null = null;
   if (verification.commands.length === 0) reasons.push(`no verify commands in waves.config.json${record.verify ? ' at dispatch' : ''}: nothing checked the work`);
   else if (flaggedNow.length > 0) reasons.push('verification not run: index flags set during the run hide what the files hold from git');
   else if (audit.outOfFence.length > 0) {
@@ -641,26 +641,26 @@ async function witnessRun(record: RunRecord, options: HarvestOptions, distrust: 
     );
   } else if (unreadable.hardLinked.length > 0 || unreadable.oversized.length > 0) {
     reasons.push('verification not run: the files named above cannot be read into the tree it runs in');
-  } else if (audit.inFence.length > 0 && (treeProblem = await verifyDirProblem(options.root)) !== null) {
-    reasons.push(`verification not run: the folder of the clean tree it runs in cannot be trusted: ${treeProblem} (chmod o-w it, or set WAVES_STATE_DIR)`);
-  } else if (audit.inFence.length > 0) {
+  } else if (audit.inFence.length > 0 && (verifyDir = await checkedVerifyDir(options.root)).problem !== undefined) {
+    reasons.push(`verification not run: the folder of the clean tree it runs in cannot be trusted: ${verifyDir.problem} (chmod o-w it, or set WAVES_STATE_DIR)`);
+  } else if (audit.inFence.length > 0 && verifyDir?.dir !== undefined) {
     const inFencePaths = audit.inFence.flatMap(touchedPaths);
     held = await holdFiles(cwd, inFencePaths, true);
     // A harvest killed while it verified left its verification running (a watch mode, a server):
     // stopped before this one starts, and named.
-    const leftover = await stopLeftoverVerification(options.root, record.issue.number, options.graceMs);
+    const marker = await verifyMarker(options.root, record.issue.number);
+    const leftover = await stopLeftoverVerification(marker, options.graceMs);
     if (leftover.length > 0) notes.push(`stopped ${leftover.length} process(es) an earlier harvest's verification left running (that harvest was killed): ${leftover.join(', ')}`);
     const stamped = stamp(options.now());
     const log = path.join(options.runsDir, `verify-${record.issue.number}-${stamped}.log`);
     const commands = verification.commands.map((argv) => renderVerify(argv, declared, options.packagesOf(declared)));
-    const marker = await verifyMarker(options.root, record.issue.number);
     const run = (argv: readonly (readonly string[])[], dir: string, logFile: string, timeoutMs: number, env?: NodeJS.ProcessEnv) =>
       runVerify(argv, { cwd: dir, log: logFile, timeoutMs, maxBytes: options.logMaxBytes ?? null, graceMs: options.graceMs, markerPrefix: marker, ...(options.signal ? { signal: options.signal } : {}), ...(env ? { env } : {}) });
     // In a clean tree of its own: the commit the run started from and the in-fence files held for
     // the commit, set up as the dispatch sealed it — never the agent's tree, whose ignored and
     // untracked files no diff shows, nor its commits, which may hold what it put back in its files
     // (a test script committed, the file restored): only what the audit saw is verified.
-    await withVerifyTree(options.root, cwd, base, held, record.id, async (dir) => {
+    await withVerifyTree(options.root, verifyDir.dir, cwd, base, held, record.id, async (dir) => {
       const setup = record.verify?.setup ?? record.setup?.commands ?? [];
       if (setup.length > 0) {
         const setupLog = path.join(options.runsDir, `verify-${record.issue.number}-${stamped}.setup.log`);

@@ -29,27 +29,26 @@ export async function verifyDirOf(root: string): Promise<string> {
 const IDENTITY = ['-c', 'user.name=waves', '-c', 'user.email=waves@localhost'];
 
 /**
- * Why the folder the trees go in cannot be trusted, or null: it (or the state folder above it) is
- * a link, not yours, or writable by others — anyone who can write there could put a runner where
- * a tool looks for one (npm searches every parent folder's `node_modules/.bin`). Made if missing,
- * readable by you alone.
+ * The folder the trees of the repository at `root` go in, made if missing (readable by you alone)
+ * — or why it cannot be trusted: it (or the state folder above it) is a link, not yours, or
+ * writable by others, and anyone who can write there could put a runner where a tool looks for
+ * one (npm searches every parent folder's `node_modules/.bin`).
  */
-export async function verifyDirProblem(root: string): Promise<string | null> {
+export async function checkedVerifyDir(root: string): Promise<{ dir: string; problem?: never } | { problem: string; dir?: never }> {
   const dir = await verifyDirOf(root);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const uid = process.getuid?.();
   for (const folder of [stateDir(), path.dirname(dir), dir]) {
     const info = await lstat(folder).catch(() => null);
-    if (info === null || !info.isDirectory()) return `${folder} is not a folder (a link, or gone)`;
-    if (uid !== undefined && info.uid !== uid) return `${folder} is not yours (owner ${info.uid})`;
-    if ((info.mode & 0o002) !== 0) return `${folder} is writable by anyone (mode ${(info.mode & 0o777).toString(8)})`;
+    if (info === null || !info.isDirectory()) return { problem: `${folder} is not a folder (a link, or gone)` };
+    if (uid !== undefined && info.uid !== uid) return { problem: `${folder} is not yours (owner ${info.uid})` };
+    if ((info.mode & 0o002) !== 0) return { problem: `${folder} is writable by anyone (mode ${(info.mode & 0o777).toString(8)})` };
   }
-  return null;
+  return { dir };
 }
 
-/** Removes the trees of harvests that are gone (killed while they verified). */
-async function removeStale(root: string): Promise<void> {
-  const dir = await verifyDirOf(root);
+/** Removes the trees, in `dir`, of harvests that are gone (killed while they verified). */
+async function removeStale(root: string, dir: string): Promise<void> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -69,10 +68,11 @@ async function removeStale(root: string): Promise<void> {
 
 /**
  * Runs `fn` in a fresh detached worktree of `root` at `head` (the commit the run started from, or
- * nothing) with `held` over it; the worktree is removed afterwards, whatever happens.
+ * nothing) with `held` over it, made in `verifyDir` (from `checkedVerifyDir`); the worktree is
+ * removed afterwards, whatever happens.
  */
-export async function withVerifyTree<T>(root: string, runTree: string, head: string | null, held: HeldFiles, label: string, fn: (dir: string) => Promise<T>): Promise<T> {
-  await removeStale(root);
+export async function withVerifyTree<T>(root: string, verifyDir: string, runTree: string, head: string | null, held: HeldFiles, label: string, fn: (dir: string) => Promise<T>): Promise<T> {
+  await removeStale(root, verifyDir);
   const scratch = await mkdtemp(path.join(tmpdir(), 'waves-verify-'));
   let commit: string;
   try {
@@ -81,8 +81,7 @@ export async function withVerifyTree<T>(root: string, runTree: string, head: str
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
-  const dir = path.join(await verifyDirOf(root), `${label.replace(/[^\w.-]/g, '_')}-${process.pid}`);
-  await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
+  const dir = path.join(verifyDir, `${label.replace(/[^\w.-]/g, '_')}-${process.pid}`);
   await rm(dir, { recursive: true, force: true });
   await git(root, ['worktree', 'add', '--detach', '--quiet', dir, commit]);
   try {
