@@ -13,6 +13,8 @@
  * that swallows imports; `scanImports` checks for that (import-shaped text the scan never reached)
  * and asks TypeScript's parser instead.
  */
+import { BACKSLASH, BACKTICK, BANG, COLON, COMMA, CR, DOLLAR, DOT, DQUOTE, EQUALS, GT, LBRACE, LBRACKET, LPAREN, LS, LT, MINUS, NL, PLUS, PS, QUOTE, RBRACE, RBRACKET, RPAREN, SEMI, SLASH, SPACE_CHAR, STAR, TAB } from './char-codes.js';
+
 export const enum Tok {
   EOF,
   Ident,
@@ -22,38 +24,8 @@ export const enum Tok {
   Regex,
 }
 
-// Character codes.
-const NL = 10;
-const CR = 13;
-const LS = 0x2028;
-const PS = 0x2029;
-const SLASH = 47;
-export const STAR = 42;
-const BACKSLASH = 92;
-const QUOTE = 39;
-const DQUOTE = 34;
-const BACKTICK = 96;
-const DOLLAR = 36;
 /** The longest template literal text kept whole (`Lexer.template`). */
 const MAX_TEMPLATE = 300;
-export const LBRACE = 123;
-export const RBRACE = 125;
-export const LPAREN = 40;
-export const RPAREN = 41;
-const LBRACKET = 91;
-const RBRACKET = 93;
-export const DOT = 46;
-export const SEMI = 59;
-export const EQUALS = 61;
-export const COMMA = 44;
-const COLON = 58;
-const GT = 62;
-const LT = 60;
-const PLUS = 43;
-const MINUS = 45;
-const BANG = 33;
-const TAB = 9;
-const SPACE_CHAR = 32;
 
 // Character classes of ASCII codes, for the hot loop (anything above 127 is an identifier part).
 const SPACE = 1;

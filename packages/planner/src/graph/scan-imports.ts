@@ -32,7 +32,8 @@
  */
 import type { ImportKind } from '../types.js';
 import { findImportCandidates } from './find-import-candidates.js';
-import { COMMA, DOT, EQUALS, LBRACE, Lexer, LPAREN, RBRACE, RPAREN, STAR, Tok } from './js-lexer.js';
+import { COMMA, DOT, EQUALS, LBRACE, LPAREN, RBRACE, RPAREN, STAR } from './char-codes.js';
+import { Lexer, Tok } from './js-lexer.js';
 import { parseImports } from './parse-imports.js';
 
 export interface ScannedImport {

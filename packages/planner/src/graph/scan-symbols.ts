@@ -13,7 +13,8 @@
  * words, so that the symbols cache stays small.
  */
 import { contentWords } from './text-tokens.js';
-import { Lexer, LBRACE, LPAREN, RBRACE, STAR, Tok } from './js-lexer.js';
+import { BANG, COLON, EQUALS, LBRACE, LPAREN, LT, QUESTION, RBRACE, SEMI, STAR } from './char-codes.js';
+import { Lexer, Tok } from './js-lexer.js';
 
 export interface ScannedSymbols {
   /** Declared names, in source order, each once. */
@@ -38,12 +39,6 @@ const MODIFIERS = new Set(['static', 'public', 'private', 'protected', 'readonly
 const NOT_NAMES = new Set(['constructor', 'default', 'extends', 'implements', 'this', 'new', 'return', 'if', 'for', 'while', 'switch', 'await', 'yield']);
 const SPECIFIER_BEFORE = new Set(['from', 'import', 'require']);
 
-const LT = 60;
-const COLON = 58;
-const QUESTION = 63;
-const BANG = 33;
-const SEMI = 59;
-const EQ = 61;
 
 /** Whether a literal reads like a message or a key worth matching (letters, some length, one line). */
 function keepLiteral(value: string): boolean {
@@ -79,11 +74,11 @@ export function scanSymbols(text: string, options: { words?: boolean } = {}): Sc
   while (lex.type !== Tok.EOF) {
     const p = lex.punctCode();
     if (member !== null) {
-      if (p === LPAREN || p === LT || p === EQ || p === COLON || p === QUESTION || p === BANG || p === SEMI) names.add(member);
+      if (p === LPAREN || p === LT || p === EQUALS || p === COLON || p === QUESTION || p === BANG || p === SEMI) names.add(member);
       member = null;
     }
     if (typeName !== null) {
-      if (p === EQ || p === LT) names.add(typeName);
+      if (p === EQUALS || p === LT) names.add(typeName);
       typeName = null;
     }
     if (lex.type === Tok.Ident) {
