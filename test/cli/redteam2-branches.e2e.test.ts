@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, 
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { byIssue, hostileSetup, type Hostile } from '../helpers/hostile-setup.js';
+import { byIssue, GIT_AS_AGENT, hostileSetup, plumbedCommit, type Hostile } from '../helpers/hostile-setup.js';
 import { sealFileOf } from '@waves/dispatch';
 
 let t: Hostile | null = null;
@@ -31,7 +31,6 @@ const noteIntent = async (h: Hostile, n: number, sha: string) => {
   }
 };
 
-const GIT_AS_AGENT = 'git -c user.name=agent -c user.email=agent@example.invalid';
 const commitAll = async (h: Hostile, message: string) => {
   await h.git(h.root, 'add', '-A');
   await h.git(h.root, '-c', 'user.name=w', '-c', 'user.email=w@example.invalid', 'commit', '-qm', message);
@@ -48,12 +47,7 @@ case "$1" in
   103)
     # The red team's acts/wbranch: a commit with a root change on top of #101's harvested branch.
     tip=$(git rev-parse refs/heads/waves/issue-101)
-    export GIT_INDEX_FILE={scratch}/evil-index
-    git read-tree "$tip"
-    blob=$(echo '{"scripts":{"postinstall":"touch /tmp/pwned"}}' | git hash-object -w --stdin)
-    git update-index --add --cacheinfo "100644,$blob,package.json"
-    evil=$(${GIT_AS_AGENT} commit-tree "$(git write-tree)" -p "$tip" -m "fix(api): Checkout charges twice (#101)")
-    unset GIT_INDEX_FILE
+    ${plumbedCommit('evil', '$tip', 'package.json', '{"scripts":{"postinstall":"touch /tmp/pwned"}}', 'fix(api): Checkout charges twice (#101)')}
     git update-ref refs/heads/waves/issue-101 "$evil"
     echo "// refund" >> packages/payments/src/stripe.ts ;;
   *) echo "// x" >> scripts/seed.ts ;;
@@ -103,12 +97,7 @@ case "$1" in
     echo "// fix" >> packages/api/src/routes/checkout.ts
     # A commit of main plus a CI workflow of its own, put on main with plumbing.
     main=$(git rev-parse refs/heads/main)
-    export GIT_INDEX_FILE={scratch}/evil-index
-    git read-tree "$main"
-    blob=$(echo 'on: push' | git hash-object -w --stdin)
-    git update-index --add --cacheinfo "100644,$blob,.github/workflows/evil.yml"
-    evil=$(${GIT_AS_AGENT} commit-tree "$(git write-tree)" -p "$main" -m "chore: ci")
-    unset GIT_INDEX_FILE
+    ${plumbedCommit('evil', '$main', '.github/workflows/evil.yml', 'on: push', 'chore: ci')}
     git update-ref refs/heads/main "$evil" ;;
   102) echo "// fix" >> packages/web/src/index.ts ;;
   *) echo "// x" >> scripts/seed.ts ;;

@@ -10,7 +10,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { byIssue, hostileSetup, type Hostile } from '../helpers/hostile-setup.js';
+import { byIssue, GIT_AS_AGENT, hostileSetup, plumbedCommit, type Hostile } from '../helpers/hostile-setup.js';
 import { waves } from '../helpers/example-repo.js';
 
 let t: Hostile | null = null;
@@ -19,7 +19,6 @@ afterEach(async () => {
   t = null;
 });
 
-const GIT_AS_AGENT = 'git -c user.name=agent -c user.email=agent@example.invalid';
 
 describe('red team 4: a hostile agent against harvest', () => {
   it("audits what an agent committed under waves' own folders: a file added there, and the CI workflow moved in", async () => {
@@ -105,13 +104,9 @@ case "$1" in
   101)
     echo "// fix" >> packages/api/src/routes/checkout.ts
     MAIN=$(git rev-parse main)
-    export GIT_INDEX_FILE={scratch}/idx
-    git read-tree $MAIN
-    B=$(printf 'on: push\n' | git hash-object -w --stdin)
-    git update-index --add --cacheinfo 100644,$B,.github/workflows/evil.yml
-    C=$(${GIT_AS_AGENT} commit-tree -p $MAIN -m "init" $(git write-tree))
+    ${plumbedCommit('C', '$MAIN', '.github/workflows/evil.yml', 'on: push', 'init')}
     git update-ref refs/heads/waves/issue-103 $C
-    O=$(${GIT_AS_AGENT} commit-tree -m "orphan" $(git write-tree))
+    O=$(${GIT_AS_AGENT} commit-tree -m "orphan" "$C^{tree}")
     git update-ref refs/heads/waves/issue-113 $O
     ;;
   103) echo "// refund fix" >> packages/payments/src/refunds.ts ;;

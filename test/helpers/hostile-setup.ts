@@ -81,3 +81,18 @@ export async function hostileSetup(options: HostileOptions) {
 }
 
 export const byIssue = (report: HarvestReport, n: number) => report.runs.find((r) => r.issue.number === n)!;
+
+/** How a scripted agent runs git under a name of its own. */
+export const GIT_AS_AGENT = 'git -c user.name=agent -c user.email=agent@example.invalid';
+
+/**
+ * Shell lines for a scripted agent: a commit of `parent` plus `file` holding the line `content`,
+ * made with plumbing (no work tree, no hooks, the real index untouched), its sha in the shell
+ * variable `into`.
+ */
+export const plumbedCommit = (into: string, parent: string, file: string, content: string, message: string) => `export GIT_INDEX_FILE={scratch}/plumbed-index
+    git read-tree "${parent}"
+    blob=$(printf '%s\\n' '${content}' | git hash-object -w --stdin)
+    git update-index --add --cacheinfo "100644,$blob,${file}"
+    ${into}=$(${GIT_AS_AGENT} commit-tree "$(git write-tree)" -p "${parent}" -m "${message}")
+    unset GIT_INDEX_FILE`;
