@@ -90,7 +90,7 @@ for (const dir of values.repos.split(',')) {
       const refusalMet = grade !== 'dirs' || refusedShare <= 0.05;
       if (!collisionsMet || !refusalMet) missed++;
       fenceRows.push(
-        `| ${at} | ${summary.dispatched} | ${f.writes} | ${f.inFence} | ${f.granted} | ${f.refused} | ${f.person} | ${pct(refusedShare)}${grade === 'dirs' ? (refusedShare <= 0.05 ? ' ✓' : ' ✗') : ''} | ${pct(refusalShare)} | ${f.planViolations} | ${f.collisions}${collisionsMet ? ' ✓' : ' ✗'} |`,
+        `| ${at} | ${summary.dispatched} | ${f.writes} | ${f.inFence} | ${f.granted} | ${f.refused} | ${f.person} | ${pct(refusedShare)}${grade === 'dirs' ? (refusedShare <= 0.05 ? ' ✓' : ' ✗') : ''} | ${pct(refusalShare)} | ${f.issuesStopped} (${pct(summary.dispatched === 0 ? 0 : f.issuesStopped / summary.dispatched)}) | ${f.planViolations} | ${f.collisions}${collisionsMet ? ' ✓' : ' ✗'} |`,
       );
     }
 
@@ -121,10 +121,10 @@ const lines = [
   '|---|---|---|---|---|---|---|---|---|---|---|',
   ...planRows,
   '',
-  '**Live fences** (issue #14 §4): each wave replayed, every run writing its commit\'s files in turn (files sorted, round robin), a write outside its fence decided by `decideLeases` with the plan\'s contention depth and serial paths. Refused ÷ dispatched: the goal of ≤ 5 % at `dirs`; stopped: refused plus needing a person (a root file or serial path, which a live fence never grants a parallel run), ÷ dispatched. Collisions: pairs of runs whose writes still truly conflict (goal 0).',
+  '**Live fences** (issue #14 §4): each wave replayed, every run writing its commit\'s files in turn (files sorted, round robin), a write outside its fence decided by `decideLeases` with the plan\'s contention depth and serial paths. Refused ÷ dispatched: the goal of ≤ 5 % at `dirs`; stopped: the writes refused plus those needing a person (a root file, a serial path or a control file, which a live fence never grants a parallel run), ÷ dispatched; issues stopped: the dispatched issues with at least one such write. Collisions: pairs of runs whose writes still truly conflict (goal 0).',
   '',
-  '| repository | grade | inference | commit | issues | dispatched | writes | in fence | granted | refused | needs a person | refused ÷ dispatched | stopped ÷ dispatched | plan violations | collisions |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| repository | grade | inference | commit | issues | dispatched | writes | in fence | granted | refused | needs a person | refused ÷ dispatched | stopped ÷ dispatched | issues stopped | plan violations | collisions |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...fenceRows,
   '',
 ];
