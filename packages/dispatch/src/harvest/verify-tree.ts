@@ -44,6 +44,20 @@ export async function checkedVerifyDir(root: string): Promise<{ dir: string; pro
     if (uid !== undefined && info.uid !== uid) return { problem: `${folder} is not yours (owner ${info.uid})` };
     if ((info.mode & 0o002) !== 0) return { problem: `${folder} is writable by anyone (mode ${(info.mode & 0o777).toString(8)})` };
   }
+  // And every folder above the state folder, as it really is: npm and Node look in each of them
+  // (`node_modules/.bin`, `node_modules`), so one that others can write — /tmp, sticky or not —
+  // lets them plant the runner a verification finds (red team I2). Yours or the system's only.
+  let above = await realpath(path.dirname(stateDir())).catch(() => null);
+  if (above === null) return { problem: `${path.dirname(stateDir())} cannot be resolved` };
+  for (;;) {
+    const info = await lstat(above).catch(() => null);
+    if (info === null || !info.isDirectory()) return { problem: `${above} is not a folder` };
+    if (uid !== undefined && info.uid !== uid && info.uid !== 0) return { problem: `${above}, above the state folder, is not yours nor the system's (owner ${info.uid})` };
+    if ((info.mode & 0o002) !== 0) return { problem: `${above}, above the state folder, is writable by anyone (mode ${(info.mode & 0o7777).toString(8)}): a program planted in its node_modules would run as you` };
+    const parent = path.dirname(above);
+    if (parent === above) break;
+    above = parent;
+  }
   return { dir };
 }
 
