@@ -518,4 +518,15 @@ describe('the lease journal compacted (red team 4 D3)', () => {
       expect(await readFile(journal, 'utf8')).toBe(text);
     }
   });
+
+  it('refuses a header with a byte-order mark before it or a NUL after it, rather than reading the journal as having none (red team I)', async () => {
+    await mkdir(path.dirname(journal), { recursive: true });
+    const header = line({ v: 1, op: 'journal', gen: '0123456789abcdef' }).trimEnd();
+    for (const first of [`\uFEFF${header}`, `${header}\u0000`]) {
+      const text = `${first}\n${line({ v: 1, op: 'acquire', id: 'l-1', lane: 'src/a', holder: 'alice', at: T(0), ttlMs: 600_000, pos: Buffer.byteLength(first) + 1, gen: '0123456789abcdef' })}`;
+      await writeFile(journal, text);
+      await expect(acquireLease(journal, { lane: 'src/b', holder: 'bob', ttlMs: 600_000, now: at(1) })).rejects.toThrow(/^lease journal .*leases\.jsonl: its first line is a journal header waves did not write \(other bytes around it\)/);
+      expect(await readFile(journal, 'utf8')).toBe(text);
+    }
+  });
 });
