@@ -92,11 +92,14 @@ export function renderVerify(argv: readonly string[], paths: readonly string[], 
   });
 }
 
+/** The branch an issue's runs work on, in worktrees. */
+export const runBranchOf = (issue: number) => `waves/issue-${issue}`;
+
 /** The dispatch of one issue of the plan (any wave): its agent argv, worktree, model and prompt. */
 export function buildIssueDispatch(plan: Plan, issue: PlanIssue, options: DispatchOptions): IssueDispatch {
   const backlog = options.issues.get(issue.number);
   const { model, rule } = modelFor(issue, options.routing, options.modelOverride);
-  const branch = `waves/issue-${issue.number}`;
+  const branch = runBranchOf(issue.number);
   const worktreePath = options.worktree ? path.posix.join(options.worktree.dir, `issue-${issue.number}`) : null;
   const worktree = options.worktree && worktreePath ? { path: worktreePath, branch, argv: ['git', 'worktree', 'add', '--no-track', '-b', branch, worktreePath, options.worktree.base] } : null;
   const others = plan.waves.flatMap((w) => w.issues).filter((o) => o.number !== issue.number).flatMap((o) => o.paths.map((p) => `${p} (#${o.number})`));

@@ -6,7 +6,9 @@
  * wave 2 then audited from a base the agent wrote. The rule, whatever names the base (HEAD, a
  * branch, a tag, a remote-tracking ref, a sha): every commit it reaches was reachable, when each run
  * not yet harvested started, from a ref its sealed snapshot watched (branches but waves' own,
- * tags, the root's HEAD), or is one of waves' own harvest commits. Otherwise dispatch refuses until
+ * tags, the root's HEAD, waves' run branches), or is one of waves' own harvest commits. The same
+ * holds for a run branch (`waves/issue-N`) a new run would continue (red team I3: an agent of wave 1
+ * created wave 2's branch, holding an AGENTS.md for the agent that would start on it). Otherwise dispatch refuses until
  * those runs are harvested (their harvest says who moved what): the person decides, then
  * dispatches.
  */
@@ -21,9 +23,11 @@ const MAX_NEW = 1_000;
  * A one-line reason to refuse dispatching from `base` (a rev, default HEAD; `commit`, when given,
  * what it was resolved to), or null. What counts as known is what the refs held when the first run
  * of each dispatch started — the snapshot taken before any of its agents ran: a later run's would
- * hold what an earlier agent of the same dispatch wrote (red team H1).
+ * hold what an earlier agent of the same dispatch wrote (red team H1) — and the base must pass
+ * every dispatch with runs not yet harvested on its own: a later dispatch's snapshot holds what an
+ * agent of an earlier one wrote (red team I1).
  */
-export async function baseMovedDuringRuns(root: string, runsDir: string, base: string | null, commit: string | null = null): Promise<string | null> {
+export async function baseMovedDuringRuns(root: string, runsDir: string, base: string | null, commit: string | null = null, what = base === null ? 'HEAD' : `--base ${base}`): Promise<string | null> {
   const seals = [...(await readSeals(runsDir)).values()];
   const open = seals.filter((r) => r.witness === undefined && r.start?.refs !== undefined);
   if (open.length === 0) return null;
@@ -34,29 +38,53 @@ export async function baseMovedDuringRuns(root: string, runsDir: string, base: s
     const first = firsts.get(key);
     if (first === undefined || Date.parse(run.startedAt) < Date.parse(first.startedAt)) firsts.set(key, run);
   }
-  const known = new Set<string>();
-  for (const run of open) {
-    const first = firsts.get(run.dispatchId ?? run.id) ?? run;
-    const refs = first.start!.refs!;
-    for (const sha of Object.values(refs.refs)) known.add(sha);
-    if (refs.root.commit !== null) known.add(refs.root.commit);
-  }
   const ours = new Set(seals.flatMap((r) => (r.witness?.commit ? [r.witness.commit.sha] : [])));
   const rev = commit ?? base ?? 'HEAD';
   const tip = await execaGit([...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { cwd: root, reject: false, stdin: 'ignore' });
   if (tip.exitCode !== 0) return null; // resolved (and refused) elsewhere
-  // What the base reaches that none of those refs reached: --stdin, so no ref name is an argument.
-  const fresh = await execaGit([...GIT_OPTIONS, 'rev-list', `--max-count=${MAX_NEW}`, '--stdin'], {
-    cwd: root,
-    reject: false,
-    input: [tip.stdout.trim(), ...[...known].filter((sha) => /^[0-9a-f]{40,64}$/.test(sha)).map((sha) => `^${sha}`)].join('\n') + '\n',
-  });
-  if (fresh.exitCode !== 0) return null;
-  const foreign = fresh.stdout.split('\n').filter(Boolean).filter((sha) => !ours.has(sha));
+  // Each dispatch with runs not yet harvested on its own: the base may reach only what *its*
+  // snapshot knew. Pooled, a later dispatch's snapshot (taken after an agent of an earlier one
+  // wrote main) would vouch for the agent's commit (red team I1).
+  const openByDispatch = new Map<string, RunRecord[]>();
+  for (const run of open) {
+    const key = run.dispatchId ?? run.id;
+    openByDispatch.set(key, [...(openByDispatch.get(key) ?? []), run]);
+  }
+  let foreign: string[] = [];
+  let runs: number[] = [];
+  for (const [key, group] of openByDispatch) {
+    const refs = (firsts.get(key) ?? group[0]!).start!.refs!;
+    const known = new Set([...Object.values(refs.refs), ...Object.values(refs.waves ?? {}), ...(refs.root.commit !== null ? [refs.root.commit] : [])]);
+    // What the base reaches that none of those refs reached: --stdin, so no ref name is an argument.
+    // --ignore-missing: a known commit whose object is gone (pruned, or deleted by an agent that
+    // can write the shared object store) excludes nothing, so the base's commits count as new.
+    const fresh = await execaGit([...GIT_OPTIONS, 'rev-list', `--max-count=${MAX_NEW}`, '--ignore-missing', '--stdin'], {
+      cwd: root,
+      reject: false,
+      input: [tip.stdout.trim(), ...[...known].filter((sha) => /^[0-9a-f]{40,64}$/.test(sha)).map((sha) => `^${sha}`)].join('\n') + '\n',
+    });
+    if (fresh.exitCode !== 0) {
+      return `cannot tell which commits ${what} holds that were written while runs not yet harvested ran (git rev-list: ${fresh.stderr.split('\n')[0] ?? ''}). Harvest those runs first (waves harvest), then dispatch again`;
+    }
+    const unknown = fresh.stdout.split('\n').filter(Boolean).filter((sha) => !ours.has(sha));
+    if (unknown.length > foreign.length) foreign = unknown;
+    if (unknown.length > 0) runs.push(...group.map((r) => r.issue.number));
+  }
   if (foreign.length === 0) return null;
-  const runs = [...new Set(open.map((r: RunRecord) => r.issue.number))].sort((a, b) => a - b);
+  runs = [...new Set(runs)].sort((a, b) => a - b);
   return (
-    `${base === null ? 'HEAD' : `--base ${base}`} is at ${tip.stdout.trim().slice(0, 12)}, which holds ${foreign.length >= MAX_NEW ? `${MAX_NEW} or more commits` : `${foreign.length} commit(s)`} (${foreign[0]!.slice(0, 12)}${foreign.length > 1 ? ', …' : ''}) no branch or tag held when run(s) ${runs.slice(0, 5).map((n) => `#${n}`).join(', ')}${runs.length > 5 ? ` and ${runs.length - 5} more` : ''} started, and that waves did not make ` +
+    `${what} is at ${tip.stdout.trim().slice(0, 12)}, which holds ${foreign.length >= MAX_NEW ? `${MAX_NEW} or more commits` : `${foreign.length} commit(s)`} (${foreign[0]!.slice(0, 12)}${foreign.length > 1 ? ', …' : ''}) no branch or tag held when run(s) ${runs.slice(0, 5).map((n) => `#${n}`).join(', ')}${runs.length > 5 ? ` and ${runs.length - 5} more` : ''} started, and that waves did not make ` +
     `(an agent can write them as well as you): the new runs would start from them. Harvest those runs first (waves harvest), which says who moved what, then dispatch again`
   );
+}
+
+/**
+ * The same for a run branch (`waves/issue-N`) that exists and that a new run would continue: its
+ * agent starts on whatever the branch holds (an AGENTS.md included), so an agent of a run not yet
+ * harvested must not have created or moved it (red team I3). Null when the branch does not exist.
+ */
+export async function runBranchMovedDuringRuns(root: string, runsDir: string, branch: string): Promise<string | null> {
+  const tip = await execaGit([...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', '--end-of-options', `refs/heads/${branch}^{commit}`], { cwd: root, reject: false, stdin: 'ignore' });
+  if (tip.exitCode !== 0) return null;
+  return baseMovedDuringRuns(root, runsDir, null, tip.stdout.trim(), `its branch ${branch}`);
 }

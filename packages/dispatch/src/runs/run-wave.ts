@@ -23,6 +23,7 @@ import { dirtySnapshot, GIT_OPTIONS, headCommit, indexFlags } from '../harvest/g
 import { readGitState } from '../harvest/git-snapshot.js';
 import { blockingAncestor } from '../harvest/path-links.js';
 import { auditedStart, readRefs } from '../harvest/ref-snapshot.js';
+import { runBranchMovedDuringRuns } from './base-during-runs.js';
 import { DEFAULT_GRACE_MS } from './kill-tree.js';
 import { isStopped, processStart } from './process-table.js';
 import { cloneTag, releaseOwnLeases } from './run-leases.js';
@@ -271,6 +272,18 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
     record = { ...record, leaseIds, ...(Object.keys(leaseEpochs).length > 0 ? { leaseEpochs } : {}) };
     await writeRecord(files.record, record, { fixing: true });
     if (dispatch.worktree) {
+      // A branch of the issue's that exists already is what its agent starts on: held to the rule
+      // of the dispatch base (base-during-runs.ts), since an agent of a run not yet harvested can
+      // have created or moved it (red team I3).
+      const planted = await runBranchMovedDuringRuns(options.root, options.runsDir, dispatch.worktree.branch);
+      if (planted !== null) {
+        await releaseLeases(leaseIds);
+        await removeRecord(files.record);
+        emit({ type: 'skipped', number, reason: planted });
+        skipped.push({ number, reason: planted });
+        replace(number);
+        return;
+      }
       const prepared = await prepareWorktree(options.root, cwd, dispatch.worktree.branch, dispatch.worktree.argv);
       if (prepared.status === 'failed') {
         await releaseLeases(leaseIds);
