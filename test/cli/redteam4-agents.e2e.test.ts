@@ -69,7 +69,7 @@ sleep 1
     expect(w.outOfFence.map((o) => o.path).sort()).toEqual(['Makefile', 'README.md', 'install.sh']);
   }, 60_000);
 
-  it("audits, with a re-dispatched run, the commits its branch got from the earlier run's agent", async () => {
+  it("audits, with a run re-dispatched after the failed one's harvest, the commits its branch got from the earlier run's agent", async () => {
     t = await hostileSetup({
       script: `
 if [ ! -f {scratch}/second ]; then
@@ -85,6 +85,11 @@ echo "// fix" >> packages/api/src/routes/checkout.ts
 `,
     });
     expect((await t.dispatch('--worktree', '--top', '1')).exitCode).not.toBe(0);
+    // Not before the failed run is harvested: its agent moved the branch the new run would start on.
+    const early = await t.dispatch('--worktree', '--top', '1');
+    expect(early.exitCode).toBe(2);
+    expect(early.stderr).toMatch(/^waves: dispatch refused: #101: its branch waves\/issue-101 is at [0-9a-f]{12}, which holds 1 commit\(s\) .*Harvest those runs first/);
+    expect((await t.harvest()).exitCode).toBe(4);
     const again = await t.dispatch('--worktree', '--top', '1');
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/#101 continues waves\/issue-101, whose last 1 commit\(s\) waves did not make .*harvest audits them with this run/);
@@ -97,7 +102,7 @@ echo "// fix" >> packages/api/src/routes/checkout.ts
     expect(w.outOfFence.map((o) => o.path).sort()).toEqual(['.github/workflows/evil.yml', 'packages/payments/src/refunds.ts']);
   }, 60_000);
 
-  it("audits a branch another agent planted for an issue of a later wave: the run on it sees the planted commit; one with no history in common is not continued", async () => {
+  it("refuses, until harvest, a branch another agent planted for an issue of a later wave; then the run on it sees the planted commit, and one with no history in common is not continued", async () => {
     t = await hostileSetup({
       script: `
 case "$1" in
@@ -115,6 +120,13 @@ esac
 `,
     });
     expect((await t.dispatch('--worktree', '--top', '1')).exitCode).toBe(0);
+    // While #101 is not harvested, the branches its agent planted are refused (red team I3)…
+    const early = await t.dispatch('--worktree', '--wave', '2');
+    expect(early.exitCode).toBe(2);
+    expect(early.stderr).toMatch(/^waves: dispatch refused: #103: its branch waves\/issue-103 is at /);
+    // …and its harvest names them; after it, the person decides, and a run continuing one audits it.
+    const first = await t.harvest();
+    expect(byIssue(first.report, 101).witness!.reasons.join(' ')).toMatch(/refs\/heads\/waves\/issue-103 created at/);
     const second = await t.dispatch('--worktree', '--wave', '2');
     expect(second.stderr).toMatch(/#103 continues waves\/issue-103, whose last 1 commit\(s\) waves did not make/);
     expect(second.stderr).toMatch(/#113 skipped: its branch waves\/issue-113 shares no history with [0-9a-f]{40}: not continued/);

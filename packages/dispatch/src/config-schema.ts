@@ -42,7 +42,7 @@ export const AgentConfigSchema = z.strictObject({
     .array(z.string())
     .min(1)
     .optional()
-    .describe('argv template; placeholders {number} {title} {prompt} {model} {lane} {paths} {worktree} {branch} are replaced inside one element each (never for the presets opencode, claude, codex, whose command is fixed)'),
+    .describe('argv template; placeholders {number} {title} {prompt} {model} {lane} {paths} {worktree} {branch} {cwd} are replaced inside one element each (never for the presets opencode, claude, codex, whose command is fixed)'),
   valueFlags: z
     .array(z.string().regex(/^-/, 'a flag, starting with -'))
     .optional()

@@ -113,7 +113,9 @@ A waves.config.json of the repository changed while a run of an earlier dispatch
 dispatch stops (exit 2) until you check it, then touch it (your change) or restore it.
 Exit codes: 0 every agent succeeded (or started, with --detach; or shown, with --dry-run),
 1 an agent failed or timed out, or a run's leases could not be released (a line names them and
-the waves lease release --force commands that free them), 2 bad flag, input or config, 130 cancelled.
+the waves lease release --force commands that free them), 2 bad flag, input or config (or a
+refusal: a base or run branch written while runs not yet harvested ran), 3 the git lease table
+busy (every compare-and-swap lost to other writers: try again), 130 cancelled.
 `;
 
 /** A prompt template is a page or two of text; past this it is refused. */

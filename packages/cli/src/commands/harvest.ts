@@ -80,7 +80,8 @@ waves trust --help):
     waves/ branch moved or deleted, unless that run ran meanwhile (its harvest sees it);
   - verify: the "verify" commands of waves.config.json as sealed at dispatch ({paths} and
     {packages} of the issue),
-    run by waves in the work tree, each with a timeout, output to
+    run by waves in a clean tree of its own (the run's start commit plus the in-fence files it
+    is about to commit, in waves' state folder, set up as sealed at dispatch), each with a timeout, output to
     .dispatch-runs/verify-<N>-<stamp>.log (GitHub tokens left out of their environment and
     redacted from the log); whatever a command leaves running is stopped (its process group:
     SIGTERM, 5 s, SIGKILL) before the next; the first that does not pass stops the rest; the
