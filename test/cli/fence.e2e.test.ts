@@ -8,6 +8,7 @@
 import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fenceSocketPath } from '@waves/dispatch';
 import { lanesOverlap, LeaseEventSchema } from '@waves/planner';
 import { FAKE_AGENT_CONFIG, ROOT, TEST_STATE_DIR, waves } from '../helpers/example-repo.js';
 import { useRunRepo } from '../helpers/run-repo.js';
@@ -82,7 +83,8 @@ async function detachedRun() {
   const until = Date.now() + 20_000;
   while (recordOf(101)?.status !== 'running' && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
   const run = recordOf(101) as RunRecordView & { supervisorPid: number; pid: number };
-  const socket = path.join(TEST_STATE_DIR, 'fence', `${run.id}.sock`);
+  // Where the run's socket is: under the state folder, or in /tmp when that path is too long for a socket.
+  const socket = fenceSocketPath(run.id, { WAVES_STATE_DIR: TEST_STATE_DIR });
   expect(existsSync(socket)).toBe(true);
   return { env, run, socket };
 }
