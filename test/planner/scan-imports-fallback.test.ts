@@ -82,6 +82,19 @@ describe('scanImports falls back to TypeScript where its lexer may have been foo
     expect(specifiers(text, 'src/a.ts')).toEqual({ by: 'lexer', specifiers: ['./b'] });
   });
 
+  it('never asks the parser about a JSDoc type import, wherever its comment stands, but still about an import in a template substitution', () => {
+    const text = [
+      "import { join } from 'node:path';",
+      'const small = a < b;',
+      "export default { /** @type {import('next').NextConfig} */ x: 1, /** @param {import('./y').Y} y */ f(y) {} };",
+      '/** @type import("./z").Z */',
+      'const z = 1;',
+    ].join('\n');
+    expect(specifiers(text, 'next.config.mjs')).toEqual({ by: 'lexer', specifiers: ['node:path'] });
+    const template = ["const a = b /`/; const s = `@type ${import('./s')}`;"].join('\n');
+    expect(specifiers(template, 'src/a.ts').specifiers).toContain('./s');
+  });
+
   it('asks the parser about an import in a comment opened mid-line, where a regex read as code may have opened it', () => {
     const text = ["const r = x.y /[/*]/.source; import { b } from './b'; // */"].join('\n');
     const reading = specifiers(text, 'src/a.ts');

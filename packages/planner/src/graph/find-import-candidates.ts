@@ -58,11 +58,33 @@ export function findImportCandidates(text: string, limit = text.length): number[
     const before = j < 0 ? '' : text[j]!;
     if (before === '.' && text[j - 1] !== '.') continue;
     const statement = j < 0 || crossedLine || ';{})'.includes(before) || (before === '/' && text[j - 1] === '*');
-    if ((word === 'import' || word === 'require') && matchesAt(CALL, text, end)) out.push(at);
+    if ((word === 'import' || word === 'require') && matchesAt(CALL, text, end)) {
+      if (word === 'import' && afterDocTag(text, j)) continue;
+      out.push(at);
+    }
     else if (!statement) continue;
     else if (word === 'import' ? matchesAt(IMPORT_CLAUSE, text, end) : word === 'export' ? matchesAt(EXPORT_CLAUSE, text, end) : word === 'declare' && matchesAt(DECLARE_MODULE, text, end)) out.push(at);
   }
   return out;
+}
+
+/**
+ * Whether the text before `j` (the last character before an `import(`, white space skipped) is a
+ * JSDoc tag's type: `@type {import('next').NextConfig}`, `@param {import('x').Y} y`, `@type
+ * import('x').Z`. Never an import in valid code, wherever it stands — `@tag {` or `@tag import(`
+ * parses as no statement or expression (a decorator needs a class or member after it), and in a
+ * string, a comment or a template's text it is no import either — so the parser is not asked
+ * about it: config files typed this way (`next.config.mjs`, `.eslintrc.js`) are most of what
+ * loaded TypeScript on a cold build. (waves reads no JSDoc type as an import.)
+ */
+function afterDocTag(text: string, j: number): boolean {
+  if (j >= 0 && text[j] === '{') {
+    j--;
+    while (j >= 0 && isSpace(text.charCodeAt(j))) j--;
+  }
+  const end = j;
+  while (j >= 0 && /[A-Za-z]/.test(text[j]!)) j--;
+  return j < end && j >= 0 && text[j] === '@';
 }
 
 function matchesAt(sticky: RegExp, text: string, at: number): boolean {
