@@ -119,6 +119,8 @@ describe('decideLeases: the one lease rule', () => {
       // Native builds at install, more linters and runners, and look-alike letters (red team G7).
       'packages/c/binding.gyp', 'composer.json', 'packages/c/pylintrc', '.pylintrc', 'mypy.ini', '.pytest.ini', '.rspec', '.rubocop.yml', 'karma.conf.js', '.storybook/main.ts', 'Procfile',
       '.hu\u017fky/pre-commit', 'packages/c/\uff50ackage.json',
+      // Names Windows opens as another: trailing dots and spaces, the content stream (red team H).
+      'packages/c/package.json.', 'packages/c/package.json ', 'packages/c/Package.Json. .', '.github./workflows/ci.yml', 'packages/c/package.json::$DATA', '.claude /settings.json',
       'gulpfile.js', 'packages/c/Gruntfile.coffee', 'requirements.txt', 'requirements-dev.txt', 'CMakeLists.txt', 'pnpm-workspace.yaml', 'go.mod', '.lfsconfig', 'compose.yaml', 'Vagrantfile',
     ];
     for (const file of control) {

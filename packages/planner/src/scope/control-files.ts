@@ -183,8 +183,15 @@ const CONTROL_PATTERNS: readonly RegExp[] = [
 
 /** Whether a repository path is a control file or folder (see above): its name, or a folder on its way, in any case. */
 export function isControlFile(repoPath: RepoPath): boolean {
-  // NFKC first: a look-alike (`.huſky`, a long s; full-width letters) is compared as the name it imitates.
-  const segments = repoPath.normalize('NFKC').toLowerCase().split('/').filter((s) => s !== '');
+  // NFKC first: a look-alike (`.huſky`, a long s; full-width letters) is compared as the name it
+  // imitates. Then as Windows opens a name: without the dots and spaces that end it, nor the
+  // `::$DATA` that names its content (`package.json.` and `package.json::$DATA` are package.json).
+  const segments = repoPath
+    .normalize('NFKC')
+    .toLowerCase()
+    .split('/')
+    .map((s) => (/^\.+$/.test(s) ? s : s.replace(/::\$data$/, '').replace(/[. ]+$/, '')))
+    .filter((s) => s !== '');
   if (segments.length === 0) return false;
   const name = segments.at(-1)!;
   if (CONTROL_NAMES.has(name)) return true;
