@@ -107,7 +107,7 @@ esac
     const named = (byIssue(h1.report, 101).witness?.reasons ?? []).some((r) => r.includes('waves/issue-113'));
     expect({
       exit: wave2.exitCode,
-      refusalNamesTheBranch: /dispatch refused: #113: its branch waves\/issue-113 is at/.test(wave2.stderr),
+      refusalNamesTheBranch: /dispatch refused: #113: its branch waves\/issue-113 was created \(at [0-9a-f]{12}\) since run\(s\) #101, #102, #105 started, not by waves/.test(wave2.stderr),
       plantedAgentsMdInWave2Tree: existsSync(agentsMd),
       wave1HarvestNamesTheBranch: named,
     }).toEqual({ exit: 2, refusalNamesTheBranch: true, plantedAgentsMdInWave2Tree: false, wave1HarvestNamesTheBranch: true });

@@ -193,6 +193,9 @@ echo "// work" >> README.md
     });
     expect((await t.dispatch('--worktree')).exitCode).toBe(0);
     writeFileSync(path.join(t.scratch, 'second'), '');
+    // Not while the runs whose agents wrote in the worktrees are unharvested (red team J1).
+    expect((await t.dispatch('--worktree')).stderr).toMatch(/^waves: dispatch refused: #\d+: its worktree \.waves\/worktrees\/issue-\d+ holds uncommitted changes/);
+    await t.harvest();
     const again = await t.dispatch('--worktree');
     expect(again.stderr).toMatch(/#102 skipped: not continued: \.waves\/worktrees\/issue-102\/\.git points at .*evilgit\/\.git, not at a worktree of this repository/);
     expect(again.stderr).not.toMatch(/#102 continues/);

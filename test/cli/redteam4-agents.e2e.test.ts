@@ -88,7 +88,7 @@ echo "// fix" >> packages/api/src/routes/checkout.ts
     // Not before the failed run is harvested: its agent moved the branch the new run would start on.
     const early = await t.dispatch('--worktree', '--top', '1');
     expect(early.exitCode).toBe(2);
-    expect(early.stderr).toMatch(/^waves: dispatch refused: #101: its branch waves\/issue-101 is at [0-9a-f]{12}, which holds 1 commit\(s\) .*Harvest those runs first/);
+    expect(early.stderr).toMatch(/^waves: dispatch refused: #101: its branch waves\/issue-101 moved [0-9a-f]{12} → [0-9a-f]{12} since run\(s\) #101 started, not by waves .*Harvest those runs first/);
     expect((await t.harvest()).exitCode).toBe(4);
     const again = await t.dispatch('--worktree', '--top', '1');
     expect(again.exitCode, again.stderr).toBe(0);
@@ -123,7 +123,7 @@ esac
     // While #101 is not harvested, the branches its agent planted are refused (red team I3)…
     const early = await t.dispatch('--worktree', '--wave', '2');
     expect(early.exitCode).toBe(2);
-    expect(early.stderr).toMatch(/^waves: dispatch refused: #103: its branch waves\/issue-103 is at /);
+    expect(early.stderr).toMatch(/^waves: dispatch refused: #103: its branch waves\/issue-103 was created /);
     // …and its harvest names them; after it, the person decides, and a run continuing one audits it.
     const first = await t.harvest();
     expect(byIssue(first.report, 101).witness!.reasons.join(' ')).toMatch(/refs\/heads\/waves\/issue-103 created at/);

@@ -525,7 +525,7 @@ describe('the lease journal compacted (red team 4 D3)', () => {
     for (const first of [`\uFEFF${header}`, `${header}\u0000`]) {
       const text = `${first}\n${line({ v: 1, op: 'acquire', id: 'l-1', lane: 'src/a', holder: 'alice', at: T(0), ttlMs: 600_000, pos: Buffer.byteLength(first) + 1, gen: '0123456789abcdef' })}`;
       await writeFile(journal, text);
-      await expect(acquireLease(journal, { lane: 'src/b', holder: 'bob', ttlMs: 600_000, now: at(1) })).rejects.toThrow(/^lease journal .*leases\.jsonl: its first line is a journal header waves did not write \(other bytes around it\)/);
+      await expect(acquireLease(journal, { lane: 'src/b', holder: 'bob', ttlMs: 600_000, now: at(1) })).rejects.toThrow(/^lease journal .*leases\.jsonl: its first line is not JSON \(a journal header waves did not write\?\)/);
       expect(await readFile(journal, 'utf8')).toBe(text);
     }
   });

@@ -27,6 +27,7 @@ export type { DispatchOptions, IssueDispatch, WaveDispatch, WorktreeCommand } fr
 export { checkOwnDirectories, OWN_DIRECTORIES, STATE_DIR } from './own-dirs.js';
 export { configChangedDuringRuns } from './runs/config-during-runs.js';
 export { baseMovedDuringRuns, runBranchMovedDuringRuns } from './runs/base-during-runs.js';
+export { worktreeReuseProblem, worktreeStateId } from './runs/worktree-reuse.js';
 export { commonDirOf, gitFailure, resolveBase, worktreeProblem } from './runs/worktree-check.js';
 export { quoteArg, shellQuote } from './shell-quote.js';
 export { AgentConfigSchema, AgentPermissionsSchema, AgentsConfigSchema, DispatchConfigShape, LeasesConfigSchema, LogsConfigSchema, modelNameProblem, PromptConfigSchema, RoutingConfigSchema, TierSchema, WorktreeConfigSchema } from './config-schema.js';

@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { agentTemplate, AgentTemplateError, baseMovedDuringRuns, runBranchMovedDuringRuns, runBranchOf, buildDispatch, shellQuote, configChangedDuringRuns, lockfileSetup, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_SETUP_TIMEOUT, DEFAULT_VERIFY_TIMEOUT, LeaseRemoteError, MAX_DURATION_MS, modelNameProblem, RUNS_DIR, runWave, tokensOf, type DispatchOptions, type RunEvent } from '@waves/dispatch';
+import { agentTemplate, AgentTemplateError, baseMovedDuringRuns, runBranchMovedDuringRuns, worktreeReuseProblem, buildDispatch, shellQuote, configChangedDuringRuns, lockfileSetup, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_SETUP_TIMEOUT, DEFAULT_VERIFY_TIMEOUT, LeaseRemoteError, MAX_DURATION_MS, modelNameProblem, RUNS_DIR, runWave, tokensOf, type DispatchOptions, type RunEvent } from '@waves/dispatch';
 import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, readRegularFile, verifyPlan } from '@waves/planner';
 import { durationOf, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { checkLogFloor, checkPermissionWidening, checkTokenPassThrough } from '../config/agent-trust.js';
@@ -246,12 +246,14 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   }
   const index = wave ?? 1;
   const size = plan.waves.find((w) => w.index === index)!.issues.length;
-  // The issues' own branches, where their runs would continue: the same rule (red team I3).
-  if (values.worktree) {
-    for (const issue of plan.waves.find((w) => w.index === index)!.issues) {
-      const moved = await runBranchMovedDuringRuns(root, path.join(root, RUNS_DIR), runBranchOf(issue.number));
-      if (moved !== null) throw new UsageError(`dispatch refused: #${issue.number}: ${moved}`);
-    }
+  // The issues' own branches and worktrees, where their runs would continue: the same rule (red
+  // team I3, J1, J2).
+  for (const issue of waves.flatMap((w) => w.issues)) {
+    if (issue.worktree === null) continue;
+    const moved =
+      (await runBranchMovedDuringRuns(root, path.join(root, RUNS_DIR), issue.worktree.branch)) ??
+      (await worktreeReuseProblem(root, path.join(root, RUNS_DIR), issue.worktree.path, issue.worktree.branch));
+    if (moved !== null) throw new UsageError(`dispatch refused: #${issue.number}: ${moved}`);
   }
   const ttlText = config.config.leases?.ttl;
   const configuredTtl = ttlText === undefined ? 3_600_000 : durationOf(ttlText, { configKey: 'leases.ttl' });

@@ -13,7 +13,8 @@
  */
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { git } from './git-changes.js';
 import { treeWith, type HeldFiles } from './held-blobs.js';
@@ -43,6 +44,7 @@ export async function checkedVerifyDir(root: string): Promise<{ dir: string; pro
     if (info === null || !info.isDirectory()) return { problem: `${folder} is not a folder (a link, or gone)` };
     if (uid !== undefined && info.uid !== uid) return { problem: `${folder} is not yours (owner ${info.uid})` };
     if ((info.mode & 0o002) !== 0) return { problem: `${folder} is writable by anyone (mode ${(info.mode & 0o777).toString(8)})` };
+    if (groupWritable(info)) return { problem: `${folder} is writable by its group ${info.gid} (mode ${(info.mode & 0o777).toString(8)})` };
   }
   // And every folder above the state folder, as it really is: npm and Node look in each of them
   // (`node_modules/.bin`, `node_modules`), so one that others can write — /tmp, sticky or not —
@@ -54,11 +56,44 @@ export async function checkedVerifyDir(root: string): Promise<{ dir: string; pro
     if (info === null || !info.isDirectory()) return { problem: `${above} is not a folder` };
     if (uid !== undefined && info.uid !== uid && info.uid !== 0) return { problem: `${above}, above the state folder, is not yours nor the system's (owner ${info.uid})` };
     if ((info.mode & 0o002) !== 0) return { problem: `${above}, above the state folder, is writable by anyone (mode ${(info.mode & 0o7777).toString(8)}): a program planted in its node_modules would run as you` };
+    if (groupWritable(info)) return { problem: `${above}, above the state folder, is writable by its group ${info.gid} (mode ${(info.mode & 0o7777).toString(8)}): a program a member planted in its node_modules would run as you` };
     const parent = path.dirname(above);
     if (parent === above) break;
     above = parent;
   }
   return { dir };
+}
+
+/**
+ * Whether a folder's group may write it and that group may hold others than you (red team J4): a
+ * team folder (2775), or one of macOS's `staff`. Yours, with your own primary group that nobody
+ * else is in (a private group, as most Linux systems give each user, whose umask 002 makes
+ * folders 775), is not counted; a group /etc/group and /etc/passwd do not show is.
+ */
+function groupWritable(info: { mode: number; uid: number; gid: number }): boolean {
+  if ((info.mode & 0o020) === 0) return false;
+  const uid = process.getuid?.();
+  const gid = process.getgid?.();
+  if (uid === undefined || gid === undefined || info.uid !== uid || info.gid !== gid) return true;
+  return groupHasOthers(gid);
+}
+
+function groupHasOthers(gid: number): boolean {
+  let me: string;
+  let passwd: string;
+  let groups: string;
+  try {
+    me = userInfo().username;
+    passwd = readFileSync('/etc/passwd', 'utf8');
+    groups = readFileSync('/etc/group', 'utf8');
+  } catch {
+    return true;
+  }
+  const rows = (text: string) => text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).map((l) => l.split(':'));
+  if (rows(passwd).some((f) => f[3] === String(gid) && f[0] !== me)) return true;
+  const group = rows(groups).find((f) => f[2] === String(gid));
+  if (group === undefined) return true;
+  return (group[3] ?? '').split(',').some((m) => m.trim() !== '' && m.trim() !== me);
 }
 
 /** Removes the trees, in `dir`, of harvests that are gone (killed while they verified). */

@@ -162,9 +162,10 @@ export async function readJournal(file: string, options: { maxBytes?: number } =
         json = null;
       }
       const op = typeof json === 'object' && json !== null ? (json as { op?: unknown }).op : undefined;
-      // A first line that names a journal header but is not one JSON can read (a byte-order mark
-      // or a NUL around it): refused as a foreign header is, never read as no header at all.
-      if (start === 0 && op !== 'journal' && /"op"\s*:\s*"journal"/.test(line)) throw new InputError(`lease journal ${file}: its first line is a journal header waves did not write (other bytes around it), so no lease in it can be judged; stop every waves run, then move it aside (mv ${file} ${file}.bad) and run again`);
+      // A first line JSON cannot read (a header with a byte-order mark before it, a NUL after it,
+      // its words in escapes): refused as a foreign header is, never read as no header at all —
+      // waves writes its header first, in one write (red team J5).
+      if (start === 0 && json === null) throw new InputError(`lease journal ${file}: its first line is not JSON (a journal header waves did not write?), so no lease in it can be judged; stop every waves run, then move it aside (mv ${file} ${file}.bad) and run again`);
       if (op === 'journal' && start === 0) {
         // The generation every line of the file is judged by: one waves did not write could make
         // every lease void (or this process's appends fail after they counted); refused, never guessed.

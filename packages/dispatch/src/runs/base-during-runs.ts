@@ -28,32 +28,19 @@ const MAX_NEW = 1_000;
  * agent of an earlier one wrote (red team I1).
  */
 export async function baseMovedDuringRuns(root: string, runsDir: string, base: string | null, commit: string | null = null, what = base === null ? 'HEAD' : `--base ${base}`): Promise<string | null> {
-  const seals = [...(await readSeals(runsDir)).values()];
-  const open = seals.filter((r) => r.witness === undefined && r.start?.refs !== undefined);
-  if (open.length === 0) return null;
-  const firsts = new Map<string, RunRecord>();
-  for (const run of seals) {
-    if (run.start?.refs === undefined) continue;
-    const key = run.dispatchId ?? run.id;
-    const first = firsts.get(key);
-    if (first === undefined || Date.parse(run.startedAt) < Date.parse(first.startedAt)) firsts.set(key, run);
-  }
-  const ours = new Set(seals.flatMap((r) => (r.witness?.commit ? [r.witness.commit.sha] : [])));
+  const snapshots = await openSnapshots(runsDir);
+  if (snapshots === null) return null;
+  if ('problem' in snapshots) return `cannot tell which commits ${what} holds that were written while runs not yet harvested ran: ${snapshots.problem}. Harvest those runs first (waves harvest), then dispatch again`;
+  const { groups, ours } = snapshots;
   const rev = commit ?? base ?? 'HEAD';
   const tip = await execaGit([...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { cwd: root, reject: false, stdin: 'ignore' });
   if (tip.exitCode !== 0) return null; // resolved (and refused) elsewhere
   // Each dispatch with runs not yet harvested on its own: the base may reach only what *its*
   // snapshot knew. Pooled, a later dispatch's snapshot (taken after an agent of an earlier one
   // wrote main) would vouch for the agent's commit (red team I1).
-  const openByDispatch = new Map<string, RunRecord[]>();
-  for (const run of open) {
-    const key = run.dispatchId ?? run.id;
-    openByDispatch.set(key, [...(openByDispatch.get(key) ?? []), run]);
-  }
   let foreign: string[] = [];
   let runs: number[] = [];
-  for (const [key, group] of openByDispatch) {
-    const refs = (firsts.get(key) ?? group[0]!).start!.refs!;
+  for (const { refs, group } of groups) {
     const known = new Set([...Object.values(refs.refs), ...Object.values(refs.waves ?? {}), ...(refs.root.commit !== null ? [refs.root.commit] : [])]);
     // What the base reaches that none of those refs reached: --stdin, so no ref name is an argument.
     // --ignore-missing: a known commit whose object is gone (pruned, or deleted by an agent that
@@ -78,13 +65,77 @@ export async function baseMovedDuringRuns(root: string, runsDir: string, base: s
   );
 }
 
+type Snapshot = NonNullable<NonNullable<RunRecord['start']>['refs']>;
+
+/**
+ * The dispatches with runs not yet harvested, each with the refs its first run found (before any
+ * of its agents ran), and waves' own harvest commits; null when every run is harvested. A first
+ * run that recorded no snapshot (its refs could not be read) leaves nothing to judge by.
+ */
+async function openSnapshots(runsDir: string): Promise<{ groups: { refs: Snapshot; group: RunRecord[] }[]; ours: Set<string> } | { problem: string } | null> {
+  const seals = [...(await readSeals(runsDir)).values()];
+  const open = seals.filter((r) => r.witness === undefined && r.start?.refs !== undefined);
+  if (open.length === 0) return null;
+  const firsts = new Map<string, RunRecord>();
+  for (const run of seals) {
+    if (run.start?.refs === undefined) continue;
+    const key = run.dispatchId ?? run.id;
+    const first = firsts.get(key);
+    if (first === undefined || Date.parse(run.startedAt) < Date.parse(first.startedAt)) firsts.set(key, run);
+  }
+  const byDispatch = new Map<string, RunRecord[]>();
+  for (const run of open) {
+    const key = run.dispatchId ?? run.id;
+    byDispatch.set(key, [...(byDispatch.get(key) ?? []), run]);
+  }
+  const groups: { refs: Snapshot; group: RunRecord[] }[] = [];
+  for (const [key, group] of byDispatch) {
+    const first = firsts.get(key) ?? group[0]!;
+    const refs = first.start?.refs;
+    if (!refs) return { problem: `run ${first.id} recorded no snapshot of the refs when it started` };
+    groups.push({ refs, group });
+  }
+  return { groups, ours: new Set(seals.flatMap((r) => (r.witness?.commit ? [r.witness.commit.sha] : []))) };
+}
+
 /**
  * The same for a run branch (`waves/issue-N`) that exists and that a new run would continue: its
  * agent starts on whatever the branch holds (an AGENTS.md included), so an agent of a run not yet
- * harvested must not have created or moved it (red team I3). Null when the branch does not exist.
+ * harvested must not have created or moved it (red team I3) — not even onto a commit known
+ * before (another run's leftover, refused commit; red team J6): to each open dispatch, the branch
+ * must be where its snapshot found it, or have moved only by waves' own harvest commits. A
+ * symbolic ref in its place is refused. Null when the branch does not exist.
  */
 export async function runBranchMovedDuringRuns(root: string, runsDir: string, branch: string): Promise<string | null> {
-  const tip = await execaGit([...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', '--end-of-options', `refs/heads/${branch}^{commit}`], { cwd: root, reject: false, stdin: 'ignore' });
+  const ref = `refs/heads/${branch}`;
+  const tip = await execaGit([...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { cwd: root, reject: false, stdin: 'ignore' });
   if (tip.exitCode !== 0) return null;
-  return baseMovedDuringRuns(root, runsDir, null, tip.stdout.trim(), `its branch ${branch}`);
+  const symbolic = await execaGit([...GIT_OPTIONS, 'symbolic-ref', '--quiet', ref], { cwd: root, reject: false, stdin: 'ignore' });
+  if (symbolic.exitCode === 0) return `its branch ${branch} is a symbolic ref (to ${symbolic.stdout.trim()}), which waves never makes: look at it, then delete it (git symbolic-ref --delete ${ref})`;
+  const now = tip.stdout.trim();
+  const snapshots = await openSnapshots(runsDir);
+  if (snapshots !== null && !('problem' in snapshots)) {
+    for (const { refs, group } of snapshots.groups) {
+      if (refs.waves === undefined) continue; // an older waves' record: reachability below
+      const then = refs.waves[ref] ?? null;
+      if (then === now) continue;
+      if (then !== null && (await harvestCommitsOnly(root, then, now, snapshots.ours))) continue;
+      const runs = [...new Set(group.map((r) => r.issue.number))].sort((a, b) => a - b);
+      return (
+        `its branch ${branch} ${then === null ? `was created (at ${now.slice(0, 12)})` : `moved ${then.slice(0, 12)} → ${now.slice(0, 12)}`} since run(s) ${runs.slice(0, 5).map((n) => `#${n}`).join(', ')}${runs.length > 5 ? ` and ${runs.length - 5} more` : ''} started, not by waves ` +
+        `(an agent can move it as well as you): the new run would start on it. Harvest those runs first (waves harvest), which says who moved what, then dispatch again`
+      );
+    }
+  }
+  return baseMovedDuringRuns(root, runsDir, null, now, `its branch ${branch}`);
+}
+
+/** Whether `to` is `from` followed, on its first-parent line, only by waves' own harvest commits. */
+async function harvestCommitsOnly(root: string, from: string, to: string, ours: ReadonlySet<string>): Promise<boolean> {
+  const ancestor = await execaGit([...GIT_OPTIONS, 'merge-base', '--is-ancestor', from, to], { cwd: root, reject: false, stdin: 'ignore' });
+  if (ancestor.exitCode !== 0) return false;
+  const added = await execaGit([...GIT_OPTIONS, 'rev-list', '--first-parent', `${from}..${to}`], { cwd: root, reject: false, stdin: 'ignore' });
+  if (added.exitCode !== 0) return false;
+  const shas = added.stdout.split('\n').filter(Boolean);
+  return shas.length > 0 && shas.every((sha) => ours.has(sha));
 }

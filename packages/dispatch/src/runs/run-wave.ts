@@ -11,11 +11,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execaGit } from '@waves/planner';
 import { fenceLabels, isDirectoryLeaf, nextCandidate, WHOLE_REPOSITORY, type LeaseRefusalReason, type LeaseRules, type Plan, type PlanAnalysis, type PlanIssue } from '@waves/planner';
-import { buildIssueDispatch, type DispatchOptions } from '../build-dispatch.js';
+import { buildIssueDispatch, runBranchOf, type DispatchOptions } from '../build-dispatch.js';
 import { checkGitTrust, GitTrustError } from '../git-trust/git-trust.js';
 import { MAX_DURATION_MS } from '../leases/lease-journal.js';
 import { openLeaseBackend, type LeaseStore } from '../leases/open-lease-backend.js';
@@ -24,6 +24,7 @@ import { readGitState } from '../harvest/git-snapshot.js';
 import { blockingAncestor } from '../harvest/path-links.js';
 import { auditedStart, readRefs } from '../harvest/ref-snapshot.js';
 import { runBranchMovedDuringRuns } from './base-during-runs.js';
+import { worktreeStateId } from './worktree-reuse.js';
 import { DEFAULT_GRACE_MS } from './kill-tree.js';
 import { isStopped, processStart } from './process-table.js';
 import { cloneTag, releaseOwnLeases } from './run-leases.js';
@@ -139,6 +140,16 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
   let cancelled = false;
   // The runs of this dispatch, for waves harvest.
   const dispatchId = `dispatch-${stamp(options.now())}-${process.pid}`;
+  // What each issue's worktree held before any agent of this dispatch started: one that changes
+  // meanwhile, or appears, was written by an agent of this wave (red team J1, J2).
+  const worktreesAtStart = new Map<string, string | null>();
+  if (options.dispatch.worktree) {
+    const folder = path.join(options.root, options.dispatch.worktree.dir);
+    for (const name of await readdir(folder).catch(() => [] as string[])) {
+      const issue = /^issue-(\d+)$/.exec(name)?.[1];
+      if (issue !== undefined) worktreesAtStart.set(path.join(folder, name), await worktreeStateId(options.root, path.join(folder, name), runBranchOf(Number(issue))));
+    }
+  }
   // Without worktrees every agent shares the work tree: what was uncommitted before any started.
   let sharedStart: Promise<NonNullable<RunRecord['start']>> | null = null;
   // The .git an agent could plant things in (hooks, config, info/), as it is before the agent starts.
@@ -275,7 +286,12 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
       // A branch of the issue's that exists already is what its agent starts on: held to the rule
       // of the dispatch base (base-during-runs.ts), since an agent of a run not yet harvested can
       // have created or moved it (red team I3).
-      const planted = await runBranchMovedDuringRuns(options.root, options.runsDir, dispatch.worktree.branch);
+      const dir = path.join(options.root, dispatch.worktree.path);
+      let planted = await runBranchMovedDuringRuns(options.root, options.runsDir, dispatch.worktree.branch);
+      if (planted === null && existsSync(dir)) {
+        if (!worktreesAtStart.has(dir)) planted = `its worktree ${dispatch.worktree.path} appeared after this dispatch started (an agent of this wave made it?): not continued`;
+        else if ((await worktreeStateId(options.root, dir, dispatch.worktree.branch)) !== worktreesAtStart.get(dir)) planted = `its worktree ${dispatch.worktree.path} changed after this dispatch started (an agent of this wave wrote in it?): not continued`;
+      }
       if (planted !== null) {
         await releaseLeases(leaseIds);
         await removeRecord(files.record);
