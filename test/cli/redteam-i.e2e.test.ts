@@ -4,10 +4,10 @@
  * above the state folder that others can write (I2), and a run branch an agent created for a later
  * wave's issue (I3). Each failed on the code it was written against: it asserts the safe behaviour.
  */
-import { chmodSync, mkdirSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { byIssue, hostileSetup, plumbedCommit, type Hostile } from '../helpers/hostile-setup.js';
+import { byIssue, hostileSetup, plumbedCommit, verifyUnderPlantedFolder, type Hostile } from '../helpers/hostile-setup.js';
 
 let t: Hostile | null = null;
 afterEach(async () => {
@@ -48,37 +48,22 @@ esac
   }, 180_000);
 
   it('I2: the clean tree is checked, not the folders above the state directory: a runner planted in a world-writable parent (as /tmp is) runs as the person', async () => {
-    t = await hostileSetup({
-      script: `
-case "$1" in
-  101) echo "// fix" >> packages/api/src/routes/checkout.ts ;;
-  102) echo "// fix" >> packages/web/src/index.ts ;;
-  *) echo "// x" >> packages/core/src/cart.ts ;;
-esac
-`,
-      // The example's own test script (`vitest run`), run the way a person would configure it.
-      verify: [['npm', 'test']],
-      config: { worktree: { setup: [] } },
+    // A state directory under a folder anyone may write — /tmp itself in waves' own tests then, a
+    // shared /tmp/waves-state… Simulated with a sticky world-writable folder of the scratch, so
+    // /tmp/node_modules is never touched; another local user (or a sandboxed agent allowed to
+    // write /tmp) plants a runner where npm looks.
+    const run = await verifyUnderPlantedFolder((scratch) => {
+      const shared = path.join(scratch, 'shared');
+      mkdirSync(shared);
+      chmodSync(shared, 0o1777);
+      return shared;
     });
-    // A state directory under a folder anyone may write — /tmp itself in waves' own tests
-    // (WAVES_STATE_DIR=<mkdtemp in /tmp>/state), a shared /tmp/waves-state… Simulated here with a
-    // sticky world-writable folder of the scratch, so /tmp/node_modules is never touched.
-    const shared = path.join(t.scratch, 'shared');
-    mkdirSync(shared);
-    chmodSync(shared, 0o1777);
-    t.env.WAVES_STATE_DIR = path.join(shared, 'state');
-    // Another local user (or a sandboxed agent allowed to write /tmp) plants a runner where npm looks.
-    const pwned = path.join(t.scratch, 'pwned');
-    const bin = path.join(shared, 'node_modules', '.bin');
-    mkdirSync(bin, { recursive: true });
-    writeFileSync(path.join(bin, 'vitest'), `#!/bin/sh\necho "ran as $(id -un) in $PWD" > ${JSON.stringify(pwned)}\nexit 0\n`, { mode: 0o755 });
-    expect((await t.dispatch('--worktree')).exitCode).toBe(0);
-    const harvest = await t.harvest('--commit');
-    // Safe: verification refuses a clean tree any of whose parent folders others can write, or
-    // at least never runs the planted program (and never reports "passed" for it).
-    expect(existsSync(pwned) ? readFileSync(pwned, 'utf8') : 'not run').toBe('not run');
-    expect(byIssue(harvest.report, 101).witness!.verify.map((v) => v.status)).not.toContain('passed');
-    expect(byIssue(harvest.report, 101).witness!.reasons.join(' ')).toMatch(/verification not run: .*shared, above the state folder, is writable by anyone/);
+    t = run.t;
+    // Safe: verification refuses a clean tree any of whose parent folders others can write: the
+    // planted program never runs (and is never reported "passed").
+    expect(run.planted).toBe('not run');
+    expect(byIssue(run.harvest.report, 101).witness!.verify.map((v) => v.status)).not.toContain('passed');
+    expect(byIssue(run.harvest.report, 101).witness!.reasons.join(' ')).toMatch(/verification not run: .*shared, above the state folder, is writable by anyone/);
   }, 180_000);
 
   it("I3: a run branch (waves/issue-N) an agent of an unharvested run created is where the next wave's agent starts — the base check never looks at it", async () => {

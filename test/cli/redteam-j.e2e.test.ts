@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acquireLease } from '@waves/dispatch';
-import { byIssue, GIT_AS_AGENT, hostileSetup, type Hostile } from '../helpers/hostile-setup.js';
+import { byIssue, GIT_AS_AGENT, hostileSetup, verifyUnderPlantedFolder, type Hostile } from '../helpers/hostile-setup.js';
 
 let t: Hostile | null = null;
 afterEach(async () => {
@@ -97,36 +97,22 @@ esac
 
   // As root (CI): the team folder is given a group of its own, which the test's user is not alone in.
   it.skipIf(process.getuid?.() !== 0)('J4: I2 checks only the world-write bit: a group-writable folder above the state folder (a team folder, 2775) lets a group member plant the runner', async () => {
-    t = await hostileSetup({
-      script: `
-case "$1" in
-  101) echo "// fix" >> packages/api/src/routes/checkout.ts ;;
-  102) echo "// fix" >> packages/web/src/index.ts ;;
-  *) echo "// x" >> packages/core/src/cart.ts ;;
-esac
-`,
-      verify: [['npm', 'test']],
-      config: { worktree: { setup: [] } },
+    // A team folder, group-writable with setgid, as /srv/<team> or a shared project folder often
+    // is; another member of the group plants the runner.
+    const run = await verifyUnderPlantedFolder((scratch) => {
+      const team = path.join(scratch, 'team');
+      mkdirSync(team);
+      chownSync(team, 0, 54_321);
+      chmodSync(team, 0o2775);
+      return team;
     });
-    // A team folder: yours (or root's), group-writable with setgid, as /srv/<team> or a shared project folder often is.
-    const team = path.join(t.scratch, 'team');
-    mkdirSync(team);
-    chownSync(team, 0, 54_321);
-    chmodSync(team, 0o2775);
-    t.env.WAVES_STATE_DIR = path.join(team, 'me', 'state');
-    mkdirSync(path.join(team, 'me'), { mode: 0o755 });
-    // Another member of the group plants a runner where npm looks.
-    const pwned = path.join(t.scratch, 'pwned');
-    const bin = path.join(team, 'node_modules', '.bin');
-    mkdirSync(bin, { recursive: true });
-    writeFileSync(path.join(bin, 'vitest'), `#!/bin/sh\necho "ran as $(id -un) in $PWD" > ${JSON.stringify(pwned)}\nexit 0\n`, { mode: 0o755 });
-    expect((await t.dispatch('--worktree')).exitCode).toBe(0);
-    const harvest = await t.harvest('--commit');
+    t = run.t;
     expect({
-      planted: existsSync(pwned) ? readFileSync(pwned, 'utf8').trim() : 'not run',
-      verify101: byIssue(harvest.report, 101).witness!.verify.map((v) => v.status),
-      committed101: byIssue(harvest.report, 101).witness!.commit !== null,
+      planted: run.planted,
+      verify101: byIssue(run.harvest.report, 101).witness!.verify.map((v) => v.status),
+      committed101: byIssue(run.harvest.report, 101).witness!.commit !== null,
     }).toEqual({ planted: 'not run', verify101: expect.not.arrayContaining(['passed']), committed101: false });
+    expect(byIssue(run.harvest.report, 101).witness!.reasons.join(' ')).toMatch(/team, above the state folder, is writable by its group 54321/);
   }, 180_000);
 
   it("J6: I3 passes a run branch an unharvested agent moved onto a KNOWN commit: another run's leftover, refused commit (an AGENTS.md) becomes wave 2's start", async () => {

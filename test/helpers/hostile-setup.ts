@@ -4,7 +4,8 @@
  * script the test writes, for what the fake agent does not do), a scratch folder outside the
  * repository (the state directory, markers, outside targets), and the commands.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { expect } from 'vitest';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { exampleRepo, FAKE_AGENT_CONFIG, ROOT, waves } from './example-repo.js';
@@ -96,3 +97,32 @@ export const plumbedCommit = (into: string, parent: string, file: string, conten
     git update-index --add --cacheinfo "100644,$blob,${file}"
     ${into}=$(${GIT_AS_AGENT} commit-tree "$(git write-tree)" -p "${parent}" -m "${message}")
     unset GIT_INDEX_FILE`;
+
+/**
+ * A repository whose verification is the example's own `npm test` (`vitest run`), with no setup,
+ * its state folder under `above` (made by `prepare`, a folder others can write), and a `vitest`
+ * planted in `above/node_modules/.bin`, where npm looks: dispatched and harvested with --commit.
+ * What the planted program wrote (or "not run") and the harvest.
+ */
+export async function verifyUnderPlantedFolder(prepare: (scratch: string) => string) {
+  const t = await hostileSetup({
+    script: `
+case "$1" in
+  101) echo "// fix" >> packages/api/src/routes/checkout.ts ;;
+  102) echo "// fix" >> packages/web/src/index.ts ;;
+  *) echo "// x" >> packages/core/src/cart.ts ;;
+esac
+`,
+    verify: [['npm', 'test']],
+    config: { worktree: { setup: [] } },
+  });
+  const above = prepare(t.scratch);
+  t.env.WAVES_STATE_DIR = path.join(above, 'me', 'state');
+  const pwned = path.join(t.scratch, 'pwned');
+  const bin = path.join(above, 'node_modules', '.bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(path.join(bin, 'vitest'), `#!/bin/sh\necho "ran as $(id -un) in $PWD" > ${JSON.stringify(pwned)}\nexit 0\n`, { mode: 0o755 });
+  expect((await t.dispatch('--worktree')).exitCode).toBe(0);
+  const harvest = await t.harvest('--commit');
+  return { t, harvest, planted: existsSync(pwned) ? readFileSync(pwned, 'utf8').trim() : 'not run' };
+}
