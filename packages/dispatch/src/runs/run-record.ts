@@ -66,6 +66,15 @@ export const RunStartSchema = z.object({
     .nullable()
     .optional(),
   /**
+   * A worktree run's tree as it was when the run started, before its setup: its HEAD commit and its
+   * uncommitted files with their content's ids (worktree-reuse.ts). The supervisor starts the agent
+   * only if no control file (an AGENTS.md, a .claude/settings.json…) changed since, nor HEAD: another
+   * agent could have written them in the meantime (red team K3, K4).
+   */
+  tree: z
+    .object({ head: z.string().nullable(), files: z.array(z.object({ path: z.string(), hash: z.string().nullable() })) })
+    .optional(),
+  /**
    * HEAD of the root work tree and of the run's worktree (branch and commit), and the refs under
    * refs/heads (but waves' own `refs/heads/waves/`), refs/tags, refs/replace and refs/notes, as
    * they were when the run started: the harvest reports any that moved (see ref-snapshot.ts).

@@ -24,7 +24,7 @@ import { readGitState } from '../harvest/git-snapshot.js';
 import { blockingAncestor } from '../harvest/path-links.js';
 import { auditedStart, readRefs } from '../harvest/ref-snapshot.js';
 import { runBranchMovedDuringRuns } from './base-during-runs.js';
-import { worktreeStateId } from './worktree-reuse.js';
+import { worktreeFiles, worktreeStateId } from './worktree-reuse.js';
 import { DEFAULT_GRACE_MS } from './kill-tree.js';
 import { isStopped, processStart } from './process-table.js';
 import { cloneTag, releaseOwnLeases } from './run-leases.js';
@@ -325,7 +325,8 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
         return;
       }
       if (audited.unaudited > 0) emit({ type: 'unaudited', number, branch: dispatch.worktree.branch, commits: audited.unaudited, from: audited.commit });
-      start = { ...start, head: audited.commit };
+      const held = await worktreeFiles(options.root, cwd, dispatch.worktree.branch);
+      start = { ...start, head: audited.commit, ...(held !== null ? { tree: { head: start.head, files: held } } : {}) };
     }
     started.add(number);
     record = { ...record, start };

@@ -30,6 +30,7 @@ import { DescendantTracker } from './track-descendants.js';
 import { CLIENT_MODULE, startLiveFence, type LiveFence } from '../fence/live-fence.js';
 import { CACHE_DIR, dropCachesChangedDuring } from '../harvest/cache-written.js';
 import { integrationText } from '../fence/fence-integrations.js';
+import { plantedBeforeAgent } from './worktree-reuse.js';
 import { projectAgentConfigProblem } from '../agents/project-agent-config.js';
 
 /** At most one record write a second for the tracker's findings. */
@@ -171,6 +172,8 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
       const own = new Set((['claude', 'opencode'] as const).map((kind) => integrationText(kind, { waves, clientModule: CLIENT_MODULE, env: env as NodeJS.ProcessEnv })));
       setupFailure = await projectAgentConfigProblem(record.cwd, record.argv, mainCheckout && mainCheckout !== record.cwd ? [mainCheckout] : [], record.agent, own);
     }
+    // What another agent may have written in the worktree since the run started (red team K3, K4).
+    if (setupFailure === null && record.worktree && record.start?.tree) setupFailure = await plantedBeforeAgent(record.cwd, record.start.tree);
     const afterSetup = endingNow() ?? (setupFailure === null ? null : { status: 'failed' as const, reason: setupFailure });
     if (afterSetup !== null) {
       // The agent never started; what the setup left in the run's tree goes.
