@@ -1,6 +1,8 @@
 /**
- * Red team K — attacks on the red-team-J fixes (a084588): the worktree-reuse digest
- * (worktreeStateId: `git add -A` into a temp index) honours ignore rules an agent can write.
+ * Red team K — attacks on the red-team-J fixes (a084588): the worktree-reuse digest (then `git add
+ * -A` into a temporary index) honoured ignore rules an agent can write (K1, K2), and an agent of
+ * the same wave could write into a later issue's worktree between its check and its agent's start
+ * (K3, K4). K1–K4 failed on a084588; K0 and FR (normal flows, no false refusal) held.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
