@@ -131,7 +131,12 @@ describe('waves dispatch', () => {
     expect(table.stdout).toMatch(/#102 Show the discount line.*failed \(exit 3\)/);
     expect(table.stdout).toContain(`.dispatch-runs/${records[0]!.id}.log`);
 
-    // A second run of the same wave continues in the worktrees the first one left.
+    // A second run of the same wave continues in the worktrees the first one left — once the runs
+    // whose agents wrote in them are harvested (red team J1: an agent could have planted files there).
+    const early = await t.dispatch('--worktree');
+    expect(early.exitCode).toBe(2);
+    expect(early.stderr).toMatch(/^waves: dispatch refused: #101: its worktree \.waves\/worktrees\/issue-101 holds uncommitted changes, and run\(s\) #101, #102, #105 not yet harvested ran meanwhile/);
+    expect((await t.run(['harvest'])).exitCode).not.toBe(2);
     const again = await t.dispatch('--worktree');
     expect(again.stderr).toContain('#101 continues in its worktree .waves/worktrees/issue-101 (waves/issue-101)');
     expect(t.records()).toHaveLength(6);
