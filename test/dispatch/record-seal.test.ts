@@ -3,7 +3,7 @@
  * before the repository's copy; what dispatch fixed keeps its sealed value whatever a later write
  * carries; a record without a seal stays without one.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -86,6 +86,32 @@ describe('writeRecord and the seal', () => {
     process.env.WAVES_STATE_DIR = path.join(repo, 'state');
     await expect(writeRecord(path.join(repo, '.dispatch-runs', 'resolve-7-x.json'), record())).rejects.toThrow(/lies inside the repository/);
     expect(readdirSync(path.join(repo, '.dispatch-runs'))).toEqual([]);
+  });
+
+  it('writes no copy through a runs folder another process keeps swapping for a link (no check-then-write race)', async () => {
+    const runs = path.join(dir, 'repo', '.dispatch-runs');
+    const file = path.join(runs, 'resolve-7-20261130T000000000Z.json');
+    await writeRecord(file, record());
+    const outside = path.join(dir, 'elsewhere');
+    mkdirSync(outside);
+    symlinkSync(outside, `${runs}.link`);
+    // An agent's loop: the runs folder and a link to a folder of the person's trade places, over and over.
+    const swapper = spawn(process.execPath, ['-e', `
+      const fs = require('node:fs');
+      const [runs, until] = [process.argv[1], Date.now() + 60000];
+      const move = (a, b) => { try { fs.renameSync(a, b); } catch { fs.rmSync(b, { recursive: true, force: true }); try { fs.renameSync(a, b); } catch {} } };
+      while (Date.now() < until && !fs.existsSync(runs + '.stop')) {
+        try { move(runs, runs + '.real'); move(runs + '.link', runs); move(runs, runs + '.link'); move(runs + '.real', runs); } catch {}
+      }
+    `, runs], { stdio: 'ignore' });
+    const ended = new Promise((done) => swapper.once('exit', done));
+    try {
+      for (let i = 0; i < 400; i++) await writeRecord(file, record({ status: i % 2 ? 'running' : 'starting' }), { fixing: true }).catch(() => undefined);
+    } finally {
+      writeFileSync(`${runs}.stop`, '');
+      await ended;
+    }
+    expect(readdirSync(outside)).toEqual([]);
   });
 
   it('reads a copy replaced by a FIFO, a link or a huge file as no run record, at once', async () => {

@@ -33,6 +33,9 @@ const CHUNK = 1 << 20;
 /** How often a name something keeps planting at is cleared and created again before waves gives up. */
 const ATTEMPTS = 50;
 
+/** A runs folder whose name holds a link or a file, not a folder. */
+export class NotAFolderError extends Error {}
+
 /** A `.dispatch-runs` folder held open: its entries named through it where /proc allows. */
 export class RunsDir {
   private constructor(
@@ -47,7 +50,7 @@ export class RunsDir {
       fd = openSync(dir, constants.O_RDONLY | DIRECTORY | NOFOLLOW);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ELOOP' || code === 'ENOTDIR') throw new Error(`${dir} is not a folder (a link or a file stands there): waves writes run files only into a real folder`);
+      if (code === 'ELOOP' || code === 'ENOTDIR') throw new NotAFolderError(`${dir} is not a folder (a link or a file stands there): waves writes run files only into a real folder`);
       throw error;
     }
     const held = process.platform === 'linux' && existsSync(`/proc/self/fd/${fd}`);

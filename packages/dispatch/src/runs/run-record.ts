@@ -5,13 +5,15 @@
  * stale until `waves status --reap` settles it. Every write goes to the record's seal first
  * (record-seal.ts), outside the repository, then to the copy beside the log.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigError, readRegularFile } from '@waves/planner';
 import { isRunning, processStart } from './process-table.js';
 import { LeaseStoreSchema } from '../leases/open-lease-backend.js';
+import { NotAFolderError, RunsDir } from './held-log.js';
 import { FIXED_AT_DISPATCH, readSealText, sealedNames, sealFileOf, writeSealText } from './record-seal.js';
 
 export const RUNS_DIR = '.dispatch-runs';
@@ -365,12 +367,24 @@ function pickFixed(record: RunRecord): Partial<RunRecord> {
 async function writeBoth(file: string, record: RunRecord, seal: boolean): Promise<void> {
   const text = `${JSON.stringify(record, null, 2)}\n`;
   if (seal) await writeSealText(file, text);
-  // A runs folder an agent swapped for a link (to a folder of the person's) gets no copy: the seal has it.
-  const folder = await lstat(path.dirname(file)).catch(() => null);
-  if (folder !== null && !folder.isDirectory()) return;
-  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  await writeFile(temp, text, { flag: 'wx', mode: 0o644 });
-  await rename(temp, file);
+  // The copy is written through the runs folder held open (O_DIRECTORY|O_NOFOLLOW, its entries
+  // named through /proc/self/fd on Linux): a runs folder an agent swapped for a link (to a folder
+  // of the person's) gets no copy — the seal has it — whether it was swapped before this write or
+  // between a check and the write.
+  let dir: RunsDir;
+  try {
+    dir = RunsDir.open(path.dirname(file));
+  } catch (error) {
+    if (error instanceof NotAFolderError) return;
+    throw error;
+  }
+  try {
+    const temp = `${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(dir.entry(temp), text, { flag: 'wx', mode: 0o644 });
+    await rename(dir.entry(temp), dir.entry(path.basename(file)));
+  } finally {
+    dir.close();
+  }
 }
 
 /** A run record is a few kilobytes: this bounds what a copy an agent replaced can make waves read. */
