@@ -8,7 +8,7 @@
  * a FIFO, a link or a folder — is a lost lease.
  */
 import { spawnSync } from 'node:child_process';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -246,4 +246,22 @@ describe('a journal replaced while a run goes on', () => {
       rmSync(journal(), { recursive: true, force: true });
     }, 90_000);
   }
+});
+
+describe('a runs folder planted as a link', () => {
+  it('writes nothing into the folder .dispatch-runs links to (no `*` .gitignore hiding a repository of the person\'s), and refuses the dispatch with one line, exit 2', async () => {
+    const outside = path.join(shared.side, 'person-repo');
+    mkdirSync(outside, { recursive: true });
+    rmSync(runsDir(), { recursive: true, force: true });
+    symlinkSync(outside, runsDir());
+    try {
+      const result = await dispatchWith('echo "agent $1"\n');
+      expect(readdirSync(outside)).toEqual([]);
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toMatch(/^waves: \.dispatch-runs: a symbolic link in the repository .*never follows a link: remove it$/m);
+      expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
+    } finally {
+      rmSync(runsDir(), { force: true });
+    }
+  }, 60_000);
 });

@@ -29,6 +29,7 @@ import { DEFAULT_GRACE_MS } from './kill-tree.js';
 import { isStopped, processStart } from './process-table.js';
 import { cloneTag, releaseOwnLeases } from './run-leases.js';
 import { readSeals, readTrustedRecord, removeRecord, runFiles, runId, stamp, TERMINAL, writeRecord, type RunRecord, type RunScope } from './run-record.js';
+import { RunsDir } from './held-log.js';
 import { stopRun } from './stop-run.js';
 import { killGroup } from './supervise.js';
 import { gitFailure, worktreeProblem } from './worktree-check.js';
@@ -128,8 +129,16 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
   };
   const issuesByNumber = new Map<number, PlanIssue>(plan.waves.flatMap((w) => w.issues.map((i) => [i.number, i] as const)));
   await mkdir(options.runsDir, { recursive: true });
-  // Logs and records are local state, never commits.
-  await writeFile(path.join(options.runsDir, '.gitignore'), '*\n', { flag: 'wx' }).catch(() => undefined);
+  // Logs and records are local state, never commits. Written through the folder held open: a
+  // runs folder an agent swapped for a link (to a repository of the person's) gets no `*` ignore.
+  try {
+    const runs = RunsDir.open(options.runsDir);
+    await writeFile(runs.entry('.gitignore'), '*\n', { flag: 'wx' })
+      .catch(() => undefined)
+      .finally(() => runs.close());
+  } catch {
+    // not a folder: the runs' own files are refused when they are created
+  }
 
   const queue = wave.issues.map((i) => i.number);
   const started = new Set<number>();
