@@ -26,7 +26,7 @@ export { buildDispatch, buildIssueDispatch, modelFor, packagesOfPaths, renderVer
 export type { DispatchOptions, IssueDispatch, WaveDispatch, WorktreeCommand } from './build-dispatch.js';
 export { checkOwnDirectories, OWN_DIRECTORIES, STATE_DIR } from './own-dirs.js';
 export { configChangedDuringRuns } from './runs/config-during-runs.js';
-export { baseMovedDuringRuns, runBranchMovedDuringRuns } from './runs/base-during-runs.js';
+export { baseMovedDuringRuns, runBranchMovedDuringRuns, runSeals, type RunsSource } from './runs/base-during-runs.js';
 export { worktreeReuseProblem, worktreeStateId } from './runs/worktree-reuse.js';
 export { commonDirOf, gitFailure, resolveBase, worktreeProblem } from './runs/worktree-check.js';
 export { quoteArg, shellQuote } from './shell-quote.js';

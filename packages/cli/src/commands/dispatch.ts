@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { agentTemplate, AgentTemplateError, baseMovedDuringRuns, runBranchMovedDuringRuns, worktreeReuseProblem, buildDispatch, shellQuote, configChangedDuringRuns, lockfileSetup, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_SETUP_TIMEOUT, DEFAULT_VERIFY_TIMEOUT, LeaseRemoteError, MAX_DURATION_MS, modelNameProblem, RUNS_DIR, runWave, tokensOf, type DispatchOptions, type RunEvent } from '@waves/dispatch';
+import { agentTemplate, AgentTemplateError, baseMovedDuringRuns, runBranchMovedDuringRuns, runSeals, worktreeReuseProblem, buildDispatch, shellQuote, configChangedDuringRuns, lockfileSetup, packagesOfPaths, resolveBase, workTreeOf, DEFAULT_PROMPT_TEMPLATE, DEFAULT_SETUP_TIMEOUT, DEFAULT_VERIFY_TIMEOUT, LeaseRemoteError, MAX_DURATION_MS, modelNameProblem, RUNS_DIR, runWave, tokensOf, type DispatchOptions, type RunEvent } from '@waves/dispatch';
 import { analyzePlan, BUILTIN_SERIAL_GLOBS, ConfigError, readRegularFile, verifyPlan } from '@waves/planner';
 import { durationOf, intFlag, parseCommandArgs, renderFlags, stringFlag, type FlagSpecs } from '../args.js';
 import { checkLogFloor, checkPermissionWidening, checkTokenPassThrough } from '../config/agent-trust.js';
@@ -240,8 +240,10 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
     if (!resolved.ok) throw new UsageError(`--base: ${resolved.why}`);
     baseCommit = resolved.commit;
   }
+  // The sealed records of the runs, read once for every check below (no run starts meanwhile).
+  const seals = await runSeals(path.join(root, RUNS_DIR));
   {
-    const moved = await baseMovedDuringRuns(root, path.join(root, RUNS_DIR), base ?? null, baseCommit);
+    const moved = await baseMovedDuringRuns(root, seals, base ?? null, baseCommit);
     if (moved !== null) throw new UsageError(`dispatch refused: ${moved}`);
   }
   const index = wave ?? 1;
@@ -251,8 +253,8 @@ export async function runDispatch(argv: readonly string[], io: CliIo): Promise<n
   for (const issue of waves.flatMap((w) => w.issues)) {
     if (issue.worktree === null) continue;
     const moved =
-      (await runBranchMovedDuringRuns(root, path.join(root, RUNS_DIR), issue.worktree.branch)) ??
-      (await worktreeReuseProblem(root, path.join(root, RUNS_DIR), issue.worktree.path, issue.worktree.branch));
+      (await runBranchMovedDuringRuns(root, seals, issue.worktree.branch)) ??
+      (await worktreeReuseProblem(root, seals, issue.worktree.path, issue.worktree.branch));
     if (moved !== null) throw new UsageError(`dispatch refused: #${issue.number}: ${moved}`);
   }
   const ttlText = config.config.leases?.ttl;

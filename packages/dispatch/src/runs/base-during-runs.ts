@@ -19,6 +19,14 @@ import { readSeals, type RunRecord } from './run-record.js';
 /** At most this many new commits are looked at (a base that far ahead is refused all the same). */
 const MAX_NEW = 1_000;
 
+/** A runs folder, or its sealed records read once for several checks (`runSeals`). */
+export type RunsSource = string | readonly RunRecord[];
+
+/** The sealed records of a runs folder (see readSeals), as one list. */
+export async function runSeals(runs: RunsSource): Promise<readonly RunRecord[]> {
+  return typeof runs === 'string' ? [...(await readSeals(runs)).values()] : runs;
+}
+
 /**
  * A one-line reason to refuse dispatching from `base` (a rev, default HEAD; `commit`, when given,
  * what it was resolved to), or null. What counts as known is what the refs held when the first run
@@ -27,8 +35,8 @@ const MAX_NEW = 1_000;
  * every dispatch with runs not yet harvested on its own: a later dispatch's snapshot holds what an
  * agent of an earlier one wrote (red team I1).
  */
-export async function baseMovedDuringRuns(root: string, runsDir: string, base: string | null, commit: string | null = null, what = base === null ? 'HEAD' : `--base ${base}`): Promise<string | null> {
-  const snapshots = await openSnapshots(runsDir);
+export async function baseMovedDuringRuns(root: string, from: RunsSource, base: string | null, commit: string | null = null, what = base === null ? 'HEAD' : `--base ${base}`): Promise<string | null> {
+  const snapshots = openSnapshots(await runSeals(from));
   if (snapshots === null) return null;
   if ('problem' in snapshots) return `cannot tell which commits ${what} holds that were written while runs not yet harvested ran: ${snapshots.problem}. Harvest those runs first (waves harvest), then dispatch again`;
   const { groups, ours } = snapshots;
@@ -72,8 +80,7 @@ type Snapshot = NonNullable<NonNullable<RunRecord['start']>['refs']>;
  * of its agents ran), and waves' own harvest commits; null when every run is harvested. A first
  * run that recorded no snapshot (its refs could not be read) leaves nothing to judge by.
  */
-async function openSnapshots(runsDir: string): Promise<{ groups: { refs: Snapshot; group: RunRecord[] }[]; ours: Set<string> } | { problem: string } | null> {
-  const seals = [...(await readSeals(runsDir)).values()];
+function openSnapshots(seals: readonly RunRecord[]): { groups: { refs: Snapshot; group: RunRecord[] }[]; ours: Set<string> } | { problem: string } | null {
   const open = seals.filter((r) => r.witness === undefined && r.start?.refs !== undefined);
   if (open.length === 0) return null;
   const firsts = new Map<string, RunRecord>();
@@ -106,14 +113,15 @@ async function openSnapshots(runsDir: string): Promise<{ groups: { refs: Snapsho
  * must be where its snapshot found it, or have moved only by waves' own harvest commits. A
  * symbolic ref in its place is refused. Null when the branch does not exist.
  */
-export async function runBranchMovedDuringRuns(root: string, runsDir: string, branch: string): Promise<string | null> {
+export async function runBranchMovedDuringRuns(root: string, from: RunsSource, branch: string): Promise<string | null> {
   const ref = `refs/heads/${branch}`;
   const tip = await execaGit([...GIT_OPTIONS, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { cwd: root, reject: false, stdin: 'ignore' });
   if (tip.exitCode !== 0) return null;
   const symbolic = await execaGit([...GIT_OPTIONS, 'symbolic-ref', '--quiet', ref], { cwd: root, reject: false, stdin: 'ignore' });
   if (symbolic.exitCode === 0) return `its branch ${branch} is a symbolic ref (to ${symbolic.stdout.trim()}), which waves never makes: look at it, then delete it (git symbolic-ref --delete ${ref})`;
   const now = tip.stdout.trim();
-  const snapshots = await openSnapshots(runsDir);
+  const seals = await runSeals(from);
+  const snapshots = openSnapshots(seals);
   if (snapshots !== null && !('problem' in snapshots)) {
     for (const { refs, group } of snapshots.groups) {
       if (refs.waves === undefined) continue; // an older waves' record: reachability below
@@ -127,7 +135,7 @@ export async function runBranchMovedDuringRuns(root: string, runsDir: string, br
       );
     }
   }
-  return baseMovedDuringRuns(root, runsDir, null, now, `its branch ${branch}`);
+  return baseMovedDuringRuns(root, seals, null, now, `its branch ${branch}`);
 }
 
 /** Whether `to` is `from` followed, on its first-parent line, only by waves' own harvest commits. */

@@ -19,12 +19,12 @@ import { buildIssueDispatch, runBranchOf, type DispatchOptions } from '../build-
 import { checkGitTrust, GitTrustError } from '../git-trust/git-trust.js';
 import { MAX_DURATION_MS } from '../leases/lease-journal.js';
 import { openLeaseBackend, type LeaseStore } from '../leases/open-lease-backend.js';
-import { dirtySnapshot, GIT_OPTIONS, headCommit, indexFlags } from '../harvest/git-changes.js';
+import { dirtySnapshot, GIT_OPTIONS, headCommit, indexFlags, type DirtyFile } from '../harvest/git-changes.js';
 import { readGitState } from '../harvest/git-snapshot.js';
 import { blockingAncestor } from '../harvest/path-links.js';
 import { auditedStart, readRefs } from '../harvest/ref-snapshot.js';
 import { runBranchMovedDuringRuns } from './base-during-runs.js';
-import { worktreeFiles, worktreeStateId } from './worktree-reuse.js';
+import { stateIdOf, worktreeFiles, worktreeStateId } from './worktree-reuse.js';
 import { DEFAULT_GRACE_MS } from './kill-tree.js';
 import { isStopped, processStart } from './process-table.js';
 import { cloneTag, releaseOwnLeases } from './run-leases.js';
@@ -152,11 +152,13 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
   // What each issue's worktree held before any agent of this dispatch started: one that changes
   // meanwhile, or appears, was written by an agent of this wave (red team J1, J2).
   const worktreesAtStart = new Map<string, string | null>();
+  const startable = new Set([...wave.issues.map((i) => i.number), ...analysis.selected.map((i) => i.number)]);
   if (options.dispatch.worktree) {
     const folder = path.join(options.root, options.dispatch.worktree.dir);
     for (const name of await readdir(folder).catch(() => [] as string[])) {
       const issue = /^issue-(\d+)$/.exec(name)?.[1];
-      if (issue !== undefined) worktreesAtStart.set(path.join(folder, name), await worktreeStateId(options.root, path.join(folder, name), runBranchOf(Number(issue))));
+      // Only the worktrees this dispatch could continue: the wave's issues and the candidates that may take their places.
+      if (issue !== undefined && startable.has(Number(issue))) worktreesAtStart.set(path.join(folder, name), await worktreeStateId(options.root, path.join(folder, name), runBranchOf(Number(issue))));
     }
   }
   // Without worktrees every agent shares the work tree: what was uncommitted before any started.
@@ -291,6 +293,17 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
     await options.afterLeases?.(id);
     record = { ...record, leaseIds, ...(Object.keys(leaseEpochs).length > 0 ? { leaseEpochs } : {}) };
     await writeRecord(files.record, record, { fixing: true });
+    /** Not started after all: its leases released, its record removed, the next candidate in its place. */
+    const notStarted = async (reason: string): Promise<void> => {
+      await releaseLeases(leaseIds);
+      await removeRecord(files.record);
+      emit({ type: 'skipped', number, reason });
+      skipped.push({ number, reason });
+      replace(number);
+    };
+    /** What a worktree continued held when it passed the check below: the baseline its supervisor checks again just before the agent starts. */
+    let heldBefore: DirtyFile[] | null = null;
+    let reused = false;
     if (dispatch.worktree) {
       // A branch of the issue's that exists already is what its agent starts on: held to the rule
       // of the dispatch base (base-during-runs.ts), since an agent of a run not yet harvested can
@@ -299,42 +312,26 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
       let planted = await runBranchMovedDuringRuns(options.root, options.runsDir, dispatch.worktree.branch);
       if (planted === null && existsSync(dir)) {
         if (!worktreesAtStart.has(dir)) planted = `its worktree ${dispatch.worktree.path} appeared after this dispatch started (an agent of this wave made it?): not continued`;
-        else if ((await worktreeStateId(options.root, dir, dispatch.worktree.branch)) !== worktreesAtStart.get(dir)) planted = `its worktree ${dispatch.worktree.path} changed after this dispatch started (an agent of this wave wrote in it?): not continued`;
+        else {
+          heldBefore = await worktreeFiles(options.root, dir, dispatch.worktree.branch);
+          if (stateIdOf(heldBefore) !== worktreesAtStart.get(dir)) planted = `its worktree ${dispatch.worktree.path} changed after this dispatch started (an agent of this wave wrote in it?): not continued`;
+        }
       }
-      if (planted !== null) {
-        await releaseLeases(leaseIds);
-        await removeRecord(files.record);
-        emit({ type: 'skipped', number, reason: planted });
-        skipped.push({ number, reason: planted });
-        replace(number);
-        return;
-      }
+      if (planted !== null) return notStarted(planted);
       const prepared = await prepareWorktree(options.root, cwd, dispatch.worktree.branch, dispatch.worktree.argv);
-      if (prepared.status === 'failed') {
-        await releaseLeases(leaseIds);
-        await removeRecord(files.record);
-        emit({ type: 'skipped', number, reason: prepared.reason });
-        skipped.push({ number, reason: prepared.reason });
-        replace(number);
-        return;
-      }
-      if (prepared.status === 'reused') emit({ type: 'reused', number, path: dispatch.worktree.path, branch: dispatch.worktree.branch });
+      if (prepared.status === 'failed') return notStarted(prepared.reason);
+      reused = prepared.status === 'reused';
+      if (reused) emit({ type: 'reused', number, path: dispatch.worktree.path, branch: dispatch.worktree.branch });
     }
     let start = await startOf(cwd, dispatch.worktree !== null);
     if (dispatch.worktree && start.head !== null) {
       // A branch an earlier run (or another agent) left: audited from the last commit waves witnessed.
       const audited = await auditedFrom(cwd, start.head, dispatch.worktree.argv.at(-1)!);
-      if (audited === null) {
-        const reason = `its branch ${dispatch.worktree.branch} shares no history with ${dispatch.worktree.argv.at(-1)}: not continued (look at it, then delete or rename it)`;
-        await releaseLeases(leaseIds);
-        await removeRecord(files.record);
-        emit({ type: 'skipped', number, reason });
-        skipped.push({ number, reason });
-        replace(number);
-        return;
-      }
+      if (audited === null) return notStarted(`its branch ${dispatch.worktree.branch} shares no history with ${dispatch.worktree.argv.at(-1)}: not continued (look at it, then delete or rename it)`);
       if (audited.unaudited > 0) emit({ type: 'unaudited', number, branch: dispatch.worktree.branch, commits: audited.unaudited, from: audited.commit });
-      const held = await worktreeFiles(options.root, cwd, dispatch.worktree.branch);
+      // A worktree continued: what it held when it passed the check (read once; anything written
+      // since is then seen by the supervisor's check). A new one: what it holds now.
+      const held = reused && heldBefore !== null ? heldBefore : await worktreeFiles(options.root, cwd, dispatch.worktree.branch);
       start = { ...start, head: audited.commit, ...(held !== null ? { tree: { head: start.head, files: held } } : {}) };
     }
     started.add(number);

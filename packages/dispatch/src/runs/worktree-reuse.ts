@@ -15,7 +15,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { isControlFile } from '@waves/planner';
 import { changesSince, dirtySnapshot, hashFiles, headCommit, type DirtyFile } from '../harvest/git-changes.js';
-import { readSeals } from './run-record.js';
+import { runSeals, type RunsSource } from './base-during-runs.js';
 import { worktreeProblem } from './worktree-check.js';
 
 /**
@@ -30,20 +30,24 @@ export async function worktreeFiles(root: string, dir: string, branch: string): 
   return dirtySnapshot(dir).catch(() => null);
 }
 
+/** What `worktreeFiles` found, as one comparable value. */
+export function stateIdOf(files: readonly DirtyFile[] | null): string | null {
+  return files === null ? null : JSON.stringify([...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+}
+
 /** `worktreeFiles` as one comparable value. */
 export async function worktreeStateId(root: string, dir: string, branch: string): Promise<string | null> {
-  const files = await worktreeFiles(root, dir, branch);
-  return files === null ? null : JSON.stringify([...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+  return stateIdOf(await worktreeFiles(root, dir, branch));
 }
 
 /**
  * Why the worktree at `worktreePath` (relative to the root) is not to be continued now, or null
  * (none there, or nothing unharvested ran, or it is waves' and clean).
  */
-export async function worktreeReuseProblem(root: string, runsDir: string, worktreePath: string, branch: string): Promise<string | null> {
+export async function worktreeReuseProblem(root: string, from: RunsSource, worktreePath: string, branch: string): Promise<string | null> {
   const dir = path.join(root, worktreePath);
   if (!existsSync(dir)) return null;
-  const seals = [...(await readSeals(runsDir)).values()];
+  const seals = await runSeals(from);
   const open = [...new Set(seals.filter((r) => r.witness === undefined && r.start !== undefined).map((r) => r.issue.number))].sort((a, b) => a - b);
   if (open.length === 0) return null;
   const runs = `run(s) ${open.slice(0, 5).map((n) => `#${n}`).join(', ')}${open.length > 5 ? ` and ${open.length - 5} more` : ''}`;
