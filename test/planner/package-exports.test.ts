@@ -67,6 +67,18 @@ describe('exports patterns of a workspace package', () => {
     expect(r.fallbacks).toBe(0);
   });
 
+  it('reads a subpath its exports map to a file that is no source (an archive) as an asset, and a JSON one as a node, without TypeScript', () => {
+    const exports = { './onboarding.zip': './onboarding/onboarding.zip', './data': './data/table.json', './typed.zip': './typed.zip', './gone.zip': './gone.zip' };
+    const r = resolver(exports, ['packages/p/onboarding/onboarding.zip', 'packages/p/data/table.json', 'packages/p/typed.zip', 'packages/p/typed.zip.d.ts']);
+    expect(r.resolve('p/onboarding.zip', 'src/q.ts')).toEqual({ kind: 'external' });
+    expect(r.resolve('p/data', 'src/q.ts')).toEqual({ kind: 'file', path: 'packages/p/data/table.json' });
+    expect(r.fallbacks).toBe(0);
+    // A declaration beside the archive stands for it: it is the file, as TypeScript reads it.
+    expect(r.resolve('p/typed.zip', 'src/q.ts')).toEqual({ kind: 'file', path: 'packages/p/typed.zip.d.ts' });
+    // A target that is not in the repository is still TypeScript's to judge: nothing is made up.
+    expect(r.resolve('p/gone.zip', 'src/q.ts').kind).not.toBe('file');
+  });
+
   it('should always pick the pattern Node picks: the longest prefix, then the longest key; a key with two `*` never', () => {
     fc.assert(
       fc.property(exportsKeysArb, exportsSubpathArb, (keys, subpath) => {

@@ -280,7 +280,7 @@ export class ModuleResolver {
     if (member && name !== null) {
       const workspace = this.resolveWorkspace(specifier, context.customConditions);
       if (workspace !== null) return { kind: 'file', path: workspace };
-      const file = this.workspaceFile(specifier, name, member.dir);
+      const file = this.workspaceFile(specifier, name, member.dir) ?? this.exportedAsset(member.manifest, member.dir, subpathOf(specifier, name), context.customConditions);
       if (file === null && exportsSettle(member.manifest, subpathOf(specifier, name))) return UNRESOLVED;
       return file;
     }
@@ -297,6 +297,22 @@ export class ModuleResolver {
     const file = `${dir === '' ? '' : `${dir}/`}${specifier.slice(name.length + 1)}`;
     if (!this.fileSet.has(file) || isSourceFile(file)) return null;
     return isJsonModule(file) ? { kind: 'file', path: file } : EXTERNAL;
+  }
+
+  /**
+   * A subpath the package's `exports` maps to a file of the repository that is no source (`"./onboarding.zip":
+   * "./onboarding/onboarding.zip"`), when no source stands for it (resolveWorkspace found none): an asset, or
+   * a JSON module; null otherwise (only TypeScript can tell then) — TypeScript, loaded for nothing else, is
+   * not asked about an archive.
+   */
+  private exportedAsset(manifest: PackageManifest, dir: RepoPath, subpath: string, conditions: readonly string[]): Resolved | null {
+    for (const target of exportTargets(manifest, subpath, conditions)) {
+      const clean = withoutTrailingSlashes(withoutLeadingDotSlash(target));
+      if (clean === '' || clean.split('/').includes('..') || clean.includes('*')) continue;
+      const file = dir === '' ? clean : `${dir}/${clean}`;
+      if (this.fileSet.has(file) && !isSourceFile(file)) return this.asTarget(file);
+    }
+    return null;
   }
 
   /** A repository file as the graph sees it: a source or JSON module is a node, anything else an asset. */
