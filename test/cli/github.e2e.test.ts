@@ -45,6 +45,21 @@ describe('waves plan --repo against a fake GitHub API', () => {
     }
   }, 60_000);
 
+  it('prints no part of the token when a server spells it out in pieces, between control or invisible characters (red team L1)', async () => {
+    const long = 'ghp_SECRETtoken0123456789abcdefABCDEF0123';
+    const pieces = (long.match(/.{1,7}/g) ?? []).join('\u0007');
+    for (const message of [`x ${pieces}`, [...long].join('\u200b'), [...long].join(' ')]) {
+      server = await new FakeGithub({ owner: 'acme', repo: 'shop', issues: [], token: long, faults: [{ match: '/labels', status: 422, message }] }).start();
+      const result = await waves(['plan', '--repo', 'acme/shop', '--api-url', server.url, '--root', SHOP], { GITHUB_TOKEN: long });
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toMatch(/GitHub API failed \(422\).*\[REDACTED\]/);
+      const spelled = result.stderr.replace(/\\u[0-9a-f]{4}|[^A-Za-z0-9_]/g, '');
+      for (let k = 0; k + 8 <= long.length; k++) expect(spelled, JSON.stringify(message)).not.toContain(long.slice(k, k + 8));
+      await server.stop();
+      server = undefined;
+    }
+  }, 60_000);
+
   it('looks up a bounded number of dependencies an issue names, and only issue numbers (red team 4)', async () => {
     const list = Array.from({ length: 9_000 }, (_, i) => `#${10_000 + i}`).join(', ');
     const issues: FakeIssue[] = [1, 2, 3, 4, 5].map((n) => ({ number: n, title: `Issue ${n}`, body: `Depends on ${list}\nBlocked by #0 and #99999999999999999999999.`, labels: [], created_at: `2026-11-0${n}T00:00:00Z` }));

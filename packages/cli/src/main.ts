@@ -61,7 +61,12 @@ function secretsOf(env: CliIo['env']): string[] {
 /**
  * `text` with `secret` replaced by [REDACTED] — and any part of it: a server's message that echoes
  * the token is cut to a short line before it is printed, and a cut inside the token left most of it
- * (72 of 101 characters). Any run of eight characters or more that starts the secret goes too.
+ * (72 of 101 characters). Any run of eight characters or more that starts the secret goes too, and
+ * so does any run of eight or more of its letters, digits and underscores in a row spelled out with
+ * anything else between them (`ghp_SEC RETtoke n012…`, a character per zero-width space, control
+ * characters a printer turned into spaces, `\u200b` escapes): red team L1. A server that *encodes*
+ * the token (base64, other letters between its characters) is beyond any redaction — the token goes
+ * only to the API host you name, which holds it anyway.
  */
 export function redactSecret(text: string, secret: string): string {
   let out = text.split(secret).join('[REDACTED]');
@@ -72,7 +77,65 @@ export function redactSecret(text: string, secret: string): string {
     while (at + n < out.length && n < secret.length && out[at + n] === secret[n]) n++;
     out = `${out.slice(0, at)}[REDACTED]${out.slice(at + n)}`;
   }
-  return out;
+  return redactSpelledOut(out, secret);
+}
+
+/** What counts as a character of a token: what GitHub's tokens are made of (letters, digits, `_`). */
+function isTokenChar(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+}
+/** An escape a printer writes for an invisible character: a separator, not part of the text. */
+const ESCAPE = /^(?:\\u\{[0-9a-fA-F]{1,6}\}|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2})/;
+const WINDOW = 8;
+/** What stands between the token characters of a text: escapes and anything but letters, digits and `_`. */
+const SEPARATORS = /\\u\{[0-9a-fA-F]{1,6}\}|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|[^A-Za-z0-9_]+/g;
+
+/** `text` with every run of `WINDOW` or more of the secret's token characters, whatever stands between them, replaced by [REDACTED]. */
+function redactSpelledOut(text: string, secret: string): string {
+  const key = [...secret].filter((c) => isTokenChar(c.charCodeAt(0))).join('');
+  if (key.length < WINDOW) return text;
+  // Nearly always nothing: found without building the positions.
+  const bare = text.replace(SEPARATORS, '');
+  let any = false;
+  for (let k = 0; k + WINDOW <= key.length && !any; k++) any = bare.includes(key.slice(k, k + WINDOW));
+  if (!any) return text;
+  // The text's token characters, each with where it stands.
+  let skeleton = '';
+  const at: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '\\') {
+      const escape = ESCAPE.exec(text.slice(i, i + 12));
+      if (escape) {
+        i += escape[0].length - 1;
+        continue;
+      }
+    }
+    if (isTokenChar(text.charCodeAt(i))) {
+      skeleton += text[i];
+      at.push(i);
+    }
+  }
+  const spans: [number, number][] = [];
+  for (let k = 0; k + WINDOW <= key.length; k++) {
+    const window = key.slice(k, k + WINDOW);
+    for (let found = skeleton.indexOf(window); found >= 0; found = skeleton.indexOf(window, found + 1)) {
+      let start = found;
+      let end = found + WINDOW;
+      for (let ks = k; start > 0 && ks > 0 && skeleton[start - 1] === key[ks - 1]; ks--) start--;
+      for (let ke = k + WINDOW; end < skeleton.length && ke < key.length && skeleton[end] === key[ke]; ke++) end++;
+      spans.push([at[start]!, at[end - 1]! + 1]);
+    }
+  }
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0]);
+  let result = '';
+  let from = 0;
+  for (const [start, end] of spans) {
+    if (end <= from) continue;
+    result += `${text.slice(from, Math.max(from, start))}[REDACTED]`;
+    from = Math.max(from, end);
+  }
+  return result + text.slice(from);
 }
 
 function redacting(io: CliIo): CliIo {
