@@ -67,7 +67,7 @@ export const ConfigSchema = z.strictObject({
     .optional()
     .describe('Beyond these, an issue goes to subdivide (defaults 8 files, 3 subsystems, 15 steps); files and subsystems count the code a change spans, not the tests, fixtures, docs and examples beside it'),
   requireAcceptanceCriteria: z.boolean().optional().describe('Issues without an acceptance-criteria section go to triage'),
-  priorityLabels: z.record(z.string(), z.number().int().min(0)).optional().describe('Label → rank (0 most urgent), besides P0–P3 and priority:*'),
+  priorityLabels: z.record(z.string(), z.number().int().min(0)).refine((labels) => Object.keys(labels).length <= 1_000, { message: 'at most 1,000 labels' }).optional().describe('Label → rank (0 most urgent), besides P0–P3 and priority:*'),
   defaults: PlanDefaultsSchema.optional().describe('Defaults of the waves plan flags; flags override them'),
   ...DispatchConfigShape,
 });

@@ -58,6 +58,28 @@ function describeProblem(file: string, issue: z.core.$ZodIssue): string {
   return `${file}: ${where}: ${issue.message}`;
 }
 
+/**
+ * Where the parsed JSON holds a key `__proto__` (`agents.__proto__`), or null: a map of the config
+ * keyed so would lose the entry silently (it sets the prototype; red team L9). The JSON's depth is
+ * bounded by its parser.
+ */
+function protoKeyPath(value: unknown, at = ''): string | null {
+  if (value === null || typeof value !== 'object') return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = protoKeyPath(value[i], `${at}[${i}]`);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (Object.hasOwn(value, '__proto__')) return at;
+  for (const [key, inner] of Object.entries(value)) {
+    const found = protoKeyPath(inner, at === '' ? key : `${at}.${key}`);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
 /** A config is a few kilobytes; past this it is refused. */
 export const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 
@@ -72,6 +94,8 @@ export async function loadConfig(root: string, explicit: string | undefined, cwd
   }
   const json = parseJsonText(read.text);
   if (!json.ok) throw new ConfigError(`config ${shown}: not valid JSON (${json.message})`);
+  const proto = protoKeyPath(json.value);
+  if (proto !== null) throw new ConfigError(`config ${shown}: ${proto || '(top level)'}: the key "__proto__" is not allowed (it names no lane, agent, tier or label)`);
   const parsed = ConfigSchema.safeParse(json.value);
   if (!parsed.success) {
     const [first, ...rest] = parsed.error.issues;

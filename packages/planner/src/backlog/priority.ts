@@ -7,11 +7,29 @@ const NAMED_RANKS: Record<string, number> = { critical: 0, urgent: 0, high: 1, m
 
 export const UNPRIORITISED = Number.POSITIVE_INFINITY;
 
+/** The most labels a config may rank (a repository's own config is untrusted: red team L2). */
+export const MAX_PRIORITY_LABELS = 1_000;
+
+/** A config's labels by their trimmed, lower-cased names (the first of a name wins), made once per config. */
+const customByName = new WeakMap<Readonly<Record<string, number>>, Map<string, number>>();
+
+function customRanks(custom: Readonly<Record<string, number>>): Map<string, number> {
+  let byName = customByName.get(custom);
+  if (!byName) {
+    byName = new Map();
+    for (const [name, rank] of Object.entries(custom).slice(0, MAX_PRIORITY_LABELS)) {
+      const key = name.trim().toLowerCase();
+      if (!byName.has(key)) byName.set(key, rank);
+    }
+    customByName.set(custom, byName);
+  }
+  return byName;
+}
+
 export function labelRank(label: string, custom: Readonly<Record<string, number>> = {}): number | null {
   const lower = label.trim().toLowerCase();
-  for (const [name, rank] of Object.entries(custom)) {
-    if (name.trim().toLowerCase() === lower) return rank;
-  }
+  const own = customRanks(custom).get(lower);
+  if (own !== undefined) return own;
   const p = /^p([0-3])$/.exec(lower);
   if (p) return Number(p[1]);
   const named = /^priority\s*[:/]\s*(\S+)$/.exec(lower);

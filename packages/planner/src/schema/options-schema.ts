@@ -44,6 +44,7 @@ export const PlanOptionsSchema = z.strictObject({
     .describe('A hub also needs more than this many dependent files, so that small repositories are not all hubs (default 20)'),
   priorityLabels: z
     .record(z.string(), z.number().int().min(0))
+    .refine((labels) => Object.keys(labels).length <= 1_000, { message: 'at most 1,000 labels' })
     .default({})
     .describe('Label → rank (0 is the most urgent), added to the built-in P0–P3 and priority:* labels'),
   lanes: z
