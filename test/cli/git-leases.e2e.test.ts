@@ -365,6 +365,27 @@ describe("what the repository's own config may do with the git backend", () => {
     expect(dispatch.stderr + dispatch.stdout).not.toMatch(/S3CRETPASS/);
   }, 120_000);
 
+  it('reads a table flooded with 20,000 copies of a file that is no lease in a few lines, and lease gc drops them all (red team L3)', async () => {
+    remote = await LeaseRemote.create();
+    const root = await remote.clone('machine', { 'packages/core/src/x.ts': '', 'waves.config.json': JSON.stringify(GIT_LEASES) });
+    const git = (args: string[], input?: string) => execa('git', ['--git-dir', remote!.bare, ...args], input === undefined ? {} : { input }).then((r) => r.stdout.trim());
+    const junk = await git(['hash-object', '-w', '--stdin'], 'garbage\n');
+    const header = await git(['hash-object', '-w', '--stdin'], `${JSON.stringify({ v: 1, epoch: 9 })}\n`);
+    const fan = await git(['mktree'], Array.from({ length: 20_000 }, (_, i) => `100644 blob ${junk}\tl-${i}.json\n`).join(''));
+    const leases = await git(['mktree'], `040000 tree ${fan}\tab\n`);
+    const top = await git(['mktree'], `100644 blob ${header}\ttable.json\n040000 tree ${leases}\tleases\n`);
+    await git(['update-ref', 'refs/waves/leases', await git(['-c', 'user.name=x', '-c', 'user.email=x@example.invalid', 'commit-tree', top, '-m', 'flood'])]);
+    const list = await waves(['lease', 'list'], root);
+    expect(list.exitCode, list.stderr).toBe(0);
+    const lines = list.stderr.trim().split('\n');
+    expect(lines).toHaveLength(6);
+    expect(lines[5]).toMatch(/^waves: the lease table refs\/waves\/leases on origin: 19995 more file\(s\) that are not leases, skipped \(waves lease gc drops them\)$/);
+    const gc = await waves(['lease', 'gc'], root);
+    expect(gc.exitCode, gc.stderr).toBe(0);
+    expect(gc.stdout.trim()).toMatch(/^dropped 20000 file\(s\) that are not leases: (?:leases\/ab\/l-\d+\.json, ){10}and 19990 more$/);
+    expect(await git(['ls-tree', '-r', '--name-only', 'refs/waves/leases'])).toBe('table.json');
+  }, 120_000);
+
   it('lets a lease dated in 2099 hold nothing, and lease gc drops it, a gitlink and foreign files, saying so', async () => {
     remote = await LeaseRemote.create();
     const root = await remote.clone('machine', { 'packages/core/src/x.ts': '', 'waves.config.json': JSON.stringify(GIT_LEASES) });

@@ -187,7 +187,7 @@ export async function runLease(argv: readonly string[], io: CliIo): Promise<numb
       else if (compacted) said.push(`nothing to compact in ${shown} (${sizeOf(compacted.before)}, ${compacted.kept} live lease(s))`);
       const stale = (l: Lease) => (Date.parse(l.since) > io.now().getTime() ? `, dated ${l.since}` : '');
       if (dropped.length > 0) said.push(`dropped ${dropped.length} expired lease(s) (or dated in the future): ${dropped.map((l) => `${l.id} (${safeText(l.lane)}${stale(l)})`).join(', ')}`);
-      if (foreign.length > 0) said.push(`dropped ${foreign.length} file(s) that are not leases: ${foreign.map((f) => safeText(f)).join(', ')}`);
+      if (foreign.length > 0) said.push(`dropped ${foreign.length} file(s) that are not leases: ${foreign.slice(0, 10).map((f) => safeText(f)).join(', ')}${foreign.length > 10 ? `, and ${foreign.length - 10} more` : ''}`);
       io.stdout(said.length === 0 ? 'No expired lease to drop.\n' : `${said.join('\n')}\n`);
     }
     return 0;
