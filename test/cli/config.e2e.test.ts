@@ -83,6 +83,7 @@ describe('waves.config.json', () => {
     ['a serial glob whose braces expand to 2^34 alternatives (red team 5, F1)', { serial: [`${'{a,aa}'.repeat(34)}b`] }, /^waves: config waves\.config\.json: serial\[0\]: its braces expand to more than 64 alternatives$/],
     ['a lane glob of globstars in braces likewise', { lanes: { x: { paths: [`${'{**,x}/'.repeat(12)}c/**`] } } }, /^waves: config waves\.config\.json: lanes\.x\.paths\[0\]: its braces expand to more than 64 alternatives$/],
     ['more than 1,000 priority labels (red team L2: each label of each issue was compared with each of them)', { priorityLabels: Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`p-${i}`, i % 4])) }, /^waves: config waves\.config\.json: priorityLabels: at most 1,000 labels$/],
+    ['a top past 10,000 issues (red team L5)', { defaults: { top: 10_001 } }, /^waves: config waves\.config\.json: defaults\.top: .*10000/],
     ['a map key __proto__, which would vanish (red team L9)', JSON.parse('{"agents":{"__proto__":{"command":["sh","-c","id"]}}}'), /^waves: config waves\.config\.json: agents: the key "__proto__" is not allowed/],
     ['a routing that can reach a manual-only tier', { routing: { tiers: { default: { model: 'cheap' }, review: { model: 'expensive', manualOnly: true } }, categories: { hard: 'review' } } }, /routing\.categories\.hard: routes to the manual-only tier "review"/],
   ];

@@ -65,6 +65,8 @@ describe('numbers past 2^53−1, files that are devices, control characters in a
     expect(await refused(['plan', '--from-issues', 'backlog.json', '--top', '99999999999999999999'])).toBe(
       'waves: --top: expected an integer of at most 9007199254740991 (2^53−1), got 99999999999999999999',
     );
+    // A million issues took 4 GB and ended out of memory (red team L5): ten thousand at most.
+    expect(await refused(['plan', '--from-issues', 'backlog.json', '--top', '10001'])).toBe('waves: --top: expected an integer of at most 10,000, got 10001');
     expect(await refused(['explain', '99999999999999999999', '--from-issues', 'backlog.json'])).toBe(
       'waves: explain: expected an issue number of at most 9007199254740991 (2^53−1), got 99999999999999999999',
     );

@@ -118,8 +118,8 @@ export function stringFlag(values: ParsedArgs['values'], name: string): string |
   return typeof value === 'string' ? value : undefined;
 }
 
-/** An integer flag with a minimum: `--top abc` or `--wave-size 0` is a usage error. */
-export function intFlag(values: ParsedArgs['values'], name: string, min: number): number | undefined {
+/** An integer flag with a minimum (and a maximum, when given): `--top abc` or `--wave-size 0` is a usage error. */
+export function intFlag(values: ParsedArgs['values'], name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
   const raw = stringFlag(values, name);
   if (raw === undefined) return undefined;
   if (!/^\s*[+-]?\d+\s*$/.test(raw)) throw new UsageError(`--${name}: expected an integer, got ${JSON.stringify(raw)}`);
@@ -127,6 +127,7 @@ export function intFlag(values: ParsedArgs['values'], name: string, min: number)
   const shown = raw.trim().length > 40 ? `${raw.trim().slice(0, 40)}…` : raw.trim();
   if (value > Number.MAX_SAFE_INTEGER) throw new UsageError(`--${name}: expected an integer of at most ${Number.MAX_SAFE_INTEGER} (2^53−1), got ${shown}`);
   if (!Number.isSafeInteger(value) || value < min) throw new UsageError(`--${name}: expected an integer of at least ${min}, got ${shown}`);
+  if (value > max) throw new UsageError(`--${name}: expected an integer of at most ${max.toLocaleString('en-US')}, got ${shown}`);
   return value;
 }
 

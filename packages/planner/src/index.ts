@@ -50,7 +50,7 @@ export type { BacktestLiveFences, BacktestLocalisation, BacktestReport, Backtest
 
 export { parseIssues, IssuesFileSchema, IssueRecordSchema, isPullRequest, cutText, MAX_TITLE_CHARS, MAX_BODY_CHARS } from './schema/issues-schema.js';
 export type { IssueRecord } from './schema/issues-schema.js';
-export { PlanOptionsSchema } from './schema/options-schema.js';
+export { MAX_TOP, PlanOptionsSchema } from './schema/options-schema.js';
 export type { PlanOptions, PlanOptionsInput } from './schema/options-schema.js';
 export { CandidateSchema, EvidenceKindSchema, EvidenceSchema, PlanSchema, PlanIssueSchema, WaveSchema, PLAN_SCHEMA_VERSION } from './schema/plan-schema.js';
 export type { Candidate, ConflictKind, Evidence, EvidenceKind, Plan, PlanConflict, PlanIssue, Wave } from './schema/plan-schema.js';

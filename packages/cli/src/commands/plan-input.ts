@@ -4,6 +4,7 @@
  * `PlanInput` — config file first, then flags over it.
  */
 import path from 'node:path';
+import { MAX_TOP } from '@waves/planner';
 import { execaGit } from '@waves/planner';
 import { checkGitTrust, defaultHolder, LeaseRemoteError, parseDuration, tokensOf, type LeaseStore } from '@waves/dispatch';
 import { ConfigError, loadRepo, SAFE_GIT_CONFIG, type BacklogIssue, type PlanInput, type PlanOptionsInput, type RepoIndex } from '@waves/planner';
@@ -129,7 +130,7 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
   const defaults = config.config.defaults ?? {};
 
   const options: PlanOptionsInput = planOptionsFromConfig(config.config);
-  const top = intFlag(values, 'top', 1);
+  const top = intFlag(values, 'top', 1, MAX_TOP);
   const waveSize = intFlag(values, 'wave-size', 1);
   const maxWaves = intFlag(values, 'max-waves', 1);
   const depth = intFlag(values, 'contention-depth', 0);

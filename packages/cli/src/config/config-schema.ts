@@ -5,12 +5,13 @@
  */
 import { z } from 'zod';
 import { DispatchConfigShape } from '@waves/dispatch';
+import { MAX_TOP } from '@waves/planner';
 import { REPO_SLUG, REPO_SLUG_HINT } from '../sources/repo-slug.js';
 
 const Granularity = z.enum(['file', 'dir', 'package']);
 
 export const PlanDefaultsSchema = z.strictObject({
-  top: z.number().int().min(1).optional(),
+  top: z.number().int().min(1).max(MAX_TOP).optional(),
   waveSize: z.number().int().min(1).optional(),
   maxWaves: z.number().int().min(1).optional(),
   granularity: Granularity.optional(),

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 
+/** The most issues one plan evaluates: a million took 4 GB and ended out of memory (red team L5). */
+export const MAX_TOP = 10_000;
+
 /** How the planner is tuned. Every key has a default; `resolvePlanOptions` fills them in. */
 export const PlanOptionsSchema = z.strictObject({
-  top: z.number().int().min(1).default(10).describe('How many issues of the ranked backlog to evaluate'),
+  top: z.number().int().min(1).max(MAX_TOP).default(10).describe('How many issues of the ranked backlog to evaluate (at most 10,000)'),
   waveSize: z.number().int().min(1).default(4).describe('Most issues in one wave'),
   maxWaves: z.number().int().min(1).default(2).describe('Waves planned; later ones go to deferred'),
   granularity: z
