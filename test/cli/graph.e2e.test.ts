@@ -163,6 +163,23 @@ describe('waves graph, end to end', () => {
     expect(dot.stdout.startsWith('digraph packages {')).toBe(true);
   });
 
+  it('draws a package whose name holds a Mermaid directive, brackets or control characters as text (red team L6)', async () => {
+    const repo = await TempRepo.create({
+      'package.json': '{ "name": "root", "private": true, "workspaces": ["packages/*"] }\n',
+      'packages/web/package.json': JSON.stringify({ name: "x %%{init: {'theme':'dark'}}%% ]) click p0 call alert() \u001b[31m\u202e" }),
+      'packages/web/src/index.ts': 'export const a = 1;\n',
+    });
+    try {
+      const result = await execa('node', [BIN, 'graph', '--format', 'mermaid', '--no-cache'], { cwd: repo.root, reject: false, stdin: 'ignore' });
+      expect(result.exitCode, result.stderr).toBe(0);
+      const node = result.stdout.split('\n').find((line) => line.includes('%%'))!;
+      expect(node).toMatch(/^ {2}p\d+\["x %%#123;init: #123;'theme':'dark'#125;#125;%% #93;#41; click p0 call alert#40;#41; #91;31m \(\d+\)"\]$/);
+      expect(result.stdout).not.toMatch(/[{}\u001b\u202e]/);
+    } finally {
+      await repo.dispose();
+    }
+  });
+
   it('works on this very repository', async () => {
     const result = await waves(['graph', '--json', '--no-cache']);
     expect(result.exitCode).toBe(0);

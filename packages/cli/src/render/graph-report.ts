@@ -4,6 +4,7 @@
  */
 import Table from 'cli-table3';
 import type { GraphReport } from '@waves/planner';
+import { mermaidText } from './plan-mermaid.js';
 import { safeText, UNSAFE_CHARACTERS } from './safe-text.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
@@ -57,10 +58,10 @@ export function renderGraphTable(report: GraphReport): string {
 /** Mermaid flowchart of the workspace packages and their internal dependencies. */
 export function renderGraphMermaid(report: GraphReport): string {
   const ids = new Map(report.packages.map((p, i) => [p.name, `p${i}`]));
-  // Package names come from the repository's manifests: no control character or bidi mark either.
-  const label = (text: string) => `"${text.replace(UNSAFE_CHARACTERS, '').replace(/["#<>`\\]/g, (c) => `#${c.charCodeAt(0)};`)}"`;
+  // Package names come from the repository's manifests: escaped as the plan's diagram escapes titles
+  // (no control character or bidi mark, no brace that could open a `%%{init…}%%` directive: red team L6).
   const lines = ['flowchart LR'];
-  for (const p of report.packages) lines.push(`  ${ids.get(p.name)}[${label(`${p.name} (${p.files})`)}]`);
+  for (const p of report.packages) lines.push(`  ${ids.get(p.name)}["${mermaidText(p.name, 300)} (${p.files})"]`);
   for (const p of report.packages) for (const d of p.dependsOn) if (ids.has(d)) lines.push(`  ${ids.get(p.name)} --> ${ids.get(d)}`);
   return `${lines.join('\n')}\n`;
 }
