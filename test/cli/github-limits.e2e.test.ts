@@ -45,12 +45,12 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
 
 const issue = (n: number, extra: Record<string, unknown> = {}) => ({ number: n, title: `Issue ${n}`, body: '`src/a.ts`', labels: [], state: 'open', created_at: '2026-01-01T00:00:00Z', ...extra });
 
-async function plan(url: string) {
+async function plan(url: string, env: Record<string, string> = {}) {
   return execa('node', [BIN, 'plan', '--repo', 'acme/shop', '--api-url', url, '--root', SHOP, '--top', '3'], {
     cwd: ROOT,
     reject: false,
     stdin: 'ignore',
-    env: { GITHUB_TOKEN: 'ghp_limits0123456789', GH_TOKEN: '', GITHUB_API_URL: '' },
+    env: { GITHUB_TOKEN: 'ghp_limits0123456789', GH_TOKEN: '', GITHUB_API_URL: '', ...env },
     extendEnv: true,
   });
 }
@@ -221,3 +221,30 @@ describe('answers asking again cannot mend', () => {
     expect(oneLine(linked.stderr)).toMatch(/a next-page link leads to a file: URL; refused before sending/);
   }, 60_000);
 });
+
+describe('one budget for all the reads of a command (red team L4: limits that hold each on its own multiplied to hours)', () => {
+  it('gives up on a server that answers every page after a secondary rate limit, in one line, once the budget is spent', async () => {
+    const seen = new Set<string>();
+    const server = await serve((req, res, base) => {
+      // Each page is limited once, then served, with a next page: 1,000 pages would take hours.
+      if (!seen.has(req.url!)) {
+        seen.add(req.url!);
+        return json(res, 403, { message: 'You have exceeded a secondary rate limit' }, { 'retry-after': '1' });
+      }
+      const page = Number(new URL(req.url!, base).searchParams.get('page') ?? '1');
+      if (req.url!.includes('/labels')) return json(res, 200, [{ name: `l${page}` }], { link: `<${base}/repos/acme/shop/labels?page=${page + 1}>; rel="next"` });
+      json(res, 200, [issue(page)]);
+    });
+    const result = await plan(server.url, { WAVES_GITHUB_TOTAL_MS: '4000' });
+    expect(result.exitCode).toBe(1);
+    expect(oneLine(result.stderr.split('\n').filter((l) => !/rate limit on GET .*: waiting/.test(l)).join('\n'))).toMatch(/^waves: GitHub (secondary rate limit at 127\.0\.0\.1:\d+: waiting 1 s more would take reading past 4s in all|API at 127\.0\.0\.1:\d+: reading took more than 4s in all \(slow answers, retries and rate-limit waits together\)); giving up$/);
+  }, 90_000);
+
+  it('gives up on a server whose every answer is a 503, once the budget is spent', async () => {
+    const server = await serve((_req, res) => json(res, 503, { message: 'unavailable' }));
+    const result = await plan(server.url, { WAVES_GITHUB_TOTAL_MS: '2000' });
+    expect(result.exitCode).toBe(1);
+    expect(oneLine(result.stderr)).toMatch(/^waves: GitHub API at 127\.0\.0\.1:\d+: reading took more than 2s in all \(slow answers, retries and rate-limit waits together\); giving up$/);
+  }, 90_000);
+});
+

@@ -22,6 +22,7 @@
  */
 import { WavesError } from '@waves/planner';
 import { endpointOf } from './github-answers.js';
+import { formatDuration } from './github-failure.js';
 
 export type Fetch = typeof globalThis.fetch;
 
@@ -191,12 +192,28 @@ export interface FetchLimits {
    * `http://other/` by then), so the token can go nowhere else, whatever the link said.
    */
   origin?: string;
+  /**
+   * When (ms since 1970) every request of the client must be done by: slow answers, retries and
+   * rate-limit waits together (each bounded on its own, they multiplied to hours over 1,000 pages:
+   * red team L4). A request past it fails at once, and each one's deadline is no later.
+   */
+  deadlineAt?: number;
+  /** How long that was, for the message. */
+  totalMs?: number;
 }
+
+/** All GitHub reads of one command end within this, by default. */
+export const DEFAULT_TOTAL_MS = 15 * 60_000;
 
 export function fetchWithTimeout(timeoutMs: number, inner: Fetch = globalThis.fetch, limits: FetchLimits = {}): Fetch {
   const maxBytes = limits.maxBytes ?? MAX_ANSWER_BYTES;
   const maxWait = limits.maxWaitSeconds ?? DEFAULT_MAX_WAIT_SECONDS;
   return async (input, init = {}) => {
+    const left = limits.deadlineAt === undefined ? Number.POSITIVE_INFINITY : limits.deadlineAt - Date.now();
+    if (left <= 0) {
+      throw new NotRetriedError(`GitHub API at ${where(input, init).host}: reading took more than ${formatDuration(limits.totalMs ?? 0)} in all (slow answers, retries and rate-limit waits together); giving up`);
+    }
+    const attemptMs = Math.min(timeoutMs, Math.max(1, left));
     if (limits.origin !== undefined) {
       const url = input instanceof Request ? input.url : String(input);
       let origin: string | null = null;
@@ -209,7 +226,7 @@ export function fetchWithTimeout(timeoutMs: number, inner: Fetch = globalThis.fe
         throw new NotRetriedError(`GitHub API at ${new URL(limits.origin).host}: a request to ${origin ?? 'a URL that is not one'}, another host, refused before sending (the token goes only to ${limits.origin})`);
       }
     }
-    const deadline = AbortSignal.timeout(timeoutMs);
+    const deadline = AbortSignal.timeout(attemptMs);
     const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
     let response: Response;
     try {

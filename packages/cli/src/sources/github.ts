@@ -16,9 +16,9 @@ import { Octokit } from 'octokit';
 import { extractMentions, InputError, isPullRequest, labelRank, parseIssues, rankIssues, WavesError, type BacklogIssue, type IssueRecord } from '@waves/planner';
 import { apiHost, DEFAULT_API_TIMEOUT_MS, GITHUB_API } from './api-url.js';
 import { checkAnswers, endpointOf, readIssue, readIssuesPage, readLabels, readMilestones } from './github-answers.js';
-import { describeFailure } from './github-failure.js';
+import { describeFailure, formatDuration } from './github-failure.js';
 import { safeText } from '../render/safe-text.js';
-import { fetchWithTimeout } from './github-fetch.js';
+import { DEFAULT_TOTAL_MS, fetchWithTimeout } from './github-fetch.js';
 import { isRepoSlug, REPO_SLUG_HINT, splitRepoSlug } from './repo-slug.js';
 
 export interface GithubSourceOptions {
@@ -36,6 +36,8 @@ export interface GithubSourceOptions {
   retries?: number;
   /** Longest wait for one answer, in milliseconds (default 30 s). */
   timeoutMs?: number;
+  /** Every GitHub read of the command together ends within this (default 15 minutes; `WAVES_GITHUB_TOTAL_MS` for tests). */
+  totalMs?: number;
   warn: (message: string) => void;
   progress?: (message: string) => void;
 }
@@ -55,7 +57,7 @@ function splitRepo(repo: string): { owner: string; name: string } {
   return splitRepoSlug(repo);
 }
 
-type ClientOptions = Pick<GithubSourceOptions, 'repo' | 'token' | 'apiUrl' | 'maxWaitSeconds' | 'retries' | 'timeoutMs' | 'warn'>;
+type ClientOptions = Pick<GithubSourceOptions, 'repo' | 'token' | 'apiUrl' | 'maxWaitSeconds' | 'retries' | 'timeoutMs' | 'totalMs' | 'warn'>;
 
 /** What a client learnt that explains its last failure better than the answer does. */
 interface ClientState {
@@ -113,10 +115,18 @@ export function createOctokit(options: Omit<ClientOptions, 'repo'>): Octokit {
   const retries = options.retries ?? DEFAULT_RETRIES;
   const state: ClientState = { gaveUp: null };
   const host = apiHost(options.apiUrl);
+  // WAVES_GITHUB_TOTAL_MS: a shorter budget, for the tests of it.
+  const fromEnv = Number(process.env.WAVES_GITHUB_TOTAL_MS);
+  const totalMs = options.totalMs ?? (Number.isSafeInteger(fromEnv) && fromEnv > 0 ? fromEnv : DEFAULT_TOTAL_MS);
+  const deadlineAt = Date.now() + totalMs;
   const onLimit = (kind: string) => (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
     if (retryAfter > maxWait) {
       // Said once, as the failure's own line (see `failure`).
       state.gaveUp = `GitHub ${kind} rate limit at ${host}: it asks to wait ${retryAfter} s, more than the ${maxWait} s allowed; giving up`;
+      return false;
+    }
+    if (Date.now() + retryAfter * 1000 > deadlineAt) {
+      state.gaveUp = `GitHub ${kind} rate limit at ${host}: waiting ${retryAfter} s more would take reading past ${formatDuration(totalMs)} in all; giving up`;
       return false;
     }
     if (retryCount >= retries) {
@@ -132,7 +142,7 @@ export function createOctokit(options: Omit<ClientOptions, 'repo'>): Octokit {
     userAgent: 'waves-cli',
     throttle: { onRateLimit: onLimit('primary'), onSecondaryRateLimit: onLimit('secondary') },
     retry: { retries },
-    request: { fetch: fetchWithTimeout(options.timeoutMs ?? DEFAULT_API_TIMEOUT_MS, globalThis.fetch, { maxWaitSeconds: maxWait, origin: new URL(options.apiUrl ?? GITHUB_API).origin }) },
+    request: { fetch: fetchWithTimeout(options.timeoutMs ?? DEFAULT_API_TIMEOUT_MS, globalThis.fetch, { maxWaitSeconds: maxWait, origin: new URL(options.apiUrl ?? GITHUB_API).origin, deadlineAt, totalMs }) },
     // Silence octokit's own console logging: waves reports on stderr itself.
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
   });
