@@ -386,6 +386,26 @@ describe("what the repository's own config may do with the git backend", () => {
     expect(await git(['ls-tree', '-r', '--name-only', 'refs/waves/leases'])).toBe('table.json');
   }, 120_000);
 
+  it('refuses with one line, before reading them, a table header or a table commit larger than waves writes (red team L8)', async () => {
+    remote = await LeaseRemote.create();
+    const root = await remote.clone('machine', { 'packages/core/src/x.ts': '', 'waves.config.json': JSON.stringify(GIT_LEASES) });
+    const git = (args: string[], input?: string) => execa('git', ['--git-dir', remote!.bare, ...args], input === undefined ? {} : { input }).then((r) => r.stdout.trim());
+    for (const [header, message, what] of [
+      [`${JSON.stringify({ v: 1, epoch: 5, pad: 'x'.repeat(100_000) })}\n`, 'table', /table\.json is 100,\d{3} bytes, more than any lease table waves writes \(16,384\)/],
+      [`${JSON.stringify({ v: 1, epoch: 5 })}\n`, 'y'.repeat(200_000), /its commit is 20\d,\d{3} bytes, more than any lease table waves writes \(65,536\)/],
+    ] as const) {
+      const blob = await git(['hash-object', '-w', '--stdin'], header);
+      const tree = await git(['mktree'], `100644 blob ${blob}\ttable.json\n`);
+      await git(['update-ref', 'refs/waves/leases', await git(['-c', 'user.name=x', '-c', 'user.email=x@example.invalid', 'commit-tree', tree, '-F', '-'], message)]);
+      const list = await waves(['lease', 'list'], root);
+      expect(list.exitCode).toBe(1);
+      const lines = list.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(what);
+      expect(lines[0]).toMatch(/not read; look at it, then delete the ref \(git push origin :refs\/waves\/leases\) and acquire again$/);
+    }
+  }, 60_000);
+
   it('lets a lease dated in 2099 hold nothing, and lease gc drops it, a gitlink and foreign files, saying so', async () => {
     remote = await LeaseRemote.create();
     const root = await remote.clone('machine', { 'packages/core/src/x.ts': '', 'waves.config.json': JSON.stringify(GIT_LEASES) });

@@ -227,6 +227,15 @@ export function gitLeaseBackend(options: GitLeaseOptions): LeaseBackend {
         else if (type !== 'tree') foreign.push(file);
       } else foreign.push(file);
     }
+    // The commit and the header are a few hundred bytes as waves writes them: a 400 MB commit message
+    // or table.json (red team L8) is refused before it is read, with what to do.
+    const own = (await local(['cat-file', '--batch-check=%(objecttype) %(objectsize)'], `${seenRef}\n${headerBlob ?? ''}\n`)).split('\n');
+    for (const [i, what, max] of [[0, 'its commit', MAX_COMMIT_BYTES], [1, TABLE_FILE, MAX_LEASE_BYTES]] as const) {
+      const size = Number(own[i]?.split(' ')[1]);
+      if (Number.isFinite(size) && size > max) {
+        throw new LeaseRemoteError(`${where}: ${what} is ${size.toLocaleString('en-US')} bytes, more than any lease table waves writes (${max.toLocaleString('en-US')}): not read; look at it, then delete the ref (git push ${options.remoteName} :${ref}) and acquire again`);
+      }
+    }
     let wanted = [...leaseBlobs.keys()].filter((sha) => !blobCache.has(sha));
     // A lease file is a few hundred bytes: a bigger blob (a push of 200 MB) is no lease, and is never read.
     if (wanted.length > 0) {
@@ -482,6 +491,8 @@ function answer<T>(result: T | ((epoch: number) => T), epoch: number): T {
 
 /** The largest blob read as a lease file (waves writes a few hundred bytes). */
 const MAX_LEASE_BYTES = 16 * 1024;
+/** The largest commit of the table read: waves writes a few hundred bytes (a tree, parents, a line). */
+const MAX_COMMIT_BYTES = 64 * 1024;
 
 function parseBatch(buffer: Buffer): { sha: string; type: string; content: string }[] {
   // Sizes are bytes: the output is sliced as bytes, and only each object's own bytes become its text.
