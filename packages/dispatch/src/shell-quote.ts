@@ -16,15 +16,18 @@
  * previews and prompts harder to read, and leaves control characters raw; this is Python's
  * shlex.quote plus the printf pieces, checked against a real sh by the tests.
  */
+import { INVISIBLE_CLASS } from '@waves/planner';
+
 const SAFE = /^[\w@%+=:,./-]+$/;
 
 /**
- * What must never reach a terminal raw: C0 controls but the line feed, DEL, C1 controls, the
- * bidirectional marks, embeddings, overrides and isolates, the line and paragraph separators, and
- * the byte-order mark.
+ * What must never reach a terminal raw: every invisible character (INVISIBLE_CLASS: controls, the
+ * bidirectional marks, zero-width characters, tag characters…) but the line feed. The same set the
+ * output's last escaping turns into `\uXXXX` text — which, inside single quotes, would paste as
+ * those six characters, not the one the argv holds (red team L7): so each is a printf piece here.
  */
-export const CONTROL_CHARACTERS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/;
-const CONTROL_RUNS = new RegExp(`${CONTROL_CHARACTERS.source}+`, 'g');
+export const CONTROL_CHARACTERS = new RegExp(`(?!\\n)${INVISIBLE_CLASS}`, 'u');
+const CONTROL_RUNS = new RegExp(`(?:(?!\\n)${INVISIBLE_CLASS})+`, 'gu');
 
 function singleQuoted(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;

@@ -36,6 +36,8 @@ export interface LiveFence {
   keeper: FenceKeeper;
   /** The run's secret its agent asks its fence with (`WAVES_FENCE_TICKET` in the agent's environment alone). */
   key: string;
+  /** The hook files it put in the run's tree (paths in the tree), for as long as the run runs. */
+  installed: readonly string[];
   /** Checks every write seen so far (the agent's processes gone: all of them), its grants in the record. */
   settle(): Promise<void>;
   close(): Promise<void>;
@@ -128,6 +130,7 @@ export async function startLiveFence(options: LiveFenceOptions): Promise<LiveFen
   return {
     keeper,
     key,
+    installed: integrations.installed,
     settle: () => watcher.drain().catch(() => undefined),
     async close() {
       // Every write the agent made is checked before the run is settled: the record is complete.

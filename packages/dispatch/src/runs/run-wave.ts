@@ -304,6 +304,7 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
     /** What a worktree continued held when it passed the check below: the baseline its supervisor checks again just before the agent starts. */
     let heldBefore: DirtyFile[] | null = null;
     let reused = false;
+    let created = false;
     if (dispatch.worktree) {
       // A branch of the issue's that exists already is what its agent starts on: held to the rule
       // of the dispatch base (base-during-runs.ts), since an agent of a run not yet harvested can
@@ -321,6 +322,7 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
       const prepared = await prepareWorktree(options.root, cwd, dispatch.worktree.branch, dispatch.worktree.argv);
       if (prepared.status === 'failed') return notStarted(prepared.reason);
       reused = prepared.status === 'reused';
+      created = prepared.status === 'created';
       if (reused) emit({ type: 'reused', number, path: dispatch.worktree.path, branch: dispatch.worktree.branch });
     }
     let start = await startOf(cwd, dispatch.worktree !== null);
@@ -330,8 +332,10 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
       if (audited === null) return notStarted(`its branch ${dispatch.worktree.branch} shares no history with ${dispatch.worktree.argv.at(-1)}: not continued (look at it, then delete or rename it)`);
       if (audited.unaudited > 0) emit({ type: 'unaudited', number, branch: dispatch.worktree.branch, commits: audited.unaudited, from: audited.commit });
       // A worktree continued: what it held when it passed the check (read once; anything written
-      // since is then seen by the supervisor's check). A new one: what it holds now.
-      const held = reused && heldBefore !== null ? heldBefore : await worktreeFiles(options.root, cwd, dispatch.worktree.branch);
+      // since is then seen by the supervisor's check). A new one holds nothing but its commit: an
+      // agent of this wave that wrote into it between its checkout and now (red team K4b, seen
+      // under load) is seen by that check too, whatever it wrote when.
+      const held = created ? [] : reused && heldBefore !== null ? heldBefore : await worktreeFiles(options.root, cwd, dispatch.worktree.branch);
       start = { ...start, head: audited.commit, ...(held !== null ? { tree: { head: start.head, files: held } } : {}) };
     }
     started.add(number);

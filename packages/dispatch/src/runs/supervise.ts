@@ -211,6 +211,18 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
         stop('failed', reason);
       },
     });
+    // Once more, the last thing before the agent starts (the live fence took a while to start, and
+    // another agent could write meanwhile: red team K4b, under load): its hook files aside.
+    if (record.worktree && record.start?.tree) {
+      const planted = await plantedBeforeAgent(record.cwd, record.start.tree, fence?.installed ?? []);
+      if (planted !== null) {
+        note(`not started: ${planted}`);
+        await closeFence();
+        await log.finish([]);
+        await save({ status: 'failed', reason: planted, endedAt: now().toISOString() });
+        return record;
+      }
+    }
     // A tag the agent inherits (Linux; see track-descendants.ts), held only while it is started.
     const tagged = DescendantTracker.tagSelf();
     // From here on, what lands in ignored files (node_modules, builds, caches) is the agent's.

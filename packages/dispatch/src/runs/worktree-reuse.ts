@@ -70,7 +70,7 @@ export async function worktreeReuseProblem(root: string, from: RunsSource, workt
  * with a frozen install, its setup writes: another agent did (red team K3, K4). Other files are
  * the setup's to write.
  */
-export async function plantedBeforeAgent(cwd: string, tree: { head: string | null; files: readonly DirtyFile[] }): Promise<string | null> {
+export async function plantedBeforeAgent(cwd: string, tree: { head: string | null; files: readonly DirtyFile[] }, own: readonly string[] = []): Promise<string | null> {
   const head = await headCommit(cwd).catch(() => null);
   if (head !== tree.head) return `its worktree's HEAD moved (${tree.head?.slice(0, 12) ?? 'none'} → ${head?.slice(0, 12) ?? 'none'}) after the run started and before its agent did (another agent?): not started`;
   const before = new Map(tree.files.map((f) => [f.path, f.hash]));
@@ -78,7 +78,8 @@ export async function plantedBeforeAgent(cwd: string, tree: { head: string | nul
   // .gitignore hides them, none of them the agent's instructions: node_modules is left out).
   const changed = await changesSince(cwd, head).catch(() => null);
   if (changed === null) return `its worktree could not be read before its agent started: not started`;
-  const candidates = [...new Set(changed.map((c) => c.path))].filter((p) => isControlFile(p) && !p.split('/').includes('node_modules'));
+  // `own`: what waves itself wrote there for this run (the live fence's hook files).
+  const candidates = [...new Set(changed.map((c) => c.path))].filter((p) => isControlFile(p) && !p.split('/').includes('node_modules') && !own.includes(p));
   const now = await hashFiles(cwd, candidates);
   const planted = now.filter((f) => f.hash !== null && before.get(f.path) !== f.hash).map((f) => f.path);
   if (planted.length === 0) return null;
