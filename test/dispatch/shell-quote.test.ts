@@ -16,13 +16,17 @@ const anyCharacter = fc.oneof(
   fc.integer({ min: 1, max: 0x10ffff }).filter((c) => c < 0xd800 || c > 0xdfff),
 ).map((c) => String.fromCodePoint(c));
 
-/** Raw control characters a terminal would act on: everything the quoting must keep out of the line but \n. */
-const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/;
+/**
+ * Raw invisible characters: everything the quoting must keep out of the line but \n — controls, and
+ * the zero-width and tag characters the output's last escaping would turn into `\uXXXX` text, which
+ * would then paste as those six characters (red team L7).
+ */
+const RAW_CONTROL = /(?!\n)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u115f\u1160\u3164\uffa0]/u;
 
 /** Pieces issue text is made of when someone tries to break out of quoting. */
 const hostile = fc.oneof(
   fc.constantFrom(`$(touch ${canary})`, `\`touch ${canary}\``, `; touch ${canary}`, `&& touch ${canary}`, `| touch ${canary}`, `'`, `"`, '\\', '$HOME', '${IFS}', '\n', '\r', '\t', '\u202e', '\u200f', '-rf', '--help', '*', '?', '[a]', '{a,b}', '~', '#', '!', '%', '\u0001', '\u001b[2J', 'é', '🚀', ' '),
-  fc.constantFrom('\u0085', '\u009b31m', '\u001b]8;;http://x\u0007link\u001b]8;;\u0007', '\u001b]0;title\u0007', '\u2028', '\u2029', '\ufeff', '\u200e', '\u2066', '\u2069', '\u007f', '\r\n'),
+  fc.constantFrom('\u200b', '\u200d', '\u2060', '\u{e0041}\u{e0042}', '\u034f', '\u3164', '\u0085', '\u009b31m', '\u001b]8;;http://x\u0007link\u001b]8;;\u0007', '\u001b]0;title\u0007', '\u2028', '\u2029', '\ufeff', '\u200e', '\u2066', '\u2069', '\u007f', '\r\n'),
   fc.string(),
   fc.string({ unit: anyCharacter }),
 );
