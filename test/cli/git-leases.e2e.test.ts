@@ -328,11 +328,12 @@ describe("what the repository's own config may do with the git backend", () => {
       { backend: 'git', ref: 'refs/replace/abc' },
       { backend: 'git', remote: other, ref: 'refs/waves/leases' },
       { backend: 'git', remote: `file://${other}` },
+      { backend: 'git', ref: 'refs/waves/seen/123' },
     ]) {
       writeFileSync(path.join(work, 'waves.config.json'), JSON.stringify({ leases }));
       const result = await waves(['lease', 'acquire', 'src', '--holder', 'bob', '--ttl', '5m'], work);
       expect(result.exitCode, JSON.stringify(leases)).toBe(2);
-      expect(result.stderr.trim().split('\n'), JSON.stringify(leases)).toEqual([expect.stringMatching(/^waves: leases\.(ref "refs\/\S+" must be under refs\/waves\/|remote .*a repository's own config may only name one of its remotes)/)]);
+      expect(result.stderr.trim().split('\n'), JSON.stringify(leases)).toEqual([expect.stringMatching(/^waves: leases\.(ref "refs\/\S+" must be under refs\/waves\/|ref "refs\/waves\/seen\/123" is under refs\/waves\/seen\/, where waves keeps what it last read of a table: name another ref under refs\/waves\/|remote .*a repository's own config may only name one of its remotes)/)]);
     }
     expect([await notesOf(other), await notesOf(remote.bare)]).toEqual(before);
     // From a config of the person's own, a URL is the person's word.

@@ -139,6 +139,13 @@ describe('answers asking again cannot mend', () => {
       (_req, res) => json(res, 429, { message: 'slow down' }, { 'retry-after': '99999999' }),
       /^waves: GitHub API at 127\.0\.0\.1:\d+ asks to wait 99999999 s \(429\), more than the 120 s allowed; giving up$/,
     ],
+    ...(['Infinity', '1e400'] as const).map(
+      (after): [string, Handler, RegExp] => [
+        `a 429 whose retry-after is ${after} (red team L10)`,
+        (_req, res) => json(res, 429, { message: 'slow down' }, { 'retry-after': after }),
+        /^waves: GitHub API at 127\.0\.0\.1:\d+ asks to wait more than 10\^9 s \(429\), more than the 120 s allowed; giving up$/,
+      ],
+    ),
     [
       'a valid page of 25 MB with a 5 MB title',
       (req, res) => json(res, 200, req.url!.includes('/labels') ? [] : [issue(1, { title: 'T'.repeat(5 * 1024 * 1024), body: 'B'.repeat(20 * 1024 * 1024) })]),
@@ -220,6 +227,22 @@ describe('answers asking again cannot mend', () => {
     expect(linked.exitCode).toBe(1);
     expect(oneLine(linked.stderr)).toMatch(/a next-page link leads to a file: URL; refused before sending/);
   }, 60_000);
+});
+
+describe('a token no header can carry (red team L10)', () => {
+  it('is refused at once, in one line naming the variable, exit 2, and never sent', async () => {
+    const server = await serve((_req, res) => json(res, 200, []));
+    const result = await execa('node', [BIN, 'plan', '--repo', 'acme/shop', '--api-url', server.url, '--root', SHOP], {
+      cwd: ROOT,
+      reject: false,
+      stdin: 'ignore',
+      env: { GITHUB_TOKEN: 'ghp_abc0123456789\r\nX-Evil: 1', GH_TOKEN: '', GITHUB_API_URL: '' },
+      extendEnv: true,
+    });
+    expect(result.exitCode).toBe(2);
+    expect(oneLine(result.stderr)).toBe('waves: GITHUB_TOKEN holds a space, a line break or another character no token has: check how it was set');
+    expect(server.requests()).toBe(0);
+  });
 });
 
 describe('one budget for all the reads of a command (red team L4: limits that hold each on its own multiplied to hours)', () => {

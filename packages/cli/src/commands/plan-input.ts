@@ -186,6 +186,10 @@ export async function loadPlanInput(values: ParsedArgs['values'], io: CliIo, acc
     // In io.env for a command run in-process; held in memory once the bin took them (token-holder.ts).
     const tokens = tokensOf(io.env);
     const token = tokens.GITHUB_TOKEN || tokens.GH_TOKEN || undefined;
+    // A header cannot carry it: retried as a network fault for 14 s, then "unreachable" (red team L10).
+    if (token !== undefined && /[^\x21-\x7e]/.test(token)) {
+      throw new UsageError(`${tokens.GITHUB_TOKEN ? 'GITHUB_TOKEN' : 'GH_TOKEN'} holds a space, a line break or another character no token has: check how it was set`);
+    }
     // The GitHub client loads only when GitHub is the source.
     const { readGithubBacklog } = await import('../sources/github.js');
     const result = await readGithubBacklog({

@@ -90,6 +90,8 @@ function retryAfterSeconds(value: string | null, now: number): number | null {
   if (value === null || value.trim() === '') return null;
   const text = value.trim();
   if (/^\d+(?:\.\d+)?$/.test(text)) return Number(text);
+  // `Infinity`, `1e400`: no date, a wait no one will make (red team L10: it was retried, then "refused").
+  if (/^\+?(?:infinity|\d+(?:\.\d+)?e\+?\d+)$/i.test(text)) return Number(text.replace(/^\+/, '').replace(/^infinity$/i, 'Infinity'));
   const date = Date.parse(text);
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
 }

@@ -80,7 +80,8 @@ export function leaseRefProblem(ref: string): string | null {
   if (!/^refs\/[A-Za-z0-9._/-]+$/.test(ref)) return 'must be refs/… of letters, digits, ., _, - and /';
   if (ref.split('/').some((part) => part === '' || part.startsWith('.') || part.endsWith('.lock')) || ref.includes('..') || ref.endsWith('/')) return 'is not a valid ref name';
   // A push replaces the ref's content: never a branch, a tag, notes, refs/meta/config, refs/replace/…
-  if (!ref.startsWith(LEASE_REF_PREFIX) || ref.startsWith(`${LEASE_REF_PREFIX}seen/`)) return `must be under ${LEASE_REF_PREFIX} (a push replaces what the ref holds; waves writes no other ref)`;
+  if (ref.startsWith(`${LEASE_REF_PREFIX}seen/`)) return `is under ${LEASE_REF_PREFIX}seen/, where waves keeps what it last read of a table: name another ref under ${LEASE_REF_PREFIX}`;
+  if (!ref.startsWith(LEASE_REF_PREFIX)) return `must be under ${LEASE_REF_PREFIX} (a push replaces what the ref holds; waves writes no other ref)`;
   return null;
 }
 
