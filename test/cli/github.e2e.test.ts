@@ -48,7 +48,7 @@ describe('waves plan --repo against a fake GitHub API', () => {
   it('prints no part of the token when a server spells it out in pieces, between control or invisible characters (red team L1)', async () => {
     const long = 'ghp_SECRETtoken0123456789abcdefABCDEF0123';
     const pieces = (long.match(/.{1,7}/g) ?? []).join('\u0007');
-    for (const message of [`x ${pieces}`, [...long].join('\u200b'), [...long].join(' ')]) {
+    for (const message of [`x ${pieces}`, [...long].join('\u200b'), [...long].join(' '), [...long].join(' \u200b')]) {
       server = await new FakeGithub({ owner: 'acme', repo: 'shop', issues: [], token: long, faults: [{ match: '/labels', status: 422, message }] }).start();
       const result = await waves(['plan', '--repo', 'acme/shop', '--api-url', server.url, '--root', SHOP], { GITHUB_TOKEN: long });
       expect(result.exitCode).toBe(1);

@@ -80,41 +80,35 @@ export function redactSecret(text: string, secret: string): string {
   return redactSpelledOut(out, secret);
 }
 
-/** What counts as a character of a token: what GitHub's tokens are made of (letters, digits, `_`). */
-function isTokenChar(code: number): boolean {
-  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
-}
-/** An escape a printer writes for an invisible character: a separator, not part of the text. */
-const ESCAPE = /^(?:\\u\{[0-9a-fA-F]{1,6}\}|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2})/;
+/** An escape a printer writes for an invisible character (`\u200b`, `\u{200b}`, `\x0b`): a separator, not part of the text. */
+const ESCAPE = String.raw`\\u\{[0-9a-fA-F]{1,6}\}|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}`;
+/** The pieces of a text that matter here: escapes (group 1, skipped) and runs of token characters (letters, digits, `_`). */
+const PIECES = new RegExp(`(${ESCAPE})|[A-Za-z0-9_]+`, 'g');
 const WINDOW = 8;
-/** What stands between the token characters of a text: escapes and anything but letters, digits and `_`. */
-const SEPARATORS = /\\u\{[0-9a-fA-F]{1,6}\}|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|[^A-Za-z0-9_]+/g;
 
 /** `text` with every run of `WINDOW` or more of the secret's token characters, whatever stands between them, replaced by [REDACTED]. */
 function redactSpelledOut(text: string, secret: string): string {
-  const key = [...secret].filter((c) => isTokenChar(c.charCodeAt(0))).join('');
+  const key = secret.replace(/[^A-Za-z0-9_]+/g, '');
   if (key.length < WINDOW) return text;
-  // Nearly always nothing: found without building the positions.
-  const bare = text.replace(SEPARATORS, '');
-  let any = false;
-  for (let k = 0; k + WINDOW <= key.length && !any; k++) any = bare.includes(key.slice(k, k + WINDOW));
-  if (!any) return text;
-  // The text's token characters, each with where it stands.
+  // The text's token characters in one pass, each run with where it stands in the text.
   let skeleton = '';
-  const at: number[] = [];
-  for (let i = 0; i < text.length; i++) {
-    if (text[i] === '\\') {
-      const escape = ESCAPE.exec(text.slice(i, i + 12));
-      if (escape) {
-        i += escape[0].length - 1;
-        continue;
-      }
-    }
-    if (isTokenChar(text.charCodeAt(i))) {
-      skeleton += text[i];
-      at.push(i);
-    }
+  const runs: { from: number; at: number }[] = [];
+  for (const piece of text.matchAll(PIECES)) {
+    if (piece[1] !== undefined) continue;
+    runs.push({ from: skeleton.length, at: piece.index });
+    skeleton += piece[0];
   }
+  /** Where the skeleton's `k`-th character stands in the text. */
+  const textIndex = (k: number): number => {
+    let lo = 0;
+    let hi = runs.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (runs[mid]!.from <= k) lo = mid;
+      else hi = mid - 1;
+    }
+    return runs[lo]!.at + (k - runs[lo]!.from);
+  };
   const spans: [number, number][] = [];
   for (let k = 0; k + WINDOW <= key.length; k++) {
     const window = key.slice(k, k + WINDOW);
@@ -123,7 +117,7 @@ function redactSpelledOut(text: string, secret: string): string {
       let end = found + WINDOW;
       for (let ks = k; start > 0 && ks > 0 && skeleton[start - 1] === key[ks - 1]; ks--) start--;
       for (let ke = k + WINDOW; end < skeleton.length && ke < key.length && skeleton[end] === key[ke]; ke++) end++;
-      spans.push([at[start]!, at[end - 1]! + 1]);
+      spans.push([textIndex(start), textIndex(end - 1) + 1]);
     }
   }
   if (spans.length === 0) return text;
