@@ -303,8 +303,8 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
     };
     /** What a worktree continued held when it passed the check below: the baseline its supervisor checks again just before the agent starts. */
     let heldBefore: DirtyFile[] | null = null;
-    let reused = false;
-    let created = false;
+    /** How its worktree was made ready: created anew, or continued from an earlier run. */
+    let prepared: Prepared | null = null;
     if (dispatch.worktree) {
       // A branch of the that exists already is what its agent starts on: held to the rule
       // of the dispatch base (base-during-runs.ts), since an agent of a run not yet harvested can
@@ -319,11 +319,9 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
         }
       }
       if (planted !== null) return notStarted(planted);
-      const prepared = await prepareWorktree(options.root, cwd, dispatch.worktree.branch, dispatch.worktree.argv);
+      prepared = await prepareWorktree(options.root, cwd, dispatch.worktree.branch, dispatch.worktree.argv);
       if (prepared.status === 'failed') return notStarted(prepared.reason);
-      reused = prepared.status === 'reused';
-      created = prepared.status === 'created';
-      if (reused) emit({ type: 'reused', number, path: dispatch.worktree.path, branch: dispatch.worktree.branch });
+      if (prepared.status === 'reused') emit({ type: 'reused', number, path: dispatch.worktree.path, branch: dispatch.worktree.branch });
     }
     let start = await startOf(cwd, dispatch.worktree !== null);
     if (dispatch.worktree && start.head !== null) {
@@ -335,7 +333,7 @@ export async function runWave(options: RunWaveOptions): Promise<WaveResult> {
       // since is then seen by the supervisor's check). A new one holds nothing but its commit: an
       // agent of this wave that wrote into it between its checkout and now (red team K4b, seen
       // under load) is seen by that check too, whatever it wrote when.
-      const held = created ? [] : reused && heldBefore !== null ? heldBefore : await worktreeFiles(options.root, cwd, dispatch.worktree.branch);
+      const held = prepared?.status === 'created' ? [] : prepared?.status === 'reused' && heldBefore !== null ? heldBefore : await worktreeFiles(options.root, cwd, dispatch.worktree.branch);
       start = { ...start, head: audited.commit, ...(held !== null ? { tree: { head: start.head, files: held } } : {}) };
     }
     started.add(number);
