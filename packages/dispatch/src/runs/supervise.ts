@@ -174,16 +174,18 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     }
     // What another agent may have written in the worktree since the run started (red team K3, K4).
     if (setupFailure === null && record.worktree && record.start?.tree) setupFailure = await plantedBeforeAgent(record.cwd, record.start.tree);
-    const afterSetup = endingNow() ?? (setupFailure === null ? null : { status: 'failed' as const, reason: setupFailure });
-    if (afterSetup !== null) {
-      // The agent never started; what the setup left in the run's tree goes.
-      note(`not started: ${afterSetup.reason}`);
+    /** The agent never started: noted, its fence closed, what the setup left in the run's tree stopped, the record settled. */
+    const notStarted = async (ending: { status: TerminalStatus; reason: string }, held: HeldLog): Promise<RunRecord> => {
+      note(`not started: ${ending.reason}`);
+      await closeFence();
       const setupStrays = await sweepStrays(recordFile, record, runId, setupSince, grace);
       if (setupStrays.found.length > 0) note(`stopped ${setupStrays.found.length} process(es) the worktree setup left in the run's tree: ${setupStrays.found.map((s) => `${s.pid} (${s.command}; ${s.where})`).join(', ')}`);
-      await log.finish([]);
-      await save({ status: afterSetup.status, reason: afterSetup.reason, endedAt: now().toISOString() });
+      await held.finish([]);
+      await save({ status: ending.status, reason: ending.reason, endedAt: now().toISOString() });
       return record;
-    }
+    };
+    const afterSetup = endingNow() ?? (setupFailure === null ? null : { status: 'failed' as const, reason: setupFailure });
+    if (afterSetup !== null) return notStarted(afterSetup, log);
     // The live fence, before the agent: its hooks are in its tree and every write is watched from its first.
     fence = await startLiveFence({
       recordFile,
@@ -215,13 +217,7 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     // another agent could write meanwhile: red team K4b, under load): its hook files aside.
     if (record.worktree && record.start?.tree) {
       const planted = await plantedBeforeAgent(record.cwd, record.start.tree, fence?.installed ?? []);
-      if (planted !== null) {
-        note(`not started: ${planted}`);
-        await closeFence();
-        await log.finish([]);
-        await save({ status: 'failed', reason: planted, endedAt: now().toISOString() });
-        return record;
-      }
+      if (planted !== null) return notStarted({ status: 'failed', reason: planted }, log);
     }
     // A tag the agent inherits (Linux; see track-descendants.ts), held only while it is started.
     const tagged = DescendantTracker.tagSelf();
