@@ -147,6 +147,9 @@ esac
     const h4 = await t.harvest();
     const c = await t.dispatch('--worktree', '--wave', '2');
     console.log(JSON.stringify({ d1: d1.exitCode, h1: h1.exitCode, d2: [d2.exitCode, d2.stderr.slice(0, 300)], h2: h2.exitCode, retry: [retry.exitCode, retry.stderr.slice(0, 400)], h3: h3.exitCode, a: [a.exitCode, a.stderr.slice(0, 300)], b: [b.exitCode, b.stderr], h4: [h4.exitCode, h4.stderr.slice(-300)], c: [c.exitCode, c.stderr.slice(0, 400)] }, null, 1));
-    expect([d1.exitCode, d2.exitCode, retry.exitCode, a.exitCode, b.exitCode, c.exitCode].every((x) => x !== 2)).toBe(true);
+    expect([d1.exitCode, d2.exitCode, retry.exitCode, a.exitCode, c.exitCode].every((x) => x !== 2)).toBe(true);
+    // The plan b reads depends on how far a's runs got (in flight, ended, awaiting harvest): under
+    // load it can hold a single wave, and --wave 2 is then refused as a bad flag, which is right.
+    if (b.exitCode === 2) expect(b.stderr).toMatch(/^waves: --wave 2: the plan has 1 wave\(s\)\n$/);
   }, 180_000);
 });
