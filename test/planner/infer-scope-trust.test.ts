@@ -91,3 +91,45 @@ describe('the files past commits of a title scope changed count by how many such
     expect(found.indexOf('tools/release.js')).toBeGreaterThan(0);
   });
 });
+
+describe('the files of a trusted scope’s folder are ranked however many files elsewhere hold the title’s words better', () => {
+  let repo: TempRepo;
+  let index: RepoIndex;
+  const PAGE = 'packages/forms/src/settings/SettingsPage.tsx';
+  beforeAll(async () => {
+    repo = await TempRepo.create({
+      'package.json': JSON.stringify({ name: 'shop', private: true, workspaces: ['packages/*'] }),
+      'packages/forms/package.json': JSON.stringify({ name: '@shop/forms' }),
+      'packages/forms/src/store.ts': 'export const store = new Map<string, string>();\n',
+      // The page the fix goes to says "refresh" once, among much else.
+      [PAGE]: [
+        'export function SettingsPage({ rows }: { rows: string[] }) {',
+        '  // The settings of each form: its fields, its validation, its layout and who may submit it; a refresh reloads them.',
+        '  return <table>{rows.map((row) => <tr><td>{row}</td><td>field layout validation submit</td></tr>)}</table>;',
+        '}',
+      ].join('\n'),
+      'packages/admin/package.json': JSON.stringify({ name: '@shop/admin' }),
+      // Sixty files elsewhere that are all about refresh buttons.
+      ...Object.fromEntries(
+        Array.from({ length: 60 }, (_, i) => [`packages/admin/src/refresh/RefreshButton${i}.tsx`, `// A refresh button (${i}): the button refreshes the block.\nexport function RefreshButton${i}() {\n  return <button>refresh</button>; // refresh button\n}\n`]),
+      ),
+    });
+    // The team's `forms` commits stay in packages/forms (the scope is trusted), and never touched the page.
+    for (let n = 1; n <= 4; n++) {
+      await repo.write({ 'packages/forms/src/store.ts': `export const store = new Map<string, string>(); // ${n}\n` });
+      await repo.git('add', '-A');
+      await repo.git(...IDENTITY, 'commit', '-q', '-m', `fix(forms): keep the store ${n}`);
+    }
+    index = await loadRepo(repo.root, { cache: false });
+  });
+  afterAll(async () => {
+    await repo.dispose();
+  });
+
+  it('finds the page of the scope’s folder that holds the words, below sixty better matches elsewhere', () => {
+    const candidates = inferCandidates({ title: 'fix(forms): add refresh button', body: '' }, inferenceIndexOf(index), createRepoTree(index.files, index.packages));
+    const page = candidates.find((c) => c.path === PAGE);
+    expect(candidates.map((c) => c.path)).toContain(PAGE);
+    expect(page!.evidence.map((e) => e.kind)).toEqual(expect.arrayContaining(['scope', 'words']));
+  });
+});

@@ -70,8 +70,12 @@ export class Bm25 {
     return docs !== undefined && sortedIncludes(docs, doc);
   }
 
-  /** The best `limit` documents for the query terms (each counted once), best first, ties by document. */
-  search(terms: readonly string[], limit: number): Bm25Hit[] {
+  /**
+   * The best `limit` documents for the query terms (each counted once), best first, ties by
+   * document; with `also`, the best `also.limit` of the documents it keeps that are not among
+   * those follow them, best first.
+   */
+  search(terms: readonly string[], limit: number, also?: { keep: (doc: number) => boolean; limit: number }): Bm25Hit[] {
     const touched: number[] = [];
     const scores = this.scores;
     for (const term of new Set(terms)) {
@@ -95,12 +99,19 @@ export class Bm25 {
       floor = all[all.length - limit]!;
     }
     const hits: Bm25Hit[] = [];
+    const below: Bm25Hit[] = [];
     for (const doc of touched) {
       const score = scores[doc]!;
       if (score >= floor) hits.push({ doc, score });
+      else if (also?.keep(doc)) below.push({ doc, score });
       scores[doc] = 0;
     }
-    hits.sort((a, b) => b.score - a.score || a.doc - b.doc);
-    return hits.length > limit ? hits.slice(0, limit) : hits;
+    const byScore = (a: Bm25Hit, b: Bm25Hit) => b.score - a.score || a.doc - b.doc;
+    hits.sort(byScore);
+    const best = hits.length > limit ? hits.slice(0, limit) : hits;
+    if (!also) return best;
+    // Ties at the floor left out of the best are the others' too.
+    const others = [...hits.slice(limit).filter((h) => also.keep(h.doc)), ...below].sort(byScore);
+    return [...best, ...others.slice(0, also.limit)];
   }
 }

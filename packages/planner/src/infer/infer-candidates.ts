@@ -65,6 +65,10 @@ export const INFER_WEIGHTS = {
   /** Lowest BM25 score of a past commit, against the best, that still votes. */
   similarFloor: 0.35,
   similarCommits: 25,
+  /** Files inside the folders of a trusted title scope (or a package or lane the issue names) ranked by the title's words however many files elsewhere rank above them. */
+  scopeRecall: 10,
+  /** How far (see scopeTrust) a scope's folders must be trusted for that. */
+  scopeRecallTrust: 0.8,
   /**
    * BM25 score of the best path match at which the words count half (0: the best match always
    * counts fully). The saturations are what keeps a vague title ("Request failed", "It does not
@@ -490,7 +494,15 @@ function rankedWeight(weight: number, score: number, best: number, saturation: n
   return ((weight * score) / best) * (saturation > 0 ? best / (best + saturation) : 1);
 }
 
-function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: Scores): void {
+/** How many of a word ranking's best hits count. */
+const WORD_HITS = 50;
+
+function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: Scores, restrict: ReadonlyMap<RepoPath, Evidence>, trust: ReadonlyMap<RepoPath, number>): void {
+  // The folders of a title scope its team keeps to (see scopeTrust), a package or a lane the issue
+  // names: their best files are ranked too, however many files elsewhere hold the title's words
+  // better — else those would hide them from the folder's weight.
+  const scoped = [...restrict.keys()].filter((dir) => (trust.get(dir) ?? 1) >= W.scopeRecallTrust);
+  const also = scoped.length === 0 ? undefined : { keep: (doc: number) => scoped.some((dir) => containsPath(dir, index.files[doc]!)), limit: W.scopeRecall };
   const titleWords = matchWords(signals.titleText, 64);
   const bodyWords = matchWords(signals.bodyText, 400);
   const terms = [...new Set([...titleWords, ...bodyWords.filter((w) => index.fileText.has(w)).slice(0, 60)])];
@@ -501,7 +513,7 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
   const inTitle = new Set(titleWords);
   const where = (word: string): Evidence['where'] => ({ field: inTitle.has(word) ? 'title' : 'body' });
   // Paths and declared names.
-  const hits = index.fileText.search(terms, 50);
+  const hits = index.fileText.search(terms, WORD_HITS, also);
   const best = hits[0]?.score ?? 0;
   for (const hit of hits) {
     const file = index.files[hit.doc]!;
@@ -516,7 +528,7 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
     });
   }
   // The words of the files' texts: what the code and its comments say (`refresh button` in the page that has one).
-  const inContent = index.contentText.search(contentTerms, 50);
+  const inContent = index.contentText.search(contentTerms, WORD_HITS, also);
   const bestContent = inContent[0]?.score ?? 0;
   for (const hit of inContent) {
     const held = contentTerms.filter((t) => index.contentText.holds(t, hit.doc));
@@ -626,7 +638,7 @@ export function inferCandidates(
   if (!options.strongOnly) {
     matchScopes(signals, index, scores, restrict, trust);
     matchLanes(issue.title, issue.body, options, tree, restrict);
-    matchWordsRanked(signals, index, scores);
+    matchWordsRanked(signals, index, scores, restrict, trust);
   }
   // A scope, a lane or a package named through node_modules: files under it gain, files outside
   // lose — as far as the scope's past commits stayed inside its folders.
