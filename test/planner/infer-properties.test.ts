@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { planWaves, type PlanInput, type PlanOptionsInput } from '@waves/planner';
+import { inferenceIndexOf, planWaves, type PlanInput, type PlanOptionsInput } from '@waves/planner';
+import { makeRepo } from '../helpers/repo.js';
 import { optionsArb, scenarioArb, type Scenario } from '../arbitraries.js';
 import { assertValidPlan } from '../helpers/assert-valid-plan.js';
 
@@ -62,6 +63,21 @@ describe('plan properties with scope inference', () => {
         }
         for (const t of plan.triage) expect(t.inferred ?? false).toBe(false);
         if (input.options?.inference !== 'plan') for (const entry of entries) expect(entry.inferred ?? false).toBe(false);
+      }),
+      RUNS,
+    );
+  });
+
+  it('finds the files under a folder as one run of ids, whatever sorts next to it (`a-b/`, `a.ts`, `a0/` beside `a/`)', () => {
+    const segment = fc.constantFrom('a', 'a-b', 'a.b', 'a0', 'b', 'A', 'é', 'src');
+    const pathArb = fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => `${parts.join('/')}.ts`);
+    fc.assert(
+      fc.property(fc.uniqueArray(pathArb, { minLength: 1, maxLength: 40 }), fc.array(segment, { minLength: 1, maxLength: 3 }), (files, dirParts) => {
+        const index = inferenceIndexOf(makeRepo({ files }));
+        const dir = dirParts.join('/');
+        const [from, to] = index.filesUnder(dir);
+        const under = index.files.map((f, id) => [f, id] as const).filter(([f]) => f.startsWith(`${dir}/`)).map(([, id]) => id);
+        expect(Array.from({ length: Math.max(0, to - from) }, (_, k) => from + k)).toEqual(under);
       }),
       RUNS,
     );

@@ -502,7 +502,8 @@ function matchWordsRanked(signals: IssueSignals, index: InferenceIndex, scores: 
   // names: their best files are ranked too, however many files elsewhere hold the title's words
   // better — else those would hide them from the folder's weight.
   const scoped = [...restrict.keys()].filter((dir) => (trust.get(dir) ?? 1) >= W.scopeRecallTrust);
-  const also = scoped.length === 0 ? undefined : { keep: (doc: number) => scoped.some((dir) => containsPath(dir, index.files[doc]!)), limit: W.scopeRecall };
+  const runs = scoped.map((dir) => index.filesUnder(dir));
+  const also = runs.length === 0 ? undefined : { keep: (doc: number) => runs.some(([from, to]) => doc >= from && doc < to), limit: W.scopeRecall };
   const titleWords = matchWords(signals.titleText, 64);
   const bodyWords = matchWords(signals.bodyText, 400);
   const terms = [...new Set([...titleWords, ...bodyWords.filter((w) => index.fileText.has(w)).slice(0, 60)])];

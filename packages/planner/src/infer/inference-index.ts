@@ -19,6 +19,7 @@ export interface LiteralEntry {
 }
 
 export interface InferenceIndex {
+  /** The candidate files, sorted (code-unit order): a folder's files are a run of ids. */
   files: RepoPath[];
   fileId: Map<RepoPath, number>;
   /** Declared name → files declaring it. */
@@ -59,6 +60,8 @@ export interface InferenceIndex {
   /** Past conventional-commit scope (lower-cased) → how many past commits bore it. */
   scopeCommits: Map<string, number>;
   packages: readonly WorkspacePackage[];
+  /** The ids of the files under a folder: from the first to before the second. */
+  filesUnder: (dir: RepoPath) => [number, number];
   /** Out and in neighbours in the import graph. */
   neighbours: (file: RepoPath) => { imports: RepoPath[]; importers: RepoPath[] };
 }
@@ -81,6 +84,22 @@ export function fileKind(path: RepoPath): string {
   if (/\.(?:json|ya?ml)$/.test(path) || /(?:^|\/)[^/]*\.config\.[^/]+$/.test(path)) return 'config';
   if (/\.d\.[mc]?ts$/.test(path)) return 'declaration';
   return 'code';
+}
+
+function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The first index of sorted `list` whose item is not below `value`. */
+function lowerBound(list: readonly string[], value: string): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 export function normaliseMessage(text: string): string {
@@ -135,7 +154,7 @@ export function inferenceIndexOf(repo: RepoIndex): InferenceIndex {
 
 export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
   const linksOut = new Set(repo.linksOut ?? []);
-  const files = repo.files.filter((f) => isCandidateFile(f) && !linksOut.has(f));
+  const files = repo.files.filter((f) => isCandidateFile(f) && !linksOut.has(f)).sort(byCodeUnits);
   const fileId = new Map(files.map((f, i) => [f, i]));
   const names = new Map<string, number[]>();
   const namesLower = new Map<string, number[]>();
@@ -281,6 +300,8 @@ export function buildInferenceIndex(repo: RepoIndex): InferenceIndex {
     scopeFiles,
     scopeCommits,
     packages: repo.packages,
+    // `dir/` up to `dir0` ('0' follows '/'): every path under the folder and nothing else.
+    filesUnder: (dir) => (dir === '' ? [0, files.length] : [lowerBound(files, `${dir}/`), lowerBound(files, `${dir}0`)]),
     neighbours: (file) =>
       graph.hasNode(file) ? { imports: graph.outNeighbors(file), importers: graph.inNeighbors(file) } : { imports: [], importers: [] },
   };
