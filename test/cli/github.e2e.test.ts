@@ -60,6 +60,17 @@ describe('waves plan --repo against a fake GitHub API', () => {
     }
   }, 60_000);
 
+  it('prints no part of the token when a server serves issues spelling it with tabs, line breaks or backspaces, which --json writes as letter escapes (red team M1)', async () => {
+    const long = 'ghp_SECRETtoken0123456789abcdefABCDEF0123';
+    const issues: FakeIssue[] = ['\t', '\n', '\r', '\b', '\f'].map((sep, i) => ({ number: i + 1, title: `Fix ${[...long].join(sep)}`, body: [...long].join(sep), labels: [], created_at: `2026-11-0${i + 1}T00:00:00Z` }));
+    server = await new FakeGithub({ owner: 'acme', repo: 'shop', issues, token: long }).start();
+    const result = await waves(['plan', '--repo', 'acme/shop', '--api-url', server.url, '--root', SHOP, '--json'], { GITHUB_TOKEN: long });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).triage).toHaveLength(5);
+    const spelled = (result.stdout + result.stderr).replace(/\\[tnrbf]|\\u[0-9a-fA-F]{4}|[^A-Za-z0-9_]/g, '');
+    for (let k = 0; k + 8 <= long.length; k++) expect(spelled).not.toContain(long.slice(k, k + 8));
+  }, 60_000);
+
   it('looks up a bounded number of dependencies an issue names, and only issue numbers (red team 4)', async () => {
     const list = Array.from({ length: 9_000 }, (_, i) => `#${10_000 + i}`).join(', ');
     const issues: FakeIssue[] = [1, 2, 3, 4, 5].map((n) => ({ number: n, title: `Issue ${n}`, body: `Depends on ${list}\nBlocked by #0 and #99999999999999999999999.`, labels: [], created_at: `2026-11-0${n}T00:00:00Z` }));

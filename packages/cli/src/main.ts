@@ -62,38 +62,53 @@ function secretsOf(env: CliIo['env']): string[] {
  * `text` with `secret` replaced by [REDACTED] — and any part of it: a server's message that echoes
  * the token is cut to a short line before it is printed, and a cut inside the token left most of it
  * (72 of 101 characters). Any run of eight characters or more that starts the secret goes too, and
- * so does any run of eight or more of its letters, digits and underscores in a row spelled out with
- * anything else between them (`ghp_SEC RETtoke n012…`, a character per zero-width space, control
- * characters a printer turned into spaces, `\u200b` escapes): red team L1. A server that *encodes*
- * the token (base64, other letters between its characters) is beyond any redaction — the token goes
- * only to the API host you name, which holds it anyway.
+ * so does any run of eight or more of its letters and digits in a row spelled out with anything
+ * else between them (`ghp_SEC RETtoke n012…`, a character per zero-width space, control characters
+ * a printer turned into spaces or escapes — `\u200b`, `\u{b}`, JSON's `\t` —, underscores):
+ * red teams L1 and M1. A server that *encodes* the token (base64, other letters between its
+ * characters) is beyond any redaction — the token goes only to the API host you name, which holds
+ * it anyway. Linear in the text (red team M2: an issue repeating a fine-grained token's public
+ * `github_p` made every plan quadratic).
  */
 export function redactSecret(text: string, secret: string): string {
-  let out = text.split(secret).join('[REDACTED]');
-  if (secret.length < 12) return out;
+  const whole = text.split(secret).join('[REDACTED]');
+  if (secret.length < 12) return whole;
   const head = secret.slice(0, 8);
-  for (let at = out.indexOf(head); at >= 0; at = out.indexOf(head, at + '[REDACTED]'.length)) {
+  const parts: string[] = [];
+  let from = 0;
+  for (let at = whole.indexOf(head); at >= 0; at = whole.indexOf(head, from)) {
     let n = head.length;
-    while (at + n < out.length && n < secret.length && out[at + n] === secret[n]) n++;
-    out = `${out.slice(0, at)}[REDACTED]${out.slice(at + n)}`;
+    while (at + n < whole.length && n < secret.length && whole[at + n] === secret[n]) n++;
+    parts.push(whole.slice(from, at), '[REDACTED]');
+    from = at + n;
   }
-  return redactSpelledOut(out, secret);
+  parts.push(whole.slice(from));
+  return redactSpelledOut(parts.join(''), secret);
 }
 
-/** An escape a printer writes for an invisible character (`\u200b`, `\u{200b}`, `\x0b`): a separator, not part of the text. */
-const ESCAPE = String.raw`\\u\{[0-9a-fA-F]{1,6}\}|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}`;
-/** The pieces of a text that matter here: escapes (group 1, skipped) and runs of token characters (letters, digits, `_`). */
-const PIECES = new RegExp(`(${ESCAPE})|[A-Za-z0-9_]+`, 'g');
+/** An escape a printer writes for an invisible character (`\u200b`, `\u{200b}`, `\x0b`, JSON's `\t` `\n` `\r` `\b` `\f`): a separator, not part of the text. */
+const ESCAPE = String.raw`\\u\{[0-9a-fA-F]{1,6}\}|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|\\[tnrbf]`;
+/**
+ * How a text is read for a spelled-out token, each way a regular expression whose group 1 is what
+ * stands between (skipped) and whose other matches are runs of token characters: escapes between
+ * letters and digits; the same with underscores between them too (`g_h_p___S…`); and only the
+ * escapes' markers between, their letters kept (`S\u{E}\u{C}R…` — ambiguous: an escape of
+ * U+000E, or the letter E set apart).
+ */
+const READINGS: readonly { pieces: RegExp; tokenChar: RegExp }[] = [
+  { pieces: new RegExp(`(${ESCAPE})|[A-Za-z0-9_]+`, 'g'), tokenChar: /[A-Za-z0-9_]/ },
+  { pieces: new RegExp(`(${ESCAPE})|[A-Za-z0-9]+`, 'g'), tokenChar: /[A-Za-z0-9]/ },
+  { pieces: /(\\u\{|\\[ux]|\\)|[A-Za-z0-9_]+/g, tokenChar: /[A-Za-z0-9_]/ },
+];
 const WINDOW = 8;
 
-/** `text` with every run of `WINDOW` or more of the secret's token characters, whatever stands between them, replaced by [REDACTED]. */
-function redactSpelledOut(text: string, secret: string): string {
-  const key = secret.replace(/[^A-Za-z0-9_]+/g, '');
-  if (key.length < WINDOW) return text;
+/** Where in `text` the runs of `WINDOW` or more of `key`'s characters stand, read one way (see READINGS). */
+function spelledSpans(text: string, key: string, pieces: RegExp): [number, number][] {
+  if (key.length < WINDOW) return [];
   // The text's token characters in one pass, each run with where it stands in the text.
   let skeleton = '';
   const runs: { from: number; at: number }[] = [];
-  for (const piece of text.matchAll(PIECES)) {
+  for (const piece of text.matchAll(pieces)) {
     if (piece[1] !== undefined) continue;
     runs.push({ from: skeleton.length, at: piece.index });
     skeleton += piece[0];
@@ -110,16 +125,29 @@ function redactSpelledOut(text: string, secret: string): string {
     return runs[lo]!.at + (k - runs[lo]!.from);
   };
   const spans: [number, number][] = [];
+  // A match is found once per window it holds: where each alignment of the key (skeleton offset
+  // less key offset) last ended, so that the later windows of one match extend it no more.
+  const ended = new Map<number, number>();
   for (let k = 0; k + WINDOW <= key.length; k++) {
     const window = key.slice(k, k + WINDOW);
     for (let found = skeleton.indexOf(window); found >= 0; found = skeleton.indexOf(window, found + 1)) {
+      if ((ended.get(found - k) ?? -1) >= found + WINDOW) continue;
       let start = found;
       let end = found + WINDOW;
       for (let ks = k; start > 0 && ks > 0 && skeleton[start - 1] === key[ks - 1]; ks--) start--;
       for (let ke = k + WINDOW; end < skeleton.length && ke < key.length && skeleton[end] === key[ke]; ke++) end++;
       spans.push([textIndex(start), textIndex(end - 1) + 1]);
+      ended.set(found - k, end);
+      // Overlapping finds of this window add nothing the span does not hold.
+      found = Math.max(found, end - WINDOW);
     }
   }
+  return spans;
+}
+
+/** `text` with every run of `WINDOW` or more of the secret's token characters, whatever stands between them, replaced by [REDACTED]. */
+function redactSpelledOut(text: string, secret: string): string {
+  const spans = READINGS.flatMap(({ pieces, tokenChar }) => spelledSpans(text, [...secret].filter((c) => tokenChar.test(c)).join(''), pieces));
   if (spans.length === 0) return text;
   spans.sort((a, b) => a[0] - b[0]);
   let result = '';
