@@ -99,19 +99,32 @@ export class Bm25 {
       floor = all[all.length - limit]!;
     }
     const hits: Bm25Hit[] = [];
+    // The best `also.limit` kept documents below the floor, best first (a folder can hold thousands: red team M5).
     const below: Bm25Hit[] = [];
     for (const doc of touched) {
       const score = scores[doc]!;
       if (score >= floor) hits.push({ doc, score });
-      else if (also?.keep(doc)) below.push({ doc, score });
+      else if (also?.keep(doc)) insertBounded(below, { doc, score }, also.limit);
       scores[doc] = 0;
     }
-    const byScore = (a: Bm25Hit, b: Bm25Hit) => b.score - a.score || a.doc - b.doc;
     hits.sort(byScore);
     const best = hits.length > limit ? hits.slice(0, limit) : hits;
     if (!also) return best;
     // Ties at the floor left out of the best are the others' too.
-    const others = [...hits.slice(limit).filter((h) => also.keep(h.doc)), ...below].sort(byScore);
-    return [...best, ...others.slice(0, also.limit)];
+    for (const hit of hits.slice(limit)) if (also.keep(hit.doc)) insertBounded(below, hit, also.limit);
+    return [...best, ...below];
   }
+}
+
+function byScore(a: Bm25Hit, b: Bm25Hit): number {
+  return b.score - a.score || a.doc - b.doc;
+}
+
+/** Puts `hit` in its place in `list` (best first) if it is among the best `size`. */
+function insertBounded(list: Bm25Hit[], hit: Bm25Hit, size: number): void {
+  if (size <= 0 || (list.length === size && byScore(hit, list[size - 1]!) >= 0)) return;
+  let at = list.length;
+  while (at > 0 && byScore(hit, list[at - 1]!) < 0) at--;
+  list.splice(at, 0, hit);
+  if (list.length > size) list.pop();
 }
