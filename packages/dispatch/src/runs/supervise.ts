@@ -213,6 +213,10 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
         stop('failed', reason);
       },
     });
+    // From here on, what lands in ignored files (node_modules, builds, caches) is the agent's. Taken
+    // before the last check below: what another process writes into the tree after it (the window
+    // between a check and the agent's exec, which no check closes) is written after this instant.
+    const agentStartedAt = now().toISOString();
     // Once more, the last thing before the agent starts (the live fence took a while to start, and
     // another agent could write meanwhile: red team K4b, under load): its hook files aside.
     if (record.worktree && record.start?.tree) {
@@ -221,8 +225,6 @@ export async function superviseRun(recordFile: string, options: SuperviseOptions
     }
     // A tag the agent inherits (Linux; see track-descendants.ts), held only while it is started.
     const tagged = DescendantTracker.tagSelf();
-    // From here on, what lands in ignored files (node_modules, builds, caches) is the agent's.
-    const agentStartedAt = now().toISOString();
     let agent: LoggedProcess;
     try {
       agent = startLogged(record.argv, {
