@@ -24,6 +24,10 @@ export class Bm25 {
   private readonly lengths: Float64Array;
   private readonly avgLength: number;
   private readonly scores: Float64Array;
+  /** Each document's length discount, `K1 · (1 − b + b · length / average)`, worked out once. */
+  private readonly discount: Float64Array;
+  /** Room for the scores of one search's documents, to find the floor of its best in. */
+  private readonly buffer: Float64Array;
   readonly size: number;
   /** How much a document's length discounts its term counts (0: not at all, 1: fully). */
   private readonly b: number;
@@ -53,6 +57,8 @@ export class Bm25 {
       total += length;
     });
     this.avgLength = docs.length > 0 ? total / docs.length || 1 : 1;
+    this.discount = this.lengths.map((length) => K1 * (1 - this.b + (this.b * length) / this.avgLength));
+    this.buffer = new Float64Array(docs.length);
   }
 
   /** How many documents hold a term. */
@@ -89,14 +95,16 @@ export class Bm25 {
         const doc = list.docs[i]!;
         const tf = list.tfs[i]!;
         if (scores[doc] === 0) touched.push(doc);
-        scores[doc] = scores[doc]! + (idf * tf * (K1 + 1)) / (tf + K1 * (1 - this.b + (this.b * this.lengths[doc]!) / this.avgLength));
+        scores[doc] = scores[doc]! + (idf * tf * (K1 + 1)) / (tf + this.discount[doc]!);
       }
     }
-    // Only the best `limit` are sorted: a common term touches most documents.
+    // Only the best `limit` are sorted: a common term touches most documents. The floor is the
+    // `limit`-th best score, selected in place (no sort of them all, no array per search).
     let floor = -Infinity;
     if (touched.length > limit) {
-      const all = Float64Array.from(touched, (doc) => scores[doc]!).sort();
-      floor = all[all.length - limit]!;
+      const all = this.buffer;
+      for (let i = 0; i < touched.length; i++) all[i] = scores[touched[i]!]!;
+      floor = nthLargest(all, touched.length, limit);
     }
     const hits: Bm25Hit[] = [];
     // The best `also.limit` kept documents below the floor, best first (a folder can hold thousands: red team M5).
@@ -127,4 +135,31 @@ function insertBounded(list: Bm25Hit[], hit: Bm25Hit, size: number): void {
   while (at > 0 && byScore(hit, list[at - 1]!) < 0) at--;
   list.splice(at, 0, hit);
   if (list.length > size) list.pop();
+}
+
+/** The `n`-th largest of the first `count` values of `values` (1-based; reorders them): Hoare's selection. */
+export function nthLargest(values: Float64Array, count: number, n: number): number {
+  let lo = 0;
+  let hi = count - 1;
+  const target = n - 1;
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (values[i]! > pivot) i++;
+      while (values[j]! < pivot) j--;
+      if (i <= j) {
+        const swap = values[i]!;
+        values[i] = values[j]!;
+        values[j] = swap;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else return values[target]!;
+  }
+  return values[target]!;
 }
