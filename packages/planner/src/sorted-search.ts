@@ -11,3 +11,15 @@ export function sortedIncludes(list: ArrayLike<number>, value: number): boolean 
   }
   return false;
 }
+
+/** The first index of an ascending (code unit order) list of strings whose item is not below `key`: a binary search. Pure. */
+export function lowerBound(sorted: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

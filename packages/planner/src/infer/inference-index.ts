@@ -10,6 +10,7 @@ import type { FileSymbols, PastCommit, RepoIndex, RepoPath, WorkspacePackage } f
 import { Bm25 } from './bm25.js';
 import { conventionalPrefix } from './issue-signals.js';
 import { matchWords, splitPieces, unpackWords } from '../graph/text-tokens.js';
+import { lowerBound } from '../sorted-search.js';
 
 export interface LiteralEntry {
   text: string;
@@ -88,18 +89,6 @@ export function fileKind(path: RepoPath): string {
 
 function byCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** The first index of sorted `list` whose item is not below `value`. */
-function lowerBound(list: readonly string[], value: string): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (list[mid]! < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 export function normaliseMessage(text: string): string {

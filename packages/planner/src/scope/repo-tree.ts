@@ -1,5 +1,6 @@
 import { baseName, parentDir } from '../paths/repo-paths.js';
 import type { RepoPath, WorkspacePackage } from '../types.js';
+import { lowerBound } from '../sorted-search.js';
 
 /**
  * The repository's file list, indexed for the questions scope resolution and conflict search
@@ -31,17 +32,6 @@ export interface RepoTree {
 }
 
 export const ROOT_SUBSYSTEM = '(root)';
-
-function lowerBound(sorted: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 const cache = new WeakMap<readonly RepoPath[], Map<readonly WorkspacePackage[], RepoTree>>();
 
