@@ -31,6 +31,7 @@ const FILES: Record<string, string> = {
   'playground/worker/__tests__/worker.spec.ts': "test('worker define', () => 'worker');\n",
   'playground/worker/worker.ts': "self.postMessage('worker');\n",
   'playground/css/url.css': '.a { background: url(./a.png); }\n',
+  'rollup.config.mjs': "export default { input: 'packages/tool/src/index.ts' };\n",
 };
 
 let repo: TempRepo;
@@ -98,6 +99,29 @@ describe('scope inference ranks the source a fix goes to', () => {
       expect(found[0]!.evidence.map((e) => e.kind)).toContain('filename');
     }
     expect(infer('css: url() inside content is not rebased')[0]!.path).toBe('packages/tool/src/plugins/css.ts');
+  });
+
+  it('reads a scope that names a tool whose config file the repository has as that config, first', () => {
+    const found = infer('chore(rollup): migrate commonjs to esmodule');
+    expect(found[0]!.path).toBe('rollup.config.mjs');
+    expect(found[0]!.evidence[0]).toMatchObject({ kind: 'filename', text: 'rollup', matched: 'rollup.config.mjs' });
+    // A scope naming a source file still means the source, not a config of the same stem.
+    expect(infer('fix(worker): `define` values are not replaced')[0]!.path).toBe('packages/tool/src/plugins/worker.ts');
+    // Coverage is set in the test runner's config.
+    expect([...rolesNamed('test: calculate coverage for src files only')].sort()).toEqual(['config', 'source', 'test']);
+  });
+
+  it('reads a title that asks to export a name as the index files that would re-export it, nearest first', () => {
+    const found = infer('fix(tool): export workerPlugin from the package');
+    const entry = found.find((c) => c.path === 'packages/tool/src/index.ts');
+    expect(entry?.evidence).toContainEqual(
+      expect.objectContaining({ kind: 'identifier', text: 'workerPlugin', matched: 'the index that would export workerPlugin from packages/tool/src/plugins/worker.ts' }),
+    );
+    expect(found.slice(0, 2).map((c) => c.path)).toEqual(expect.arrayContaining(['packages/tool/src/plugins/worker.ts', 'packages/tool/src/index.ts']));
+    // Without the verb, the name is the declaring file's alone; "export" as a noun before no name adds nothing either.
+    for (const title of ['fix(tool): workerPlugin drops define values', 'fix: export of the report is slow']) {
+      expect(infer(title).flatMap((c) => c.evidence).some((e) => e.matched.startsWith('the index that would export'))).toBe(false);
+    }
   });
 
   it('matches a message as written against a literal with template holes, %s and {0}', () => {

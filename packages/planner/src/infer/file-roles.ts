@@ -37,6 +37,7 @@ const ROLE_WORDS: ReadonlyMap<string, Exclude<FileRole, 'source'>[]> = new Map(O
   jest: ['test', 'config'],
   playwright: ['test', 'config'],
   flaky: ['test'],
+  coverage: ['test', 'config'],
   fixture: ['fixture'],
   fixtures: ['fixture'],
   example: ['example'],

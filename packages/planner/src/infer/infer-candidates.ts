@@ -19,7 +19,7 @@ import type { Candidate, Evidence, EvidenceKind } from '../schema/plan-schema.js
 import type { RepoTree } from '../scope/repo-tree.js';
 import type { RepoPath } from '../types.js';
 import { normaliseMessage, squash, type InferenceIndex } from './inference-index.js';
-import { fileRole, rolesNamed } from './file-roles.js';
+import { fileRole, rolesNamed, type FileRole } from './file-roles.js';
 import { readIssueSignals, shown, type IssueSignals, type PathSignal, type Where } from './issue-signals.js';
 import { isStopWord, matchWords, splitPieces, stemWord } from '../graph/text-tokens.js';
 
@@ -81,6 +81,8 @@ export const INFER_WEIGHTS = {
   content: 4,
   /** BM25 score of the best text match at which it counts half. */
   contentSaturation: 25,
+  /** An index file that would export a name the title asks to export (`export ClassStaticBlockScope`). */
+  exportEntry: 6,
   /** Distinct words an issue needs for its words to count fully (fewer count that share). */
   specificTerms: 3,
 };
@@ -230,6 +232,44 @@ function matchNames(signals: IssueSignals, index: InferenceIndex, scores: Scores
     }
   }
 }
+
+/** The words of a title that make exporting a name its point (`export ClassStaticBlockScope`, `re-export the Foo type`). */
+const EXPORT_VERB = /(?:^|[^\w-])(?:re-?)?export(?:s|ed|ing)?\b/i;
+
+/**
+ * A title that asks to export a name (`fix(scope-manager): export ClassStaticBlockScope`) is about
+ * the index files that would re-export it: those of the folders from the file declaring it up to
+ * its package's root (and the package's `src/`), the nearest first. The declaring file is the
+ * identifier's; the entries gain what a name written as code would, shared, less the farther up.
+ */
+function matchExportEntries(signals: IssueSignals, index: InferenceIndex, scores: Scores): void {
+  if (!EXPORT_VERB.test(signals.titleText)) return;
+  for (const name of signals.names) {
+    if (name.where.field !== 'title') continue;
+    const declared = (index.names.get(name.text) ?? []).filter((id) => fileRole(index.files[id]!) === 'source');
+    if (declared.length === 0 || declared.length > 3) continue;
+    for (const id of declared) {
+      const file = index.files[id]!;
+      const pkg = index.packages.filter((p) => containsPath(p.dir, file)).reduce<string>((deepest, p) => (p.dir.length > deepest.length ? p.dir : deepest), '');
+      const entries: number[] = [];
+      const take = (dir: RepoPath) => {
+        for (const other of index.filesIn.get(dir) ?? []) {
+          if (other !== id && !entries.includes(other) && INDEX_STEM.test(baseName(index.files[other]!)) && fileRole(index.files[other]!) === 'source') entries.push(other);
+        }
+      };
+      for (let dir = parentDir(file); ; dir = parentDir(dir)) {
+        take(dir);
+        if (dir === pkg || dir === '') break;
+      }
+      take(pkg === '' ? 'src' : `${pkg}/src`);
+      entries.slice(0, 4).forEach((entry, k) => {
+        scores.add(entry, W.exportEntry / (declared.length * (1 + k)), { kind: 'identifier', text: name.text, where: whereOf(name.where), matched: `the index that would export ${name.text} from ${file}` });
+      });
+    }
+  }
+}
+
+const INDEX_STEM = /^(?:index|main|mod)\.[cm]?[jt]sx?$/;
 
 /** The declared name a word stands for, lower-cased or glued to the next word (`looserecord`, `strictObjectinside`): the name and what was left, or null. */
 export function gluedName(word: string, index: InferenceIndex): { name: string; files: number[] } | null {
@@ -398,15 +438,27 @@ function scopeDirs(scope: string, index: InferenceIndex): RepoPath[] {
   return all.length <= 8 ? all : [];
 }
 
-/** A title scope that names no package or source folder but a source file's base name (`fix(worker): …` → plugins/worker.ts) names that file. */
-function matchScopeFiles(signals: IssueSignals, index: InferenceIndex, scores: Scores): void {
+/**
+ * A title scope that names no package or source folder but a source file's base name (`fix(worker): …`
+ * → plugins/worker.ts) names that file; one that names a tool whose config file the repository has
+ * (`chore(rollup): …` → rollup.config.mjs) names that config file, and makes configs the point.
+ * Returns the roles so named.
+ */
+function matchScopeFiles(signals: IssueSignals, index: InferenceIndex, scores: Scores): Set<FileRole> {
+  const named = new Set<FileRole>();
   for (const scope of signals.scopes.slice(0, 4)) {
     const key = squash(scope);
     if (key.length < 3 || scopeDirs(scope, index).some((dir) => fileRole(`${dir}/x.ts`) === 'source')) continue;
-    const named = (index.stems.get(key) ?? []).filter((id) => fileRole(index.files[id]!) === 'source');
-    if (named.length === 0 || named.length > 4) continue;
-    for (const id of named) scores.add(id, W.filenameCode / Math.pow(named.length, 0.8), { kind: 'filename', text: scope, where: { field: 'title' }, matched: baseName(index.files[id]!) });
+    const stems = index.stems.get(key) ?? [];
+    let files = stems.filter((id) => fileRole(index.files[id]!) === 'source');
+    if (files.length === 0) {
+      files = stems.filter((id) => fileRole(index.files[id]!) === 'config');
+      if (files.length > 0 && files.length <= 4) named.add('config');
+    }
+    if (files.length === 0 || files.length > 4) continue;
+    for (const id of files) scores.add(id, W.filenameCode / Math.pow(files.length, 0.8), { kind: 'filename', text: scope, where: { field: 'title' }, matched: baseName(index.files[id]!) });
   }
+  return named;
 }
 
 const trustOf = new WeakMap<InferenceIndex, Map<string, number>>();
@@ -634,8 +686,9 @@ export function inferCandidates(
   matchNames(signals, index, scores);
   matchPackages(signals, index, scores, restrict);
   matchMessages(signals, index, scores);
-  matchScopeFiles(signals, index, scores);
+  const scopeRoles = matchScopeFiles(signals, index, scores);
   matchGluedNames(signals, index, scores);
+  matchExportEntries(signals, index, scores);
   if (!options.strongOnly) {
     matchScopes(signals, index, scores, restrict, trust);
     matchLanes(issue.title, issue.body, options, tree, restrict);
@@ -666,6 +719,7 @@ export function inferCandidates(
   }
   // Tests, fixtures, examples, playgrounds, manifests, configs and CI files rank below the sources, unless the title names their role or a path points at one.
   const roles = rolesNamed(issue.title);
+  for (const role of scopeRoles) roles.add(role);
   const factor = (id: number): number => (roles.has(fileRole(index.files[id]!)) ? 1 : W.offRole);
   for (const [id, acc] of scores.byFile) if (!acc.evidence.some((e) => e.kind === 'path' || e.kind === 'frame')) acc.score *= factor(id);
   addNeighbours(index, scores, factor);
