@@ -168,6 +168,8 @@ describe('scope inference ranks the source a fix goes to', () => {
     expect(fileRole('.github/workflows/ci.yml')).toBe('ci');
     expect([...rolesNamed('fix(ci): flaky e2e test in the workflow')].sort()).toEqual(['ci', 'config', 'source', 'test']);
     expect([...rolesNamed('fix: dark mode')]).toEqual(['source']);
+    // A chore is as often a config's change as a source's: configs are not ranked down for it.
+    expect([...rolesNamed('chore: remove unused vite')].sort()).toEqual(['config', 'source']);
     expect(rolesNamed('4.3.0').has('manifest')).toBe(true);
     expect(rolesNamed('constructor toString __proto__').size).toBe(1);
   });

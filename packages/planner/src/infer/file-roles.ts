@@ -59,6 +59,7 @@ const ROLE_WORDS: ReadonlyMap<string, Exclude<FileRole, 'source'>[]> = new Map(O
   prettier: ['config'],
   biome: ['config'],
   build: ['config', 'manifest'],
+  chore: ['config'],
   bundle: ['config'],
   deps: ['manifest'],
   dep: ['manifest'],
