@@ -244,17 +244,22 @@ const EXPORT_VERB = /(?:^|[^\w-])(?:re-?)?export(?:s|ed|ing)?\b/i;
  */
 function matchExportEntries(signals: IssueSignals, index: InferenceIndex, scores: Scores): void {
   if (!EXPORT_VERB.test(signals.titleText)) return;
+  let named = 0;
   for (const name of signals.names) {
     if (name.where.field !== 'title') continue;
     const declared = (index.names.get(name.text) ?? []).filter((id) => fileRole(index.files[id]!) === 'source');
     if (declared.length === 0 || declared.length > 3) continue;
+    // A title asks to export a name or two; a title of many names says no more for each.
+    if (++named > MAX_EXPORTED) return;
     for (const id of declared) {
       const file = index.files[id]!;
       const pkg = index.packages.filter((p) => containsPath(p.dir, file)).reduce<string>((deepest, p) => (p.dir.length > deepest.length ? p.dir : deepest), '');
       const entries: number[] = [];
+      // The index files of a folder, looked up by name (a folder may hold thousands of files).
       const take = (dir: RepoPath) => {
-        for (const other of index.filesIn.get(dir) ?? []) {
-          if (other !== id && !entries.includes(other) && INDEX_STEM.test(baseName(index.files[other]!)) && fileRole(index.files[other]!) === 'source') entries.push(other);
+        for (const entryName of INDEX_FILES) {
+          const other = index.fileId.get(dir === '' ? entryName : `${dir}/${entryName}`);
+          if (other !== undefined && other !== id && !entries.includes(other) && fileRole(index.files[other]!) === 'source') entries.push(other);
         }
       };
       for (let dir = parentDir(file); ; dir = parentDir(dir)) {
@@ -269,7 +274,10 @@ function matchExportEntries(signals: IssueSignals, index: InferenceIndex, scores
   }
 }
 
-const INDEX_STEM = /^(?:index|main|mod)\.[cm]?[jt]sx?$/;
+/** The most names of one title whose index files are looked for. */
+const MAX_EXPORTED = 4;
+/** The base names of a folder's index file. */
+const INDEX_FILES = ['index', 'main', 'mod'].flatMap((stem) => ['ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs'].map((ext) => `${stem}.${ext}`));
 
 /** The declared name a word stands for, lower-cased or glued to the next word (`looserecord`, `strictObjectinside`): the name and what was left, or null. */
 export function gluedName(word: string, index: InferenceIndex): { name: string; files: number[] } | null {
