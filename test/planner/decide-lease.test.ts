@@ -87,11 +87,12 @@ describe('decideLeases: the one lease rule', () => {
     expect(decideLeases(own, ['db/schema.ts'], 'run-1', rules(1, { extension: true }))).toMatchObject({ status: 'refused', reason: 'serial' });
     expect(decideLeases(own, ['packages/c/src/new.ts'], 'run-1', rules(1, { extension: true }))).toEqual({ status: 'granted' });
     // Any file at the top of the repository is a root file, present or new, with a tree or without:
-    // not only the built-in globs (a Makefile, a Dockerfile, an install script, the README).
-    for (const file of ['Dockerfile', 'install.sh', 'README.md', 'backlog.json', 'LICENSE']) {
+    // not only the built-in globs (an install script, the README). (A Dockerfile is a control file first.)
+    for (const file of ['install.sh', 'README.md', 'backlog.json', 'LICENSE', 'CHANGELOG.md']) {
       expect(decideLeases(own, [file], 'run-1', rules(1, { extension: true })), file).toMatchObject({ status: 'refused', reason: 'root', lane: file });
       expect(decideLeases(own, [file], 'run-1', { graph: null, tree: null, contentionDepth: 1, serial: [], extension: true }), file).toMatchObject({ status: 'refused', reason: 'root' });
     }
+    expect(decideLeases(own, ['Dockerfile'], 'run-1', rules(1, { extension: true }))).toMatchObject({ status: 'refused', reason: 'control' });
     // A folder at the top is no root file.
     expect(decideLeases(own, ['packages/c'], 'run-1', rules(1, { extension: true }))).toEqual({ status: 'granted' });
     // A serial run holds the whole repository: it may write anywhere but a control file.

@@ -98,6 +98,17 @@ describe('fence audit', () => {
     expect(isControlFile('packages/a/.circleci/config.yml')).toBe(true);
   });
 
+  it('treats config modules with a variant, tools\' JSON configs, lockfiles and Dockerfiles as control files (red team N)', () => {
+    for (const file of [
+      'vitest.config.base.mts', 'packages/x/webpack.config.babel.js', 'packages/react-router/tsdown.config.rsc.ts', 'packages/m/mikro-orm.config.dev.ts', 'karma.conf.ci.js',
+      'knip.json', 'knip.ts', 'nodemon.json', 'biome.json', 'biome.jsonc', 'lerna.json', 'renovate.json', 'vercel.json', 'cypress.json', 'typedoc.json', '.size-limit.js', '.pnp.cjs',
+      'pnpm-lock.yaml', 'packages/api/package-lock.json', 'yarn.lock', 'Dockerfile', 'docker/Dockerfile.dev', 'web.dockerfile', '.gitpod.yml', '.node-version',
+    ]) {
+      expect(isControlFile(file), file).toBe(true);
+    }
+    for (const file of ['src/config.ts', 'src/lib/config/index.ts', 'src/locales/en.json', 'src/configure.ts', 'docs/dockerfile.md']) expect(isControlFile(file), file).toBe(false);
+  });
+
   it('takes a control file as named only by a file leaf that is the file itself, never by a folder holding it (red team E, E16)', () => {
     const lane = ['packages/core/src/discounts.ts', 'packages/web/'];
     for (const file of [

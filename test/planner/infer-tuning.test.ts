@@ -119,7 +119,9 @@ describe('scope inference ranks the source a fix goes to', () => {
     );
     expect(found.slice(0, 2).map((c) => c.path)).toEqual(expect.arrayContaining(['packages/tool/src/plugins/worker.ts', 'packages/tool/src/index.ts']));
     // Without the verb, the name is the declaring file's alone; "export" as a noun before no name adds nothing either.
-    for (const title of ['fix(tool): workerPlugin drops define values', 'fix: export of the report is slow']) {
+    expect(infer('perf(tool): fewer callbacks and export workerPlugin').flatMap((c) => c.evidence).some((e) => e.matched.startsWith('the index that would export workerPlugin'))).toBe(true);
+    // Export as a product's feature, not the verb of the subject: "Export to PDF from X", "the menu exports HTML via X".
+    for (const title of ['fix(tool): workerPlugin drops define values', 'fix: export of the report is slow', 'Export to PDF from workerPlugin gives blank pages', 'fix: the menu exports HTML via workerPlugin']) {
       expect(infer(title).flatMap((c) => c.evidence).some((e) => e.matched.startsWith('the index that would export'))).toBe(false);
     }
   });
@@ -180,6 +182,12 @@ describe('scope inference ranks the source a fix goes to', () => {
     expect(holedMatch('Expected {0} arguments', messageTokens('Expected 3 arguments, got 2'))).toBe(true);
     expect(holedMatch('${} ${} ${}', messageTokens('any three words'))).toBe(false);
     expect(holedMatch('Port ${} is in use', messageTokens('Port is not in use'))).toBe(false);
+    // A hole at an edge of the match swallows a word nothing checked: two common words between holes are no match.
+    expect(holedMatch('Provider ${} failed with ${} error: ${}', messageTokens('request failed with timeout'))).toBe(false);
+    expect(holedMatch('${} failed with ${}', messageTokens('Upload failed with 413'))).toBe(false);
+    // Three solid words are, and so is a run whose edges are solid.
+    expect(holedMatch('Provider ${} failed with ${} error: ${}', messageTokens('Provider openai failed with 429 error: quota'))).toBe(true);
+    expect(holedMatch('Provider ${} failed with ${} error: ${}', messageTokens('failed with 429 error:'))).toBe(true);
     const hostile = `${'${} '.repeat(5000)}x`;
     expect(holedMatch(hostile, messageTokens('a '.repeat(10_000)))).toBe(false);
   });

@@ -30,7 +30,7 @@ describe('verifying plans with inferred fences', () => {
   });
 
   it('never fences a control file on a guess: a frame, a path or a title pointing at one leaves the issue in triage, its candidates shown', () => {
-    const files = ['package.json', '.github/workflows/ci.yml', '.claude/settings.json', 'vite.config.ts', 'waves.config.json', 'src/a.ts', 'src/b.ts'];
+    const files = ['package.json', '.github/workflows/ci.yml', '.claude/settings.json', 'vite.config.ts', 'waves.config.json', 'src/a.ts', 'src/b.ts', 'vitest.config.base.mts', 'knip.json', 'rollup.config.mjs'];
     const input: PlanInput = {
       repo: makeRepo({ files }),
       now: 0,
@@ -39,6 +39,10 @@ describe('verifying plans with inferred fences', () => {
         issue(2, 'fix(ci): workflow fails', ''),
         issue(3, 'build breaks', 'Error in /app/vite.config.ts:3:1 and /app/waves.config.json:1:1'),
         issue(4, 'Fix `src/a.ts`', 'also at x (/app/package.json:1:1)'),
+        // A title scope naming a tool's config (red team N: a config module with a variant, a tool's JSON config).
+        issue(5, 'chore(vitest): raise coverage thresholds in base config', ''),
+        issue(6, 'chore(knip): ignore unused exports', ''),
+        issue(7, 'chore(rollup): migrate commonjs to esmodule', ''),
       ],
       options: { inference: 'plan', inferenceThreshold: 0.3, requireAcceptanceCriteria: false, maxWaves: 10 },
     };
@@ -47,6 +51,9 @@ describe('verifying plans with inferred fences', () => {
     for (const entry of plan.waves.flatMap((w) => w.issues)) for (const p of entry.paths) expect(isControlFile(p), `#${entry.number} ${p}`).toBe(false);
     expect(plan.triage.map((t) => t.number)).toEqual(expect.arrayContaining([1, 3]));
     expect(plan.triage.find((t) => t.number === 1)!.candidates!.map((c) => c.path)).toContain('.claude/settings.json');
+    expect(plan.triage.map((t) => t.number)).toEqual(expect.arrayContaining([5, 6, 7]));
+    expect(plan.triage.find((t) => t.number === 6)!.candidates![0]!.path).toBe('knip.json');
+    expect(plan.triage.find((t) => t.number === 7)!.candidates![0]!.path).toBe('rollup.config.mjs');
     expect(plan.waves.flatMap((w) => w.issues).find((i) => i.number === 4)!.paths).toEqual(['src/a.ts']);
   });
 });

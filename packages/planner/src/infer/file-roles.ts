@@ -8,6 +8,7 @@ import { baseName } from '../paths/repo-paths.js';
 import type { RepoPath } from '../types.js';
 import { splitPieces } from '../graph/text-tokens.js';
 import { isCiConfig } from '../scope/ci-paths.js';
+import { isControlFile } from '../scope/control-files.js';
 
 export type FileRole = 'source' | 'test' | 'fixture' | 'example' | 'playground' | 'manifest' | 'config' | 'ci';
 
@@ -20,8 +21,10 @@ export function fileRole(path: RepoPath): FileRole {
   if (/(?:^|\/)(?:test|tests|__tests?[a-z_]{0,20}__|__mocks__|e2e|spec|specs)\//.test(path) || /\.(?:test|spec|e2e|bench)\.[^/]+$/.test(path)) return 'test';
   const base = baseName(path);
   if (base === 'package.json' || base === 'jsr.json' || base === 'deno.json') return 'manifest';
-  if (/^tsconfig[^/]*\.json$/.test(base) || /\.config\.[^/.]+$/.test(base) || /^\.[^/]*rc(?:\.[^/.]+)?$/.test(base) || /^(?:turbo|nx|lerna|biome|vercel|renovate)\.json$/.test(base)) return 'config';
+  if (/^tsconfig[^/]*\.json$/.test(base) || /\.config\.[^/]+$/.test(base) || /^\.[^/]*rc(?:\.[^/.]+)?$/.test(base)) return 'config';
   if (path.startsWith('.')) return 'ci';
+  // Any other control file (a tool's JSON config, a lockfile, a Dockerfile, `knip.ts`…) is a config too: not the point of a fix unless the title says so.
+  if (isControlFile(path)) return 'config';
   return 'source';
 }
 

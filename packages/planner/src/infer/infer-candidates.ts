@@ -233,20 +233,36 @@ function matchNames(signals: IssueSignals, index: InferenceIndex, scores: Scores
   }
 }
 
-/** The words of a title that make exporting a name its point (`export ClassStaticBlockScope`, `re-export the Foo type`). */
-const EXPORT_VERB = /(?:^|[^\w-])(?:re-?)?export(?:s|ed|ing)?\b/i;
-
 /**
- * A title that asks to export a name (`fix(scope-manager): export ClassStaticBlockScope`) is about
- * the index files that would re-export it: those of the folders from the file declaring it up to
- * its package's root (and the package's `src/`), the nearest first. The declaring file is the
- * identifier's; the entries gain what a name written as code would, shared, less the farther up.
+ * Where a title asks to export something: `export`, `exports` or `re-export` as the verb of the
+ * subject — at its start, or after a comma or an "and" (`skip no-op callbacks and export
+ * dehydrateQuery`). Not the noun of a product's feature ("Export to PDF from ExportPanel",
+ * "ShareExport menu exports HTML"): that does not start a clause.
  */
+const EXPORT_VERB = /(?:^|[,;:]\s*|\band\s+|\balso\s+)(?:re-?)?exports?\s+/gi;
+/** Words that end the list of what a title asks to export (`export X from 'pkg'`, `export X for …`). */
+const EXPORT_PHRASE_END = new Set(['from', 'to', 'in', 'into', 'for', 'as', 'on', 'with', 'when', 'if', 'so', 'because', 'by', 'via', 'instead', 'of']);
+
+/** The names a title asks to export: the words after each export verb, up to a word that ends the list (at most eight). */
+function exportedNames(title: string): Set<string> {
+  const names = new Set<string>();
+  for (const match of title.slice(0, 300).matchAll(EXPORT_VERB)) {
+    const words = title.slice(match.index + match[0].length).split(/\s+/, 8);
+    for (const raw of words) {
+      const word = raw.replace(/^[`'"(]+|[`'",.;:)]+$/g, '');
+      if (EXPORT_PHRASE_END.has(word.toLowerCase())) break;
+      if (word !== '') names.add(word);
+    }
+  }
+  return names;
+}
+
 function matchExportEntries(signals: IssueSignals, index: InferenceIndex, scores: Scores): void {
-  if (!EXPORT_VERB.test(signals.titleText)) return;
+  const asked = exportedNames(signals.titleText);
+  if (asked.size === 0) return;
   let named = 0;
   for (const name of signals.names) {
-    if (name.where.field !== 'title') continue;
+    if (name.where.field !== 'title' || !asked.has(name.text)) continue;
     const declared = (index.names.get(name.text) ?? []).filter((id) => fileRole(index.files[id]!) === 'source');
     if (declared.length === 0 || declared.length > 3) continue;
     // A title asks to export a name or two; a title of many names says no more for each.
@@ -377,19 +393,31 @@ export function holedMatch(literal: string, messageWords: readonly string[]): bo
   const marked = literal.slice(0, 600).replace(HOLES, HOLE);
   if (!marked.includes(HOLE)) return false;
   const pattern = messageTokens(marked);
-  const solid = pattern.filter((w) => w.replaceAll(HOLE, '').length >= 2).length;
+  const isSolid = (word: string) => word.replaceAll(HOLE, '').length >= 2;
+  const solid = pattern.filter(isSolid).length;
   if (pattern.length < 3 || solid < 2) return false;
-  const runs = (outer: number, inner: number, at: (i: number, k: number) => boolean) => {
+  // A hole at an edge of the matched words stands for a word of the message nothing checked: the
+  // message "request failed with timeout" is not the literal "Provider ${} failed with ${} error"
+  // on the strength of "failed with". Such a match needs three solid words.
+  const sure = (from: number, to: number) => {
+    let count = 0;
+    for (let k = from; k < to; k++) if (isSolid(pattern[k]!)) count++;
+    return count >= 3 || (isSolid(pattern[from]!) && isSolid(pattern[to - 1]!));
+  };
+  const runs = (outer: number, inner: number, at: (i: number, k: number) => boolean, accept: (i: number) => boolean) => {
     for (let i = 0; i + inner <= outer; i++) {
       let k = 0;
       while (k < inner && at(i, k)) k++;
-      if (k === inner) return true;
+      if (k === inner && accept(i)) return true;
     }
     return false;
   };
   // The literal inside the message, or the message (three words at least) inside the literal.
-  if (runs(messageWords.length, pattern.length, (i, k) => holedWordMatches(pattern[k]!, messageWords[i + k]!))) return true;
-  return messageWords.length >= 3 && runs(pattern.length, messageWords.length, (i, k) => holedWordMatches(pattern[i + k]!, messageWords[k]!));
+  if (sure(0, pattern.length) && runs(messageWords.length, pattern.length, (i, k) => holedWordMatches(pattern[k]!, messageWords[i + k]!), () => true)) return true;
+  return (
+    messageWords.length >= 3 &&
+    runs(pattern.length, messageWords.length, (i, k) => holedWordMatches(pattern[i + k]!, messageWords[k]!), (i) => sure(i, i + messageWords.length))
+  );
 }
 
 function matchMessages(signals: IssueSignals, index: InferenceIndex, scores: Scores): void {

@@ -137,6 +137,55 @@ const CONTROL_NAMES = new Set([
   'docker-compose.yaml',
   'docker-compose.yml',
   'vagrantfile',
+  // Container builds run their steps; Yarn's Plug'n'Play loader is code node runs for every
+  // script; the lockfiles say what an install fetches and from where.
+  'dockerfile',
+  'containerfile',
+  '.pnp.cjs',
+  '.pnp.loader.mjs',
+  'pnpm-lock.yaml',
+  'package-lock.json',
+  'npm-shrinkwrap.json',
+  'yarn.lock',
+  'bun.lock',
+  'bun.lockb',
+  // Tool configs in JSON or TOML that a build, lint, release, deploy or dev server obeys (nodemon's
+  // `exec`, a deploy's build command, the checks biome and knip run), and the Node version files
+  // version managers switch to.
+  'knip.json',
+  'knip.jsonc',
+  '.knip.json',
+  '.knip.jsonc',
+  'knip.ts',
+  'knip.js',
+  'knip.mjs',
+  'knip.cjs',
+  'nodemon.json',
+  'biome.json',
+  'biome.jsonc',
+  'dprint.json',
+  '.dprint.json',
+  'lerna.json',
+  'rush.json',
+  'renovate.json',
+  'renovate.json5',
+  '.renovaterc',
+  'vercel.json',
+  'now.json',
+  'netlify.toml',
+  'firebase.json',
+  'wrangler.toml',
+  'wrangler.json',
+  'wrangler.jsonc',
+  'cypress.json',
+  'typedoc.json',
+  'api-extractor.json',
+  '.size-limit.js',
+  '.size-limit.cjs',
+  '.size-limit.mjs',
+  '.size-limit.json',
+  '.gitpod.yml',
+  '.node-version',
   ...CI_FILES.map((name) => name.toLowerCase()),
 ]);
 
@@ -162,7 +211,8 @@ const CONTROL_DIR_PATHS: readonly string[] = ['gradle/wrapper'];
  */
 const CONTROL_PATTERNS: readonly RegExp[] = [
   /^\.[\w.-]*rc(\.(c|m)?[jt]s|\.json5?|\.ya?ml|\.toml)?$/,
-  /\.config\.((c|m)?[jt]sx?|json5?|ya?ml|toml)$/,
+  // With a variant between (`vitest.config.base.mts`, `webpack.config.babel.js`, `mikro-orm.config.dev.ts`).
+  /\.config(\.[\w-]+)*\.((c|m)?[jt]sx?|json5?|ya?ml|toml)$/,
   /\.workspace\.((c|m)?[jt]s|json)$/,
   /^tsconfig(\..+)?\.json$/,
   /^jsconfig(\..+)?\.json$/,
@@ -175,7 +225,10 @@ const CONTROL_PATTERNS: readonly RegExp[] = [
   // MSBuild projects: their targets run at every build.
   /\.(cs|fs|vb)proj$/,
   // Config modules named `.conf` (`karma.conf.js`, `protractor.conf.cjs`).
-  /\.conf\.(c|m)?[jt]s$/,
+  /\.conf(\.[\w-]+)*\.(c|m)?[jt]s$/,
+  // Dockerfiles of a variant (`Dockerfile.dev`, `web.dockerfile`).
+  /^(docker|container)file\.(?!(md|mdx|txt|rst|adoc|html?)$)[\w.-]+$/,
+  /\.(docker|container)file$/,
   // Task files gulp and grunt run; pip's requirements, which may name an index or a repository to install from.
   /^(gulpfile|gruntfile)(\.[\w-]+)*\.((c|m)?[jt]s|coffee)$/,
   /^(requirements|constraints)([\w.-]*)\.(txt|in)$/,
