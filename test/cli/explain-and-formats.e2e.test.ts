@@ -4,7 +4,7 @@ import { execa } from 'execa';
 import { JSDOM } from 'jsdom';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { analyzePlan, explainIssue, IssueExplanationSchema, type Plan } from '@waves/planner';
-import { renderPlanMarkdown, renderPlanMermaid } from '@waves/cli';
+import { renderExplanation, renderPlanMarkdown, renderPlanMermaid } from '@waves/cli';
 import { issue, NOW } from '../helpers/issues.js';
 import { makeRepo } from '../helpers/repo.js';
 
@@ -44,6 +44,19 @@ describe('waves explain', () => {
     expect(result.exitCode).toBe(2);
     expect(result.stderr.trim()).toMatch(/^waves: explain: issue #999 is not in the backlog/);
     expect((await waves(['explain', 'abc', ...EXAMPLE])).exitCode).toBe(2);
+  });
+
+  it('says a path of the title once as the title, and lists at most twenty dropped paths, then how many more (red team N)', () => {
+    const repo = makeRepo({ files: ['src/a.ts', 'src/b.ts'] });
+    const body = Array.from({ length: 30 }, (_, i) => `Error in /abs/x${i}.ts:1:1`).join('\n');
+    const issues = [issue(1, { title: 'Fix `src/a.ts`', body })];
+    const explanation = explainIssue(analyzePlan({ issues, repo, options: {}, now: NOW }), 1, issues)!;
+    expect(explanation.rejected).toHaveLength(30);
+    const out = renderExplanation(explanation);
+    expect(out).toMatch(/← `?src\/a\.ts`? \(title, /);
+    expect(out).not.toContain('(title, title,');
+    expect(out.split('\n').filter((l) => l.startsWith('  dropped: '))).toHaveLength(20);
+    expect(out).toContain('  … and 10 more dropped (--json lists them all)');
   });
 
   it('shows the import chain when the contention depth is more than one', () => {
