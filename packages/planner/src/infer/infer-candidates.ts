@@ -18,7 +18,7 @@ import { baseName, containsPath, parentDir } from '../paths/repo-paths.js';
 import type { Candidate, Evidence, EvidenceKind } from '../schema/plan-schema.js';
 import type { RepoTree } from '../scope/repo-tree.js';
 import type { RepoPath } from '../types.js';
-import { normaliseMessage, squash, type InferenceIndex } from './inference-index.js';
+import { INDEX_STEMS, normaliseMessage, squash, type InferenceIndex } from './inference-index.js';
 import { fileRole, rolesNamed, type FileRole } from './file-roles.js';
 import { readIssueSignals, shown, type IssueSignals, type PathSignal, type Where } from './issue-signals.js';
 import { isStopWord, matchWords, splitPieces, stemWord } from '../graph/text-tokens.js';
@@ -257,7 +257,7 @@ function exportedNames(title: string): Set<string> {
   return names;
 }
 
-function matchExportEntries(signals: IssueSignals, index: InferenceIndex, scores: Scores): void {
+function matchExportEntries(signals: IssueSignals, index: InferenceIndex, tree: RepoTree, scores: Scores): void {
   const asked = exportedNames(signals.titleText);
   if (asked.size === 0) return;
   let named = 0;
@@ -269,7 +269,7 @@ function matchExportEntries(signals: IssueSignals, index: InferenceIndex, scores
     if (++named > MAX_EXPORTED) return;
     for (const id of declared) {
       const file = index.files[id]!;
-      const pkg = index.packages.filter((p) => containsPath(p.dir, file)).reduce<string>((deepest, p) => (p.dir.length > deepest.length ? p.dir : deepest), '');
+      const pkg = tree.packageOf(file)?.dir ?? '';
       const entries: number[] = [];
       // The index files of a folder, looked up by name (a folder may hold thousands of files).
       const take = (dir: RepoPath) => {
@@ -293,7 +293,7 @@ function matchExportEntries(signals: IssueSignals, index: InferenceIndex, scores
 /** The most names of one title whose index files are looked for. */
 const MAX_EXPORTED = 4;
 /** The base names of a folder's index file. */
-const INDEX_FILES = ['index', 'main', 'mod'].flatMap((stem) => ['ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs'].map((ext) => `${stem}.${ext}`));
+const INDEX_FILES = [...INDEX_STEMS].flatMap((stem) => ['ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs'].map((ext) => `${stem}.${ext}`));
 
 /** The declared name a word stands for, lower-cased or glued to the next word (`looserecord`, `strictObjectinside`): the name and what was left, or null. */
 export function gluedName(word: string, index: InferenceIndex): { name: string; files: number[] } | null {
@@ -724,7 +724,7 @@ export function inferCandidates(
   matchMessages(signals, index, scores);
   const scopeRoles = matchScopeFiles(signals, index, scores);
   matchGluedNames(signals, index, scores);
-  matchExportEntries(signals, index, scores);
+  matchExportEntries(signals, index, tree, scores);
   if (!options.strongOnly) {
     matchScopes(signals, index, scores, restrict, trust);
     matchLanes(issue.title, issue.body, options, tree, restrict);

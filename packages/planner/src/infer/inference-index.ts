@@ -125,7 +125,7 @@ const CONTENT_LENGTH_NORM = 0.3;
 /** Past commits this many back weigh half as much as the newest in the churn prior. */
 const CHURN_HALF_LIFE = 300;
 /** File names that say nothing of their own: the folder names the module. */
-const INDEX_STEMS = new Set(['index', 'main', 'mod']);
+export const INDEX_STEMS: ReadonlySet<string> = new Set(['index', 'main', 'mod']);
 
 /** Weights of the words of a file's document (exported for the benchmarks' tuning runs). */
 export const DOC_WEIGHTS = { path: 1, base: 1, name: 0.25, literal: 0.2, names: 60, literals: 24 };
